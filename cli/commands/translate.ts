@@ -1,0 +1,74 @@
+// `tcab translate`: turns a recorded raw harness stdout into normalized events (NDJSON when piped, a human view
+// on a TTY). The session result goes after the events in the human view; with --json it never mixes with the
+// event lines (a --result file, or one JSON object on stderr).
+import { createReadStream, writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { loadAdapter } from '../../harnesses/registry.ts';
+import { splitLines, DEFAULT_MAX_LINE_BYTES } from '../../shared/translate/lines.ts';
+import { TranslationSession } from '../../shared/translate/session.ts';
+import type { HarnessEvent } from '../../shared/events.ts';
+import { InvalidInputError } from '../../shared/errors.ts';
+import { createEventWriter, resolveFormat } from '../output/event-writer.ts';
+
+interface TranslateOptions {
+  harness: string;
+  stderr?: string;
+  exitCode: string;
+  json?: boolean;
+  pretty?: boolean;
+  result?: string;
+  workdir?: string;
+  fullReasoning?: boolean;
+  maxLineBytes: string;
+}
+
+function intOption(name: string, value: string, min: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new InvalidInputError(name, `must be an integer >= ${min}, got "${value}"`);
+  return n;
+}
+
+export function registerTranslateCommand(program: Command): void {
+  program
+    .command('translate')
+    .description('translate a recorded harness stdout into normalized events')
+    .argument('[file]', 'raw stdout of a harness session ("-" or omitted: standard input)', '-')
+    .requiredOption('--harness <slug>', 'the harness that produced the output')
+    .option('--stderr <file>', "the session's recorded stderr (each line becomes a warning)")
+    .option('--exit-code <n>', "the harness's exit status (non-zero adds the terminal error)", '0')
+    .option('--workdir <dir>', 'the session cwd, to make relative paths absolute')
+    .option('--result <file>', 'write the session result as JSON to this file')
+    .option('--full-reasoning', 'show reasoning in full (human view)')
+    .option('--max-line-bytes <n>', 'lines longer than this become truncated unknown events', String(DEFAULT_MAX_LINE_BYTES))
+    .addOption(new Option('--json', 'NDJSON events (default when stdout is not a terminal)').conflicts('pretty'))
+    .addOption(new Option('--pretty', 'human view (default on a terminal)'))
+    .addHelpText('after', '\nExample:\n  tcab translate --harness claude session.jsonl --stderr session.err --exit-code 1\n')
+    .action(async (file: string, options: TranslateOptions) => {
+      const exitCode = intOption('--exit-code', options.exitCode, 0);
+      const maxLineBytes = intOption('--max-line-bytes', options.maxLineBytes, 1);
+      const adapter = await loadAdapter(options.harness);
+      const session = new TranslationSession(adapter, { workdir: options.workdir });
+      const format = resolveFormat(options, process.stdout.isTTY === true);
+      const writer = createEventWriter(process.stdout, format, { fullReasoning: options.fullReasoning === true });
+      const emit = (events: HarnessEvent[]) => {
+        for (const event of events) writer.event(event);
+      };
+
+      const input = file === '-' ? process.stdin : createReadStream(file);
+      for await (const line of splitLines(input, maxLineBytes)) emit(session.stdout(line));
+      if (options.stderr) {
+        for await (const line of splitLines(createReadStream(options.stderr), maxLineBytes)) emit(session.stderr(line));
+      }
+      const { events, summary } = session.finish({ code: exitCode, signal: null });
+      emit(events);
+      const result = { harness: adapter.slug, ...summary };
+      if (options.result) writeFileSync(options.result, `${JSON.stringify(result, null, 2)}\n`);
+      if (format === 'json') {
+        if (!options.result) process.stderr.write(`${JSON.stringify(result)}\n`);
+      } else {
+        writer.summary(result);
+      }
+      await writer.close();
+    });
+}

@@ -1,0 +1,29 @@
+// `tcab`: the command line. Commands stay thin (parse, call, print); exit codes are one table (exit-codes.ts).
+import { Command, CommanderError } from 'commander';
+import { registerTranslateCommand } from './commands/translate.ts';
+import { EXIT, exitCodeHelp } from './exit-codes.ts';
+
+export function buildProgram(): Command {
+  const program = new Command('tcab')
+    .description('Test Cabinet harness layer: run coding-agent CLIs and stream their activity as normalized events')
+    .showHelpAfterError()
+    .addHelpText('after', exitCodeHelp());
+  registerTranslateCommand(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram().exitOverride();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    process.stderr.write(`tcab: ${(error as Error).message}\n`);
+    return EXIT.usage;
+  }
+}
+
+if (import.meta.main) {
+  process.exitCode = await main(process.argv.slice(2));
+}

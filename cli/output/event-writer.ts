@@ -1,0 +1,55 @@
+// Where a stream of events goes on a terminal-facing command: NDJSON lines or the human view.
+import type { Writable } from 'node:stream';
+import type { HarnessEvent } from '../../shared/events.ts';
+import { formatEvent } from './human.ts';
+import { formatSummary } from './summary.ts';
+import type { SummaryInput } from './summary.ts';
+
+export type EventFormat = 'json' | 'pretty';
+
+export function resolveFormat(flags: { json?: boolean; pretty?: boolean }, isTty: boolean): EventFormat {
+  if (flags.json) return 'json';
+  if (flags.pretty) return 'pretty';
+  return isTty ? 'pretty' : 'json';
+}
+
+export interface EventWriter {
+  event(event: HarnessEvent): void;
+  summary(result: SummaryInput): void;
+  close(): Promise<void>;
+}
+
+export function createEventWriter(out: Writable & { isTTY?: boolean }, format: EventFormat, options: { fullReasoning?: boolean } = {}): EventWriter {
+  const color = format === 'pretty' && out.isTTY === true && !process.env.NO_COLOR;
+  // Buffer writes: a 100 MB transcript must not turn into millions of tiny syscalls.
+  let pending: string[] = [];
+  let pendingBytes = 0;
+  const flush = () => {
+    if (pending.length === 0) return;
+    out.write(pending.join(''));
+    pending = [];
+    pendingBytes = 0;
+  };
+  const write = (text: string) => {
+    pending.push(text);
+    pendingBytes += text.length;
+    if (pendingBytes > 64 * 1024) flush();
+  };
+  return {
+    event(event) {
+      write(format === 'json' ? `${JSON.stringify(event)}\n` : `${formatEvent(event, { color, fullReasoning: options.fullReasoning })}\n`);
+      if (format === 'pretty') flush();
+    },
+    summary(result) {
+      write(`${formatSummary(result, { color })}\n`);
+      flush();
+    },
+    close() {
+      flush();
+      return new Promise((resolve) => {
+        if (out === process.stdout || out === process.stderr) resolve();
+        else out.end(resolve);
+      });
+    },
+  };
+}

@@ -1,0 +1,13 @@
+// Writes every file generated from the zod contracts (JSON Schema, CRDs, chart schema).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { GENERATED_FILES } from '../shared/generated-files.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+for (const file of GENERATED_FILES) {
+  const target = join(root, file.path);
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, file.render());
+  console.log(`wrote ${file.path}`);
+}

@@ -1,0 +1,78 @@
+// The imperative half of a harness (spec: "Adding a harness"): how to invoke it non-interactively, how to read
+// its usage, and how to translate its stdout. Adapters are pure: no fs, no child processes, no env reads.
+import type { DraftEvent } from './events.ts';
+import type { TokenUsage, UsageShape } from './usage.ts';
+
+export interface InvocationRequest {
+  model: string;
+  prompt: string;
+  /** Absolute path of the test-case workspace; the session's cwd. */
+  workdir: string;
+  /** Absolute path of the run user's fresh HOME. */
+  home: string;
+  /** Resume this harness session instead of starting a new one (multi-session runs). */
+  resumeSessionId?: string;
+  /** A model endpoint override (the stub, a gateway); the adapter decides how the CLI is pointed at it. */
+  baseUrl?: string;
+}
+
+export interface FileToWrite {
+  /** Relative to the run user's HOME. */
+  path: string;
+  content: string;
+  mode?: number;
+}
+
+export interface Invocation {
+  /** argv[0] is the binary name; the driver resolves it inside the per-run install prefix. */
+  argv: string[];
+  /** Harness-specific variables (no secrets: the resolver injects the key separately). */
+  env: Record<string, string>;
+  /** Most CLIs block or misbehave on an open stdin; `close` hands them /dev/null. */
+  stdin: 'close' | { text: string };
+  /** Config files the CLI needs under HOME (provider definitions, trust settings). */
+  files: FileToWrite[];
+}
+
+/** One stdout line as the engine hands it over: the text, and the parsed value when the text is JSON. */
+export interface StdoutLine {
+  text: string;
+  /** undefined when the line is not JSON (the engine never parses a line that cannot be an object/array). */
+  json: unknown;
+}
+
+export interface SessionResult {
+  session_id?: string;
+  /** Normalized + raw usage, null when the harness printed none. */
+  tokens: TokenUsage | null;
+  raw_usage: unknown;
+  /** An exact charge the harness reported for itself (e.g. Claude Code's total_cost_usd), else null. */
+  reported_cost_usd: number | null;
+  /** The model the harness said it used, when it says. */
+  reported_model?: string;
+  /** The harness's own verdict on the session, when it prints one. */
+  is_error?: boolean;
+  /** The final answer text, when the harness reports one separately. */
+  final_text?: string;
+}
+
+export interface SessionTranslator {
+  /** One stdout line in, zero or more events out, in order. */
+  line(line: StdoutLine): DraftEvent[];
+  /** The session id known so far (stamped on events); undefined until the harness reports one. */
+  sessionId(): string | undefined;
+  /** End of stdout: flushes calls that never got a result and returns the session's summary. */
+  finish(): { events: DraftEvent[]; result: SessionResult };
+}
+
+export interface TranslatorContext {
+  /** The session's working directory, for making reported relative paths absolute. */
+  workdir?: string;
+}
+
+export interface HarnessAdapter {
+  readonly slug: string;
+  readonly usageShape: UsageShape;
+  invocation(request: InvocationRequest): Invocation;
+  createTranslator(context: TranslatorContext): SessionTranslator;
+}

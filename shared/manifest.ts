@@ -1,0 +1,75 @@
+// The declarative half of a harness: `harnesses/<slug>/harness.toml`, validated by this schema at load time.
+// Everything other parts need to know about a harness without running it lives here (install, probe, auth
+// capabilities, offline switches); the imperative half (invocation, translation, usage) is the adapter.
+import { z } from 'zod';
+
+export const AUTH_MODES = ['subscription', 'api-key'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
+
+const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'must be an environment variable name (A-Z, 0-9, _)');
+const homeRelativePath = z
+  .string()
+  .min(1)
+  .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'must be a path relative to the run user HOME');
+const semverish = z.string().regex(/^\d+\.\d+\.\d+([-.+][0-9A-Za-z.+-]*)?$/, 'must be a version like 1.2.3');
+
+export const ApiKeyAuth = z.strictObject({
+  /** Conventional provider variables the user exports on the host, in order of preference. */
+  host_vars: z.array(envName).min(1),
+  /** The variable the harness CLI reads; the key is injected under this name only. */
+  inject_as: envName,
+  /** Extra variables set alongside the key (e.g. a blank competing variable), never secrets. */
+  inject_env: z.record(envName, z.string()).default({}),
+});
+
+export const SubscriptionAuth = z.strictObject({
+  /** Credential files the CLI writes on sign-in, relative to HOME; all must exist for the mode to be usable. */
+  files: z.array(homeRelativePath).min(1),
+  /** What a user does to create them, shown when the harness is unavailable. */
+  sign_in: z.string().min(1),
+});
+
+export const HarnessManifest = z.strictObject({
+  slug: z.string().regex(/^[a-z][a-z0-9-]*$/, 'must be a lowercase slug'),
+  name: z.string().min(1),
+  strategy: z.enum(['structured', 'best-effort']),
+  binary: z.string().min(1),
+  docs_url: z.url(),
+  min_supported: semverish,
+  latest_validated: semverish,
+  install: z.strictObject({
+    /** npm package the CLI ships in; installs always take its newest published release. */
+    npm_package: z.string().min(1).optional(),
+    /** argv; `{prefix}` is the per-run install prefix, `{registry}` the configured npm registry. */
+    command: z.array(z.string().min(1)).min(1),
+    /** The binary's path below the prefix, when the package's bin wrapper is not usable (see reference notes). */
+    bin_path: z.string().min(1).optional(),
+  }),
+  /** argv of the probe: must never start a session or anything that could cost money. */
+  version_command: z.array(z.string().min(1)).min(1),
+  /** First capture group = the version, searched in the probe's stdout. */
+  version_pattern: z.string().default('(\\d+\\.\\d+\\.\\d+[0-9A-Za-z.+-]*)'),
+  auth: z.strictObject({
+    modes: z.array(z.enum(AUTH_MODES)).min(1),
+    api_key: ApiKeyAuth.optional(),
+    subscription: SubscriptionAuth.optional(),
+    /** Variable that points the CLI at another model endpoint (how the stub and gateways are reached). */
+    base_url_var: envName.optional(),
+  }),
+  /** How model ids are written for this harness; drives canonical-id resolution for pricing. */
+  model_ids: z.enum(['anthropic', 'openai', 'google', 'qwen', 'openrouter', 'mixed', 'vendor']),
+  /** The stub wire format used by verify and the offline demo; absent when the CLI cannot run offline. */
+  stub_wire: z.enum(['anthropic-messages', 'openai-responses', 'openai-chat', 'gemini']).optional(),
+  /** Static environment for every session: telemetry/update switches that keep a run offline and quiet. */
+  env: z.record(envName, z.string()).default({}),
+  /** Why the CLI cannot be driven offline here, when it cannot. */
+  offline_note: z.string().optional(),
+}).superRefine((m, ctx) => {
+  if (m.auth.modes.includes('api-key') && !m.auth.api_key) {
+    ctx.addIssue({ code: 'custom', path: ['auth', 'api_key'], message: 'required when auth.modes has "api-key"' });
+  }
+  if (m.auth.modes.includes('subscription') && !m.auth.subscription) {
+    ctx.addIssue({ code: 'custom', path: ['auth', 'subscription'], message: 'required when auth.modes has "subscription"' });
+  }
+});
+export type HarnessManifest = z.infer<typeof HarnessManifest>;
