@@ -1,6 +1,8 @@
 // `tcab`: the command line. Commands stay thin (parse, call, print); exit codes are one table (exit-codes.ts).
 import { Command, CommanderError } from 'commander';
 import { registerTranslateCommand } from './commands/translate.ts';
+import { registerRunCommand } from './commands/run.ts';
+import { registerEventsCommands } from './commands/events/index.ts';
 import { EXIT, exitCodeHelp } from './exit-codes.ts';
 
 export function buildProgram(): Command {
@@ -8,6 +10,8 @@ export function buildProgram(): Command {
     .description('Test Cabinet harness layer: run coding-agent CLIs and stream their activity as normalized events')
     .showHelpAfterError()
     .addHelpText('after', exitCodeHelp());
+  registerRunCommand(program);
+  registerEventsCommands(program);
   registerTranslateCommand(program);
   return program;
 }

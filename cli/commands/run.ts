@@ -1,0 +1,130 @@
+// `tcab run`: one run in process on this machine, events printed live (the embedded default), optionally also
+// published to NATS. The exit code tells succeeded / harness failed / infrastructure failed / timed out.
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { RunSpec } from '../../shared/run.ts';
+import type { RunSpecInput } from '../../shared/run.ts';
+import { InvalidInputError } from '../../shared/errors.ts';
+import { formatIssues } from '../../shared/zod-issues.ts';
+import { getHarness } from '../../harnesses/registry.ts';
+import { executeRun } from '../../driver/run.ts';
+import { resolveRunUser } from '../../driver/run-user.ts';
+import { newRunId } from '../../driver/run-id.ts';
+import { OUTCOME_EXIT } from '../../driver/outcome.ts';
+import { TerminalSink } from '../../driver/sinks/terminal.ts';
+import { NatsSink } from '../../driver/sinks/nats.ts';
+import type { EventSink } from '../../driver/sinks/sink.ts';
+import { startOfflineStub } from '../../driver/offline-stub.ts';
+import { resolveFormat } from '../output/event-writer.ts';
+
+interface RunOptions {
+  harness: string;
+  model: string;
+  prompt?: string;
+  promptFile?: string;
+  testCase?: string;
+  git?: string;
+  ref?: string;
+  init?: string;
+  maxRuntime: string;
+  sessions: string;
+  authMode?: 'auto' | 'subscription' | 'api-key';
+  json?: boolean;
+  pretty?: boolean;
+  result?: string;
+  nats?: string;
+  runId?: string;
+  keep?: boolean;
+  stub?: boolean;
+  fullReasoning?: boolean;
+}
+
+/** Flags -> RunSpec, validated by the shared schema so errors name the field. */
+export function specFromFlags(options: RunOptions): RunSpecInput {
+  if ((options.prompt === undefined) === (options.promptFile === undefined)) {
+    throw new InvalidInputError('--prompt', 'give exactly one of --prompt or --prompt-file');
+  }
+  if (options.testCase && options.git) throw new InvalidInputError('--test-case', 'give either --test-case or --git, not both');
+  const prompt = options.prompt ?? readFileSync(options.promptFile!, 'utf8');
+  const source = options.testCase ? { local: { path: options.testCase } } : options.git ? { git: { url: options.git, ...(options.ref ? { ref: options.ref } : {}) } } : undefined;
+  const testCase = source || options.init ? { ...(source ? { source } : {}), ...(options.init ? { init: options.init } : {}) } : undefined;
+  return {
+    harness: options.harness,
+    model: options.model,
+    prompt,
+    ...(testCase ? { testCase } : {}),
+    maxRuntimeSeconds: Number(options.maxRuntime),
+    sessions: Number(options.sessions),
+    ...(options.authMode ? { authMode: options.authMode } : {}),
+  };
+}
+
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('run one harness session here, printing normalized events live')
+    .requiredOption('--harness <slug>', 'harness to run (see `tcab harnesses list`)')
+    .requiredOption('--model <id>', 'model id, passed to the harness unchanged')
+    .option('--prompt <text>', 'the instruction for the harness')
+    .option('--prompt-file <file>', 'read the prompt from a file')
+    .option('--test-case <dir>', 'seed the workspace from this directory')
+    .option('--git <url>', 'seed the workspace by cloning this repository')
+    .option('--ref <ref>', 'branch, tag or commit for --git')
+    .option('--init <command>', 'shell command run in the workspace before the session')
+    .option('--max-runtime <seconds>', 'maximum runtime of the whole run', '1800')
+    .option('--sessions <n>', 'sessions to drive (later ones resume the first)', '1')
+    .addOption(new Option('--auth-mode <mode>', 'lock the auth mode for this run').choices(['auto', 'subscription', 'api-key']))
+    .option('--stub', 'run offline against the built-in stub model (no credentials needed)')
+    .option('--nats <url>', 'also publish every event and the result to this NATS server')
+    .option('--run-id <id>', 'run id (default: generated)')
+    .option('--keep', 'keep the run home, workspace and install prefix')
+    .option('--result <file>', 'write the run result as JSON to this file')
+    .option('--full-reasoning', 'show reasoning in full (human view)')
+    .addOption(new Option('--json', 'NDJSON events (default when stdout is not a terminal)').conflicts('pretty'))
+    .addOption(new Option('--pretty', 'human view (default on a terminal)'))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  tcab run --harness claude --model claude-sonnet-4-5 --stub --prompt 'Create hello.txt'
+  ANTHROPIC_API_KEY=... tcab run --harness claude --model claude-sonnet-4-5 --prompt 'Fix the failing test' --test-case ./repo
+  tcab run --harness codex --model gpt-5-codex --prompt-file task.md --git https://github.com/org/repo --nats nats://127.0.0.1:4222
+
+Exit status: 0 succeeded, 1 harness failed, 3 infrastructure failed (auth, install, probe, init), 4 timed out, 130 cancelled.`,
+    )
+    .action(async (options: RunOptions) => {
+      const parsed = RunSpec.safeParse(specFromFlags(options));
+      if (!parsed.success) throw new InvalidInputError('run spec', formatIssues(parsed.error));
+      const spec = parsed.data;
+      const manifest = getHarness(spec.harness).manifest;
+      const runId = options.runId ?? newRunId();
+      const format = resolveFormat(options, process.stdout.isTTY === true);
+      const sinks: EventSink[] = [new TerminalSink(process.stdout, { format, fullReasoning: options.fullReasoning, resultFile: options.result })];
+      if (options.nats) sinks.push(new NatsSink({ servers: options.nats, deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000, fallback: (line) => process.stderr.write(`${line}\n`) }));
+
+      const stub = options.stub ? await startOfflineStub(manifest, spec) : undefined;
+      const abort = new AbortController();
+      const onSignal = () => abort.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        const result = await executeRun(spec, {
+          runId,
+          env: process.env,
+          sinks,
+          user: resolveRunUser(process.env, process.getuid?.() ?? 1000),
+          credentialSource: { kind: 'home', home: homedir() },
+          stub: stub ? { baseUrl: stub.baseUrl, apiKey: stub.apiKey } : undefined,
+          keep: options.keep,
+          signal: abort.signal,
+        });
+        process.exitCode = OUTCOME_EXIT[result.outcome];
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        await stub?.close();
+      }
+    });
+}

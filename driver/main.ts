@@ -1,0 +1,73 @@
+// `tcab-driver`: the driver Pod's entry point. The run spec comes from a file or the environment, NATS from the
+// environment; every event goes to NATS and, as NDJSON, to stdout (the pod log). Exit code = outcome. It holds
+// no Kubernetes credentials and reads no Secret data it was not handed.
+import { readFileSync } from 'node:fs';
+import { RunSpec } from '../shared/run.ts';
+import type { RunSpec as RunSpecType } from '../shared/run.ts';
+import { InvalidInputError } from '../shared/errors.ts';
+import { formatIssues } from '../shared/zod-issues.ts';
+import { EXIT } from '../cli/exit-codes.ts';
+import { executeRun } from './run.ts';
+import { resolveRunUser } from './run-user.ts';
+import { OUTCOME_EXIT } from './outcome.ts';
+import { TerminalSink } from './sinks/terminal.ts';
+import { NatsSink } from './sinks/nats.ts';
+import type { EventSink } from './sinks/sink.ts';
+import { newRunId } from './run-id.ts';
+
+export const DEFAULT_CREDENTIALS_DIR = '/var/run/tcab/credentials';
+
+export function specFromEnvironment(env: Readonly<Record<string, string | undefined>>): RunSpecType {
+  const file = env.TCAB_RUN_SPEC_FILE;
+  const text = file ? readFileSync(file, 'utf8') : env.TCAB_RUN_SPEC;
+  if (!text) throw new InvalidInputError('TCAB_RUN_SPEC', 'set TCAB_RUN_SPEC (JSON) or TCAB_RUN_SPEC_FILE');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new InvalidInputError(file ? 'TCAB_RUN_SPEC_FILE' : 'TCAB_RUN_SPEC', `not valid JSON: ${(cause as Error).message}`, { cause });
+  }
+  const parsed = RunSpec.safeParse(json);
+  if (!parsed.success) throw new InvalidInputError('run spec', formatIssues(parsed.error));
+  return parsed.data;
+}
+
+export async function driverMain(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let spec: RunSpecType;
+  try {
+    spec = specFromEnvironment(env);
+  } catch (error) {
+    process.stderr.write(`tcab-driver: ${(error as Error).message}\n`);
+    return EXIT.usage;
+  }
+  const runId = env.TCAB_RUN_ID || newRunId();
+  const sinks: EventSink[] = [new TerminalSink(process.stdout, { format: 'json', resultFile: env.TCAB_RESULT_FILE || undefined })];
+  const natsSecrets = [env.TCAB_NATS_PASSWORD, env.TCAB_NATS_TOKEN].filter((s): s is string => Boolean(s));
+  if (env.TCAB_NATS_URL) {
+    sinks.push(
+      new NatsSink({
+        servers: env.TCAB_NATS_URL.split(','),
+        user: env.TCAB_NATS_USER || undefined,
+        pass: env.TCAB_NATS_PASSWORD || undefined,
+        token: env.TCAB_NATS_TOKEN || undefined,
+        deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000,
+      }),
+    );
+  }
+  const abort = new AbortController();
+  process.once('SIGTERM', () => abort.abort());
+  const result = await executeRun(spec, {
+    runId,
+    env,
+    sinks,
+    user: resolveRunUser(env, process.getuid?.() ?? 1000),
+    credentialSource: { kind: 'mounted', dir: env.TCAB_CREDENTIALS_DIR || DEFAULT_CREDENTIALS_DIR },
+    signal: abort.signal,
+    secrets: natsSecrets,
+  });
+  return OUTCOME_EXIT[result.outcome];
+}
+
+if (import.meta.main) {
+  process.exitCode = await driverMain();
+}

@@ -1,0 +1,43 @@
+// A run's private directories: a fresh HOME for the run user, the test-case workspace, and the per-run install
+// prefix. All live under one root that teardown removes. The npm cache is shared between runs (it only holds
+// published tarballs) so the "newest release" install stays fast after the first run on a machine.
+import { chown, mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import type { RunUser } from './process.ts';
+
+export interface RunDirs {
+  root: string;
+  home: string;
+  workspace: string;
+  prefix: string;
+  npmCache: string;
+}
+
+export function defaultRunBase(env: Readonly<Record<string, string | undefined>>): string {
+  return env.TCAB_RUN_ROOT || join(tmpdir(), 'tcab');
+}
+
+async function ownedDir(path: string, user: RunUser, mode = 0o700): Promise<void> {
+  await mkdir(path, { recursive: true, mode });
+  if (user.uid !== undefined) await chown(path, user.uid, user.gid ?? user.uid);
+}
+
+export async function createRunDirs(base: string, runId: string, user: RunUser, npmCache?: string): Promise<RunDirs> {
+  const root = join(base, 'runs', runId);
+  const dirs: RunDirs = {
+    root,
+    home: join(root, 'home'),
+    workspace: join(root, 'workspace'),
+    prefix: join(root, 'prefix'),
+    npmCache: npmCache ?? join(base, user.uid !== undefined ? `npm-cache-${user.uid}` : 'npm-cache'),
+  };
+  await mkdir(join(base, 'runs'), { recursive: true, mode: 0o755 });
+  await ownedDir(root, user);
+  for (const dir of [dirs.home, dirs.workspace, dirs.prefix, dirs.npmCache]) await ownedDir(dir, user);
+  return dirs;
+}
+
+export async function removeRunDirs(dirs: RunDirs): Promise<void> {
+  await rm(dirs.root, { recursive: true, force: true, maxRetries: 3 });
+}

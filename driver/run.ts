@@ -1,0 +1,233 @@
+// One run's whole life, the same code on a workstation (`tcab run`) and in a driver Pod (`tcab-driver`):
+// auth -> install_harness -> probe_harness -> init_test_case -> session(s) -> teardown -> result.
+// Every event leaves through `emit`, the single exit point where secrets are scrubbed and sequence numbers set.
+import { dirname } from 'node:path';
+import type { HarnessEvent } from '../shared/events.ts';
+import type { RunResult, RunSpec, SessionRecord, Outcome } from '../shared/run.ts';
+import type { HarnessManifest } from '../shared/manifest.ts';
+import type { HarnessAdapter } from '../shared/adapter.ts';
+import { addTokens } from '../shared/usage.ts';
+import type { TokenUsage } from '../shared/usage.ts';
+import { systemClock } from '../shared/translate/session.ts';
+import type { Clock } from '../shared/translate/session.ts';
+import { getHarness, loadAdapter } from '../harnesses/registry.ts';
+import { resolveAuth } from '../shared/auth.ts';
+import { credentialPresenceChecker, materializeCredentials } from './credentials.ts';
+import type { CredentialSource } from './credentials.ts';
+import { priceRun } from '../shared/cost.ts';
+import { loadCatalog } from '../shared/catalog/load.ts';
+import { SecretScrubber } from './scrub.ts';
+import { createRunDirs, defaultRunBase } from './run-dirs.ts';
+import type { RunUser } from './process.ts';
+import { StageFailure } from './stages/context.ts';
+import type { StageContext, StageTimingRecord } from './stages/context.ts';
+import { installHarness, installedBinary } from './stages/install.ts';
+import { probeHarness } from './stages/probe.ts';
+import { initTestCase } from './stages/init-test-case.ts';
+import { runSession } from './stages/session.ts';
+import { teardown } from './stages/teardown.ts';
+import type { EventSink } from './sinks/sink.ts';
+
+export const DEFAULT_NPM_REGISTRY = 'https://registry.npmjs.org/';
+
+export interface DriverOptions {
+  runId: string;
+  /** The environment auth is resolved from (host env on a workstation, pod env in a Pod). */
+  env: Readonly<Record<string, string | undefined>>;
+  sinks: EventSink[];
+  user: RunUser;
+  credentialSource: CredentialSource;
+  /** Point the harness at this model endpoint with a throw-away key (the offline stub). */
+  stub?: { baseUrl: string; apiKey: string };
+  keep?: boolean;
+  clock?: Clock;
+  signal?: AbortSignal;
+  /** Extra values to scrub (e.g. NATS credentials the driver holds). */
+  secrets?: string[];
+}
+
+/** Minimal PATH for children: the per-run prefix first, then the Node that runs the driver, then the system. */
+function basePath(prefix: string): string {
+  return [`${prefix}/bin`, dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':');
+}
+
+function sumTokens(sessions: SessionRecord[]): TokenUsage | null {
+  const reported = sessions.map((s) => s.tokens).filter((t): t is TokenUsage => t !== null);
+  return reported.length === 0 ? null : reported.reduce(addTokens);
+}
+
+function sumReportedCost(sessions: SessionRecord[]): number | null {
+  const costs = sessions.map((s) => s.reported_cost_usd).filter((c): c is number => c !== null);
+  return costs.length === 0 ? null : costs.reduce((a, b) => a + b, 0);
+}
+
+export async function executeRun(spec: RunSpec, options: DriverOptions): Promise<RunResult> {
+  const clock = options.clock ?? systemClock;
+  const startedAt = clock.now();
+  const scrubber = new SecretScrubber();
+  scrubber.add(...(options.secrets ?? []));
+  let seq = 0;
+  const emit = (event: HarnessEvent) => {
+    const clean = scrubber.value(event);
+    seq += 1;
+    for (const sink of options.sinks) sink.event({ runId: options.runId, seq, event: clean });
+  };
+  const now = () => clock.now().toISOString();
+  const timings: StageTimingRecord[] = [];
+  const deadline = Date.now() + spec.maxRuntimeSeconds * 1000;
+  const signal = options.signal ?? new AbortController().signal;
+
+  let manifest: HarnessManifest | undefined;
+  let harnessVersion: string | null = null;
+  let authMode: 'api-key' | 'subscription' | null = null;
+  const sessions: SessionRecord[] = [];
+  const rawUsage: unknown[] = [];
+  let outcome: Outcome = 'succeeded';
+  let message = '';
+  let ctx: StageContext | undefined;
+
+  try {
+    manifest = getHarness(spec.harness).manifest;
+    const adapter: HarnessAdapter = await loadAdapter(spec.harness);
+
+    // Auth is resolved before anything is installed: an unavailable harness fails before a session is spent.
+    let secretEnv: Record<string, string> = {};
+    let pendingCredentials: (() => Promise<void>) | undefined;
+    if (options.stub) {
+      authMode = 'api-key';
+      if (manifest.auth.api_key) secretEnv = { [manifest.auth.api_key.inject_as]: options.stub.apiKey, ...manifest.auth.api_key.inject_env };
+    } else {
+      const resolution = resolveAuth(manifest.auth, manifest.slug, {
+        env: options.env,
+        credentialFilePresent: credentialPresenceChecker(options.credentialSource),
+        specOverride: spec.authMode,
+      });
+      if (!resolution.available) {
+        throw new StageFailure('auth', 'infrastructure', `${manifest.name} is not available: ${resolution.reason}`);
+      }
+      authMode = resolution.mode;
+      pendingCredentials = async () => {
+        const materialized = await materializeCredentials(resolution, {
+          env: options.env,
+          source: options.credentialSource,
+          runHome: ctx!.dirs.home,
+          runUid: options.user.uid,
+          runGid: options.user.gid,
+        });
+        scrubber.add(...materialized.secrets);
+        secretEnv = materialized.env;
+      };
+    }
+
+    const dirs = await createRunDirs(defaultRunBase(options.env), options.runId, options.user, options.env.TCAB_NPM_CACHE || undefined);
+    ctx = {
+      runId: options.runId,
+      dirs,
+      user: options.user,
+      deadline,
+      signal,
+      clock,
+      baseEnv: { PATH: basePath(dirs.prefix), HOME: dirs.home, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', TERM: 'dumb' },
+      npmRegistry: options.env.TCAB_NPM_REGISTRY || DEFAULT_NPM_REGISTRY,
+      emit,
+      timings,
+    };
+
+    await installHarness(ctx, manifest);
+    const binary = installedBinary(manifest, dirs.prefix);
+    harnessVersion = await probeHarness(ctx, manifest, binary);
+    await pendingCredentials?.();
+    if (spec.testCase) await initTestCase(ctx, spec.testCase);
+
+    let resumeSessionId: string | undefined;
+    for (let index = 0; index < spec.sessions; index++) {
+      const invocation = adapter.invocation({
+        model: spec.model,
+        prompt: index === 0 ? spec.prompt : spec.continuePrompt,
+        workdir: dirs.workspace,
+        home: dirs.home,
+        resumeSessionId,
+        baseUrl: options.stub?.baseUrl,
+      });
+      const { summary, outcome: proc } = await runSession(ctx, adapter, invocation, binary, secretEnv, spec.maxRuntimeSeconds);
+      const result = summary.result;
+      rawUsage.push(result.raw_usage ?? null);
+      sessions.push({
+        index,
+        session_id: result.session_id ?? null,
+        exit_code: proc.code,
+        signal: proc.signal,
+        tokens: result.tokens,
+        reported_cost_usd: result.reported_cost_usd,
+        is_error: result.is_error ?? null,
+        duration_ms: proc.durationMs,
+        counts: summary.counts,
+      });
+      if (proc.cancelled) {
+        outcome = 'cancelled';
+        message = 'cancelled during the session';
+        break;
+      }
+      if (proc.timedOut) {
+        outcome = 'timed_out';
+        message = `exceeded the maximum runtime of ${spec.maxRuntimeSeconds}s`;
+        break;
+      }
+      if (proc.spawnError || proc.code !== 0 || result.is_error === true) {
+        outcome = 'harness_failed';
+        message = proc.code !== 0 ? `session ${index + 1} exited with ${proc.code ?? proc.signal}` : `session ${index + 1} reported an error`;
+        break;
+      }
+      resumeSessionId = result.session_id ?? resumeSessionId;
+    }
+    if (outcome === 'succeeded') message = `${sessions.length} session(s) completed`;
+  } catch (error) {
+    const failure = error instanceof StageFailure ? error : new StageFailure('auth', 'infrastructure', (error as Error).message, { cause: error });
+    outcome = failure.kind === 'timeout' ? 'timed_out' : failure.kind === 'cancelled' ? 'cancelled' : 'infrastructure_failed';
+    message = failure.message;
+    emit({ type: 'error', timestamp: now(), message: failure.message, code: `${failure.stage}_failed` });
+  } finally {
+    if (ctx) {
+      try {
+        await teardown(ctx, options.keep === true);
+      } catch {
+        // teardown already reported `teardown failed`; the run's outcome stands.
+      }
+    }
+  }
+
+  const tokens = sumTokens(sessions);
+  const reported = sumReportedCost(sessions);
+  const cost = manifest
+    ? priceRun({ model: spec.model, idFamily: manifest.model_ids, tokens, reportedCostUsd: reported, authMode: authMode ?? 'api-key', catalog: loadCatalog(options.env.TCAB_MODEL_CATALOG || undefined) })
+    : undefined;
+  const last = sessions.at(-1);
+  const result: RunResult = {
+    run_id: options.runId,
+    harness_slug: spec.harness,
+    harness_version: harnessVersion,
+    model: spec.model,
+    canonical_model: cost?.canonical_model ?? null,
+    outcome,
+    message,
+    auth_mode: authMode,
+    sessions,
+    session_ids: [...new Set(sessions.map((s) => s.session_id).filter((s): s is string => s !== null))],
+    exit_code: last?.exit_code ?? null,
+    stages: timings,
+    tokens,
+    raw_usage: (sessions.length === 0 ? null : sessions.length === 1 ? rawUsage[0] : rawUsage) as RunResult["raw_usage"],
+    reported_cost_usd: reported,
+    actual_cost_usd: authMode === null ? null : (cost?.actual_cost_usd ?? null),
+    comparable_cost_usd: cost?.comparable_cost_usd ?? null,
+    catalog_version: cost?.catalog_version ?? null,
+    cost_warnings: cost?.warnings ?? [],
+    started_at: startedAt.toISOString(),
+    finished_at: now(),
+    event_count: seq,
+  };
+  const clean = scrubber.value(result);
+  for (const sink of options.sinks) sink.result(clean);
+  await Promise.all(options.sinks.map((s) => s.close()));
+  return clean;
+}

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { NatsServer } from '../../test/support/nats-server.ts';
+import { NatsSink } from './nats.ts';
+import { readRunStream } from '../../cli/nats-reader.ts';
+import type { StreamItem } from '../../cli/nats-reader.ts';
+import type { HarnessEvent } from '../../shared/events.ts';
+import type { RunResult } from '../../shared/run.ts';
+import { STREAM_NAME } from '../../shared/subjects.ts';
+
+let server: NatsServer;
+beforeAll(async () => {
+  server = await NatsServer.start({ maxPayload: 64 * 1024 });
+});
+afterAll(async () => {
+  await server?.dispose();
+});
+
+const agent = (i: number): HarnessEvent => ({ type: 'agent', timestamp: new Date(Date.UTC(2026, 11, 2, 12, 0, 0, i)).toISOString(), message: `message ${i}` });
+
+function result(runId: string, eventCount: number): RunResult {
+  return {
+    run_id: runId, harness_slug: 'claude', harness_version: '2.1.197', model: 'm', canonical_model: null, outcome: 'succeeded', message: 'ok',
+    auth_mode: 'api-key', sessions: [], session_ids: [], exit_code: 0, stages: [], tokens: null, raw_usage: null, reported_cost_usd: null,
+    actual_cost_usd: null, comparable_cost_usd: null, catalog_version: null, cost_warnings: [], started_at: '2026-12-02T12:00:00.000Z',
+    finished_at: '2026-12-02T12:00:01.000Z', event_count: eventCount,
+  };
+}
+
+async function readAll(runId: string): Promise<StreamItem[]> {
+  const items: StreamItem[] = [];
+  for await (const item of readRunStream({ servers: server.url, runId, replay: true, untilResult: true })) items.push(item);
+  return items;
+}
+
+describe('NatsSink with a real nats-server', () => {
+  it('publishes events in order with run id/sequence/dedup/CloudEvents headers, then the result', async () => {
+    const sink = new NatsSink({ servers: server.url, deliverBy: Date.now() + 30_000 });
+    for (let i = 1; i <= 200; i++) sink.event({ runId: 'run-order', seq: i, event: agent(i) });
+    sink.result(result('run-order', 200));
+    await sink.close();
+    expect(sink.stats).toMatchObject({ published: 201, undelivered: 0 });
+
+    const items = await readAll('run-order');
+    expect(items).toHaveLength(201);
+    expect(items.slice(0, 200).map((i) => (i.kind === 'event' ? i.seq : -1))).toEqual(Array.from({ length: 200 }, (_, k) => k + 1));
+    expect(items.at(-1)).toMatchObject({ kind: 'result', runId: 'run-order', result: { outcome: 'succeeded' } });
+
+    const nc = await connect({ servers: server.url });
+    const jsm = await jetstreamManager(nc);
+    const first = await jsm.streams.getMessage(STREAM_NAME, { seq: 1 });
+    expect(first.subject).toMatch(/^tcab\.run\.run-order\.event\.agent$/);
+    expect(first.header.get('Nats-Msg-Id')).toBe('run-order:1');
+    expect(first.header.get('Tcab-Seq')).toBe('1');
+    expect(first.header.get('ce-specversion')).toBe('1.0');
+    expect(first.header.get('ce-type')).toBe('dev.tcab.harness.event.agent');
+    await nc.close();
+  });
+
+  it('keeps going while the server is down and delivers everything in order, without duplicates, after a restart', async () => {
+    const sink = new NatsSink({ servers: server.url, deliverBy: Date.now() + 60_000, window: 8 });
+    for (let i = 1; i <= 50; i++) sink.event({ runId: 'run-outage', seq: i, event: agent(i) });
+    await server.stop();
+    for (let i = 51; i <= 120; i++) sink.event({ runId: 'run-outage', seq: i, event: agent(i) });
+    await server.resume();
+    for (let i = 121; i <= 150; i++) sink.event({ runId: 'run-outage', seq: i, event: agent(i) });
+    sink.result(result('run-outage', 150));
+    await sink.close();
+    expect(sink.stats.undelivered).toBe(0);
+
+    const items = await readAll('run-outage');
+    const seqs = items.filter((i) => i.kind === 'event').map((i) => (i.kind === 'event' ? i.seq : 0));
+    expect(seqs).toEqual(Array.from({ length: 150 }, (_, k) => k + 1)); // 0 lost, order kept, no duplicates
+    expect(items.at(-1)?.kind).toBe('result');
+  });
+
+  it('truncates an event above the max payload with an explicit marker instead of dropping it', async () => {
+    const sink = new NatsSink({ servers: server.url, deliverBy: Date.now() + 30_000 });
+    sink.event({ runId: 'run-big', seq: 1, event: { type: 'unknown', timestamp: '2026-12-02T12:00:00.000Z', raw: 'x'.repeat(200_000) } });
+    sink.result(result('run-big', 1));
+    await sink.close();
+    expect(sink.stats.truncated).toBe(1);
+    const [first] = await readAll('run-big');
+    expect(first?.kind).toBe('event');
+    const raw = first?.kind === 'event' && first.event.type === 'unknown' ? (first.event.raw as string) : '';
+    expect(raw).toMatch(/…\[tcab: truncated, original 200000 bytes\]$/);
+    expect(raw.length).toBeLessThan(64 * 1024);
+  });
+
+  it('writes undelivered messages as NDJSON when NATS never comes back before the deadline', async () => {
+    const lines: string[] = [];
+    const sink = new NatsSink({ servers: 'nats://127.0.0.1:1', deliverBy: Date.now() + 1500, fallback: (l) => lines.push(l) });
+    sink.event({ runId: 'run-lost', seq: 1, event: agent(1) });
+    sink.result(result('run-lost', 1));
+    await sink.close();
+    expect(sink.stats.undelivered).toBe(2);
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      { undelivered: true, subject: 'tcab.run.run-lost.event.agent', run_id: 'run-lost', seq: 1, data: agent(1) },
+      expect.objectContaining({ undelivered: true, subject: 'tcab.run.run-lost.result', run_id: 'run-lost' }),
+    ]);
+  });
+});

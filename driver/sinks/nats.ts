@@ -1,0 +1,220 @@
+// Publishes a run's events and result to NATS JetStream. The only module of the driver that imports @nats-io.
+// - The stream is created if missing (file storage, so a restarted server keeps what it had).
+// - Order: one pump publishes from one ordered queue; after a failure it resumes from the first unacknowledged
+//   message, and `Nats-Msg-Id` (run id + sequence) lets the server drop the retried copies that had landed.
+// - NATS unreachable: the driver keeps going; the queue is bounded in memory and spills to disk. On close the sink
+//   waits for delivery until the run's deadline, then writes what it could not deliver to stdout as NDJSON.
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { headers as natsHeaders } from '@nats-io/nats-core';
+import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { RunResult } from '../../shared/run.ts';
+import { ALL_RUNS_SUBJECT, HEADER, STREAM_NAME, eventSubject, resultSubject } from '../../shared/subjects.ts';
+import type { EventSink, SequencedEvent } from './sink.ts';
+import { SpillQueue } from './spill-queue.ts';
+import { fitJson } from './fit-payload.ts';
+
+export interface NatsSinkOptions {
+  servers: string | string[];
+  /** Credentials for the driver's connection; never handed to the harness. */
+  user?: string;
+  pass?: string;
+  token?: string;
+  /** Stop trying at this time (ms since epoch): the run's deadline. */
+  deliverBy: number;
+  /** Where undelivered messages go when NATS never comes back (default: stdout, i.e. the pod log). */
+  fallback?: (line: string) => void;
+  spillDir?: string;
+  maxMemoryBytes?: number;
+  /** Messages published per round trip. */
+  window?: number;
+  /** Dedup window of a stream this sink creates: bounds how long an outage may last without duplicates. */
+  duplicateWindowMs?: number;
+}
+
+interface Envelope {
+  subject: string;
+  msgId: string;
+  runId: string;
+  seq: number;
+  kind: 'event' | 'result';
+  type: string;
+  time: string;
+  /** The payload, already fitted to the server's max payload when first published. */
+  data: string;
+}
+
+const HEADER_ROOM = 1024;
+
+export class NatsSink implements EventSink {
+  private readonly options: NatsSinkOptions;
+  private readonly queue: SpillQueue;
+  private nc: NatsConnection | undefined;
+  private js: JetStreamClient | undefined;
+  private streamReady = false;
+  private pumping: Promise<void> | undefined;
+  private closing = false;
+  private wake: (() => void) | undefined;
+  /** Counters for tests, the bench and the pod log. */
+  readonly stats = { published: 0, retried: 0, truncated: 0, undelivered: 0 };
+
+  constructor(options: NatsSinkOptions) {
+    this.options = options;
+    this.queue = new SpillQueue(join(options.spillDir ?? tmpdir(), `tcab-nats-spill-${process.pid}-${Date.now()}.ndjson`), options.maxMemoryBytes);
+  }
+
+  event(record: SequencedEvent): void {
+    this.enqueue({
+      subject: eventSubject(record.runId, record.event.type),
+      msgId: `${record.runId}:${record.seq}`,
+      runId: record.runId,
+      seq: record.seq,
+      kind: 'event',
+      type: record.event.type,
+      time: record.event.timestamp,
+      data: JSON.stringify(record.event),
+    });
+  }
+
+  result(result: RunResult): void {
+    this.enqueue({
+      subject: resultSubject(result.run_id),
+      msgId: `${result.run_id}:result`,
+      runId: result.run_id,
+      seq: result.event_count + 1,
+      kind: 'result',
+      type: 'result',
+      time: result.finished_at,
+      data: JSON.stringify(result),
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    this.kick();
+    await this.pumping;
+    // Whatever could not be delivered by the deadline goes to the pod log, so it is never silently lost.
+    const left = this.queue.drain();
+    const fallback = this.options.fallback ?? ((line: string) => process.stdout.write(`${line}\n`));
+    for (const item of left) {
+      const envelope = JSON.parse(item) as Envelope;
+      fallback(JSON.stringify({ undelivered: true, subject: envelope.subject, run_id: envelope.runId, seq: envelope.seq, data: JSON.parse(envelope.data) }));
+    }
+    this.stats.undelivered += left.length;
+    this.queue.dispose();
+    await this.nc?.close().catch(() => undefined);
+  }
+
+  private enqueue(envelope: Envelope): void {
+    this.queue.push(JSON.stringify(envelope));
+    this.kick();
+  }
+
+  private kick(): void {
+    if (this.wake) {
+      const wake = this.wake;
+      this.wake = undefined;
+      wake();
+    }
+    this.pumping ??= this.pump().finally(() => {
+      this.pumping = undefined;
+      if (this.queue.length > 0 && !this.closing && Date.now() <= this.options.deliverBy) this.kick();
+    });
+  }
+
+  /** Connects on first use; an unreachable server fails fast here and the pump retries until the deadline. */
+  private async ensureConnected(): Promise<void> {
+    if (this.nc && !this.nc.isClosed()) return;
+    const { servers, user, pass, token } = this.options;
+    this.nc = await connect({
+      servers,
+      user,
+      pass,
+      token,
+      name: 'tcab-driver',
+      // Once connected, the client itself reconnects through later outages; publishes fail meanwhile and the
+      // pump retries them in order.
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      timeout: 2000,
+    });
+    this.js = jetstream(this.nc, { timeout: 2000 });
+    this.streamReady = false;
+  }
+
+  private async ensureStream(): Promise<void> {
+    if (this.streamReady || !this.nc) return;
+    const jsm = await jetstreamManager(this.nc, { timeout: 2000 });
+    try {
+      await jsm.streams.info(STREAM_NAME);
+    } catch {
+      await jsm.streams.add({
+        name: STREAM_NAME,
+        subjects: [ALL_RUNS_SUBJECT],
+        storage: StorageType.File,
+        duplicate_window: (this.options.duplicateWindowMs ?? 15 * 60_000) * 1_000_000,
+      });
+    }
+    this.streamReady = true;
+  }
+
+  private maxPayload(): number {
+    return (this.nc?.info?.max_payload ?? 1024 * 1024) - HEADER_ROOM;
+  }
+
+  private async pump(): Promise<void> {
+    let backoff = 100;
+    while (this.queue.length > 0) {
+      if (Date.now() > this.options.deliverBy) return; // give up: close() logs the rest
+      try {
+        await this.ensureConnected();
+        await this.ensureStream();
+        const batch = this.queue.peek(this.options.window ?? 64).map((item) => JSON.parse(item) as Envelope);
+        const acks = await Promise.allSettled(batch.map((envelope) => this.publish(envelope)));
+        const firstFailure = acks.findIndex((a) => a.status === 'rejected');
+        const delivered = firstFailure === -1 ? batch.length : firstFailure;
+        this.queue.drop(delivered);
+        this.stats.published += delivered;
+        if (firstFailure !== -1) {
+          this.stats.retried += batch.length - delivered;
+          this.streamReady = false; // the server may have restarted without our stream
+          throw (acks[firstFailure] as PromiseRejectedResult).reason;
+        }
+        backoff = 100;
+      } catch {
+        await this.pause(backoff);
+        backoff = Math.min(backoff * 2, 2000);
+      }
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, Math.min(ms, Math.max(0, this.options.deliverBy - Date.now())));
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private async publish(envelope: Envelope): Promise<void> {
+    const fitted = fitJson(JSON.parse(envelope.data), this.maxPayload());
+    if (fitted.truncated) this.stats.truncated += 1;
+    const h = natsHeaders();
+    h.set(HEADER.runId, envelope.runId);
+    h.set(HEADER.seq, String(envelope.seq));
+    h.set(HEADER.kind, envelope.kind);
+    h.set('ce-specversion', '1.0');
+    h.set('ce-id', envelope.msgId);
+    h.set('ce-source', 'urn:tcab:driver');
+    h.set('ce-type', envelope.kind === 'result' ? 'dev.tcab.run.result' : `dev.tcab.harness.event.${envelope.type}`);
+    h.set('ce-subject', envelope.runId);
+    h.set('ce-time', envelope.time);
+    h.set('content-type', 'application/json');
+    await this.js!.publish(envelope.subject, fitted.json, { msgID: envelope.msgId, headers: h, timeout: 2000 });
+  }
+}

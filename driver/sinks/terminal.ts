@@ -1,0 +1,44 @@
+// The workstation sink: the `tcab translate` view (human on a TTY, NDJSON when piped), result last.
+import { writeFileSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import type { RunResult } from '../../shared/run.ts';
+import { createEventWriter } from '../../cli/output/event-writer.ts';
+import type { EventFormat } from '../../cli/output/event-writer.ts';
+import type { EventSink, SequencedEvent } from './sink.ts';
+import { formatRunResult } from '../../cli/output/run-result.ts';
+
+export interface TerminalSinkOptions {
+  format: EventFormat;
+  fullReasoning?: boolean;
+  /** With NDJSON output the result goes here (a file), or to stderr as one JSON line. */
+  resultFile?: string;
+}
+
+export class TerminalSink implements EventSink {
+  private readonly writer;
+  private readonly out: Writable & { isTTY?: boolean };
+  private readonly options: TerminalSinkOptions;
+
+  constructor(out: Writable & { isTTY?: boolean }, options: TerminalSinkOptions) {
+    this.out = out;
+    this.options = options;
+    this.writer = createEventWriter(out, options.format, { fullReasoning: options.fullReasoning });
+  }
+
+  event(record: SequencedEvent): void {
+    this.writer.event(record.event);
+  }
+
+  result(result: RunResult): void {
+    if (this.options.resultFile) writeFileSync(this.options.resultFile, `${JSON.stringify(result, null, 2)}\n`);
+    if (this.options.format === 'json') {
+      if (!this.options.resultFile) process.stderr.write(`${JSON.stringify(result)}\n`);
+      return;
+    }
+    this.out.write(`${formatRunResult(result, { color: this.out.isTTY === true && !process.env.NO_COLOR })}\n`);
+  }
+
+  close(): Promise<void> {
+    return this.writer.close();
+  }
+}

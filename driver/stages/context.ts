@@ -1,0 +1,71 @@
+// What every stage of one run shares: the emitter (which scrubs and sequences), the run's directories and user,
+// its deadline and cancellation signal, and the base environment handed to child processes.
+import type { HarnessEvent, SystemStage } from '../../shared/events.ts';
+import type { Clock } from '../../shared/translate/session.ts';
+import type { RunDirs } from '../run-dirs.ts';
+import type { RunUser } from '../process.ts';
+
+export interface StageTimingRecord {
+  stage: string;
+  status: 'completed' | 'failed';
+  duration_ms: number;
+}
+
+export interface StageContext {
+  runId: string;
+  dirs: RunDirs;
+  user: RunUser;
+  deadline: number;
+  signal: AbortSignal;
+  clock: Clock;
+  /** PATH + locale + HOME: the minimal environment every child starts from. */
+  baseEnv: Record<string, string>;
+  npmRegistry: string;
+  emit(event: HarnessEvent): void;
+  timings: StageTimingRecord[];
+}
+
+/** A stage failure that ends the run before (or instead of) a session. */
+export class StageFailure extends Error {
+  override name = 'StageFailure';
+  readonly stage: SystemStage | 'auth';
+  readonly kind: 'infrastructure' | 'timeout' | 'cancelled';
+  constructor(stage: SystemStage | 'auth', kind: 'infrastructure' | 'timeout' | 'cancelled', message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.stage = stage;
+    this.kind = kind;
+  }
+}
+
+/** Brackets a stage with system started/completed|failed events and records its duration. */
+export async function stage<T>(ctx: StageContext, name: SystemStage, startMessage: string, body: () => Promise<{ value: T; message: string }>): Promise<T> {
+  const started = Date.now();
+  ctx.emit({ type: 'system', timestamp: ctx.clock.now().toISOString(), stage: name, status: 'started', message: startMessage });
+  try {
+    const { value, message } = await body();
+    ctx.timings.push({ stage: name, status: 'completed', duration_ms: Date.now() - started });
+    ctx.emit({ type: 'system', timestamp: ctx.clock.now().toISOString(), stage: name, status: 'completed', message });
+    return value;
+  } catch (error) {
+    ctx.timings.push({ stage: name, status: 'failed', duration_ms: Date.now() - started });
+    ctx.emit({ type: 'system', timestamp: ctx.clock.now().toISOString(), stage: name, status: 'failed', message: (error as Error).message });
+    if (error instanceof StageFailure) throw error;
+    throw new StageFailure(name, 'infrastructure', (error as Error).message, { cause: error });
+  }
+}
+
+/** Keeps the last lines a child printed, for failure messages that show the tool's own words. */
+export class OutputTail {
+  private lines: string[] = [];
+  private readonly max: number;
+  constructor(max = 20) {
+    this.max = max;
+  }
+  add = (line: { text: string }): void => {
+    this.lines.push(line.text);
+    if (this.lines.length > this.max) this.lines.shift();
+  };
+  text(): string {
+    return this.lines.join('\n').trim();
+  }
+}

@@ -1,0 +1,32 @@
+// init_test_case: the workspace is seeded from the test case and its init command runs as the run user.
+// Reported only when the run defines a test case (spec).
+import type { TestCase } from '../../shared/run.ts';
+import { runProcess } from '../process.ts';
+import { seedWorkspace } from '../test-case.ts';
+import { OutputTail, StageFailure, stage } from './context.ts';
+import type { StageContext } from './context.ts';
+
+export async function initTestCase(ctx: StageContext, testCase: TestCase): Promise<void> {
+  await stage(ctx, 'init_test_case', `preparing the workspace${testCase.init ? ' and running the init command' : ''}`, async () => {
+    const env = { ...ctx.baseEnv };
+    const seeded = await seedWorkspace(testCase, { workspace: ctx.dirs.workspace, user: ctx.user, env, deadline: ctx.deadline });
+    if (!testCase.init) return { value: undefined, message: seeded };
+    const tail = new OutputTail();
+    const outcome = await runProcess({
+      argv: ['/bin/sh', '-c', testCase.init],
+      cwd: ctx.dirs.workspace,
+      env,
+      user: ctx.user,
+      deadline: ctx.deadline,
+      signal: ctx.signal,
+      onStdout: tail.add,
+      onStderr: tail.add,
+    });
+    if (outcome.cancelled) throw new StageFailure('init_test_case', 'cancelled', 'init cancelled');
+    if (outcome.timedOut) throw new StageFailure('init_test_case', 'timeout', `init command did not finish within the run's maximum runtime`);
+    if (outcome.code !== 0) {
+      throw new StageFailure('init_test_case', 'infrastructure', `init command failed (exit ${outcome.code ?? outcome.signal}): ${tail.text() || 'no output'}`);
+    }
+    return { value: undefined, message: `${seeded}; init command succeeded` };
+  });
+}

@@ -1,0 +1,40 @@
+// install_harness: the manifest's install command, run as the run user into the per-run prefix, bounded by the
+// run's maximum runtime. Installing at run time means every run exercises the newest published release.
+import { join } from 'node:path';
+import type { HarnessManifest } from '../../shared/manifest.ts';
+import { runProcess } from '../process.ts';
+import { OutputTail, StageFailure, stage } from './context.ts';
+import type { StageContext } from './context.ts';
+
+export function installArgv(manifest: HarnessManifest, prefix: string, registry: string): string[] {
+  return manifest.install.command.map((arg) => arg.replaceAll('{prefix}', prefix).replaceAll('{registry}', registry));
+}
+
+/** Where the installed CLI lives inside the prefix. */
+export function installedBinary(manifest: HarnessManifest, prefix: string): string {
+  return manifest.install.bin_path ? join(prefix, manifest.install.bin_path) : join(prefix, 'bin', manifest.binary);
+}
+
+export async function installHarness(ctx: StageContext, manifest: HarnessManifest): Promise<void> {
+  const what = manifest.install.npm_package ?? manifest.binary;
+  await stage(ctx, 'install_harness', `installing ${what} (newest release) into ${ctx.dirs.prefix}`, async () => {
+    const tail = new OutputTail();
+    const outcome = await runProcess({
+      argv: installArgv(manifest, ctx.dirs.prefix, ctx.npmRegistry),
+      cwd: ctx.dirs.home,
+      env: { ...ctx.baseEnv, npm_config_cache: ctx.dirs.npmCache, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' },
+      user: ctx.user,
+      deadline: ctx.deadline,
+      signal: ctx.signal,
+      onStdout: tail.add,
+      onStderr: tail.add,
+    });
+    if (outcome.cancelled) throw new StageFailure('install_harness', 'cancelled', 'install cancelled');
+    if (outcome.timedOut) throw new StageFailure('install_harness', 'timeout', `install did not finish within the run's maximum runtime`);
+    if (outcome.spawnError) throw new StageFailure('install_harness', 'infrastructure', `cannot start the install command: ${outcome.spawnError.message}`);
+    if (outcome.code !== 0) {
+      throw new StageFailure('install_harness', 'infrastructure', `install of ${what} failed (exit ${outcome.code ?? outcome.signal}): ${tail.text() || 'no output'}`);
+    }
+    return { value: undefined, message: `installed ${what} in ${(outcome.durationMs / 1000).toFixed(1)}s` };
+  });
+}

@@ -1,0 +1,73 @@
+// One harness session: the CLI spawned as the run user in its own process group with a minimal environment,
+// stdout translated line by line as it arrives, stderr surfaced as warnings, the process tree terminated at the
+// run's deadline (TERM, then KILL) with an error event saying so.
+import { chmod, chown, mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import type { HarnessAdapter, Invocation } from '../../shared/adapter.ts';
+import { TranslationSession } from '../../shared/translate/session.ts';
+import type { SessionSummary } from '../../shared/translate/session.ts';
+import { runProcess } from '../process.ts';
+import type { ProcessOutcome } from '../process.ts';
+import type { StageContext } from './context.ts';
+
+export interface SessionRun {
+  summary: SessionSummary;
+  outcome: ProcessOutcome;
+}
+
+/** Writes the config files an invocation asks for, inside HOME only, owned by the run user. */
+async function writeInvocationFiles(ctx: StageContext, invocation: Invocation): Promise<void> {
+  for (const file of invocation.files) {
+    const target = join(ctx.dirs.home, file.path);
+    if (relative(ctx.dirs.home, target).startsWith('..')) throw new Error(`invocation file escapes HOME: ${file.path}`);
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    await writeFile(target, file.content, { mode: file.mode ?? 0o600 });
+    await chmod(target, file.mode ?? 0o600);
+    if (ctx.user.uid !== undefined) {
+      const gid = ctx.user.gid ?? ctx.user.uid;
+      for (let dir = dirname(target); dir.startsWith(ctx.dirs.home) && dir !== ctx.dirs.home; dir = dirname(dir)) await chown(dir, ctx.user.uid, gid);
+      await chown(target, ctx.user.uid, gid);
+    }
+  }
+}
+
+export async function runSession(
+  ctx: StageContext,
+  adapter: HarnessAdapter,
+  invocation: Invocation,
+  binary: string,
+  secretEnv: Record<string, string>,
+  maxRuntimeSeconds: number,
+): Promise<SessionRun> {
+  await writeInvocationFiles(ctx, invocation);
+  const translation = new TranslationSession(adapter, { workdir: ctx.dirs.workspace }, { clock: ctx.clock });
+  const emitAll = (events: ReturnType<TranslationSession['stdout']>) => {
+    for (const event of events) ctx.emit(event);
+  };
+  const [, ...args] = invocation.argv;
+  const outcome = await runProcess({
+    argv: [binary, ...args],
+    cwd: ctx.dirs.workspace,
+    // Minimal environment: PATH, HOME, locale, the harness's own variables and the injected key. Nothing else of
+    // the driver's environment (NATS credentials, other keys) reaches the harness.
+    env: { ...ctx.baseEnv, ...invocation.env, ...secretEnv },
+    user: ctx.user,
+    stdin: invocation.stdin,
+    deadline: ctx.deadline,
+    signal: ctx.signal,
+    onStdout: (line) => emitAll(translation.stdout(line)),
+    onStderr: (line) => emitAll(translation.stderr(line)),
+  });
+  if (outcome.spawnError) {
+    emitAll(translation.stderr({ text: `cannot start ${binary}: ${outcome.spawnError.message}`, bytes: 0, truncated: false }));
+  }
+  const { events, summary } = translation.finish({ code: outcome.code, signal: outcome.signal });
+  emitAll(events);
+  if (outcome.timedOut) {
+    ctx.emit({ type: 'error', timestamp: ctx.clock.now().toISOString(), message: `the run exceeded its maximum runtime of ${maxRuntimeSeconds}s; the harness process group was terminated`, code: 'max_runtime_exceeded' });
+  }
+  if (outcome.cancelled) {
+    ctx.emit({ type: 'error', timestamp: ctx.clock.now().toISOString(), message: 'the run was cancelled; the harness process group was terminated', code: 'cancelled' });
+  }
+  return { summary, outcome };
+}

@@ -1,0 +1,97 @@
+// A run: what the user asks for (RunSpec, the same shape the Run custom resource carries as `spec`, hence
+// Kubernetes-style camelCase) and what the driver reports when it is over (RunResult, published to NATS next to
+// the events, hence snake_case like them). deploy/crds and deploy/schema are generated from these schemas.
+import { z } from 'zod';
+import { TokenUsage } from './usage.ts';
+
+export const AUTH_MODE_SETTINGS = ['auto', 'subscription', 'api-key'] as const;
+
+const relativeFilePath = z
+  .string()
+  .min(1)
+  .max(1024)
+  .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'must be a relative path inside the workspace');
+
+export const TestCaseSource = z.union([
+  z.strictObject({ local: z.strictObject({ path: z.string().min(1).describe('A directory on the machine running the driver') }) }),
+  z.strictObject({
+    git: z.strictObject({
+      url: z.string().min(1).describe('Any URL or path `git clone` accepts'),
+      ref: z.string().min(1).optional().describe('Branch, tag or commit; default: the remote HEAD'),
+    }),
+  }),
+  z.strictObject({
+    files: z
+      .array(z.strictObject({ path: relativeFilePath, content: z.string(), mode: z.int().min(0).max(0o777).optional() }))
+      .min(1)
+      .max(1000),
+  }),
+]);
+
+export const TestCase = z.strictObject({
+  source: TestCaseSource.optional(),
+  init: z.string().min(1).optional().describe('Shell command run in the workspace as the run user before the session'),
+});
+export type TestCase = z.infer<typeof TestCase>;
+
+export const RunSpec = z.strictObject({
+  harness: z.string().regex(/^[a-z][a-z0-9-]*$/, 'must be a harness slug such as "claude"'),
+  model: z.string().min(1).max(256).describe('Opaque model id, passed to the harness unchanged'),
+  prompt: z.string().min(1).max(1_000_000),
+  testCase: TestCase.optional(),
+  maxRuntimeSeconds: z.int().min(1).max(7 * 24 * 3600).default(3600),
+  authMode: z.enum(AUTH_MODE_SETTINGS).optional().describe('Overrides TCAB_AUTH_MODE for this run'),
+  sessions: z.int().min(1).max(50).default(1).describe('Harness sessions to drive; later ones resume the first'),
+  continuePrompt: z.string().min(1).default('Continue.').describe('Prompt of every session after the first'),
+  cancel: z.boolean().optional().describe('Set true to stop the run (cluster path)'),
+});
+export type RunSpec = z.infer<typeof RunSpec>;
+export type RunSpecInput = z.input<typeof RunSpec>;
+
+export const OUTCOMES = ['succeeded', 'harness_failed', 'infrastructure_failed', 'timed_out', 'cancelled'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export const SessionRecord = z.strictObject({
+  index: z.int().nonnegative(),
+  session_id: z.string().nullable(),
+  exit_code: z.int().nullable(),
+  signal: z.string().nullable(),
+  tokens: TokenUsage.nullable(),
+  reported_cost_usd: z.number().nonnegative().nullable(),
+  is_error: z.boolean().nullable(),
+  duration_ms: z.int().nonnegative(),
+  counts: z.record(z.string(), z.int().nonnegative()),
+});
+export type SessionRecord = z.infer<typeof SessionRecord>;
+
+export const StageTiming = z.strictObject({
+  stage: z.string(),
+  status: z.enum(['completed', 'failed']),
+  duration_ms: z.int().nonnegative(),
+});
+
+export const RunResult = z.strictObject({
+  run_id: z.string().min(1),
+  harness_slug: z.string(),
+  harness_version: z.string().nullable(),
+  model: z.string(),
+  canonical_model: z.string().nullable(),
+  outcome: z.enum(OUTCOMES),
+  message: z.string(),
+  auth_mode: z.enum(['api-key', 'subscription']).nullable(),
+  sessions: z.array(SessionRecord),
+  session_ids: z.array(z.string()),
+  exit_code: z.int().nullable().describe('Exit status of the last session, null when none ran or it was killed'),
+  stages: z.array(StageTiming),
+  tokens: TokenUsage.nullable(),
+  raw_usage: z.json().nullable(),
+  reported_cost_usd: z.number().nonnegative().nullable(),
+  actual_cost_usd: z.number().nonnegative().nullable(),
+  comparable_cost_usd: z.number().nonnegative().nullable(),
+  catalog_version: z.string().nullable(),
+  cost_warnings: z.array(z.string()),
+  started_at: z.iso.datetime({ offset: true }),
+  finished_at: z.iso.datetime({ offset: true }),
+  event_count: z.int().nonnegative(),
+});
+export type RunResult = z.infer<typeof RunResult>;

@@ -1,0 +1,89 @@
+// Starts a real nats-server with JetStream (file storage) on a free loopback port, built from the Go module
+// proxy by scripts/ensure-nats-server.sh and cached. Stop/start keep the port and the store, like a restart.
+import { spawn, execFileSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+export function natsServerBinary(): string {
+  return execFileSync(join(ROOT, 'scripts', 'ensure-nats-server.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export class NatsServer {
+  readonly port: number;
+  readonly storeDir: string;
+  private child: ChildProcess | undefined;
+  private readonly binary: string;
+  private readonly maxPayload: number | undefined;
+
+  private constructor(binary: string, port: number, storeDir: string, maxPayload?: number) {
+    this.binary = binary;
+    this.port = port;
+    this.storeDir = storeDir;
+    this.maxPayload = maxPayload;
+  }
+
+  static async start(options: { maxPayload?: number } = {}): Promise<NatsServer> {
+    const server = new NatsServer(natsServerBinary(), await freePort(), mkdtempSync(join(tmpdir(), 'tcab-nats-')), options.maxPayload);
+    await server.resume();
+    return server;
+  }
+
+  get url(): string {
+    return `nats://127.0.0.1:${this.port}`;
+  }
+
+  /** (Re)starts the server on the same port and store; resolves when it accepts clients. */
+  resume(): Promise<void> {
+    // max_payload has no command-line flag: it goes in a config file.
+    const config = join(this.storeDir, 'nats.conf');
+    writeFileSync(config, this.maxPayload ? `max_payload: ${this.maxPayload}\n` : '');
+    const args = ['-c', config, '-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', join(this.storeDir, 'js')];
+    const child = spawn(this.binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.child = child;
+    return new Promise((resolve, reject) => {
+      let log = '';
+      const onData = (chunk: Buffer) => {
+        log += chunk.toString();
+        if (log.includes('Server is ready')) {
+          child.stderr!.off('data', onData);
+          child.stderr!.resume();
+          resolve();
+        }
+      };
+      child.stderr!.on('data', onData);
+      child.once('exit', (code) => reject(new Error(`nats-server exited with ${code}: ${log}`)));
+    });
+  }
+
+  /** Stops the server (SIGTERM) and waits for it to exit. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    rmSync(this.storeDir, { recursive: true, force: true });
+  }
+}
