@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=16
 // The package has no build step: Node >= 24 runs the TypeScript sources directly (type stripping).
 import { main } from '../cli/main.ts';
 

@@ -1,7 +1,10 @@
 // Every file generated from the zod contracts, in one list: `npm run generate` writes them, and a test fails when
 // a committed copy drifts from what the schemas produce now.
 import { z } from 'zod';
+import { stringify } from 'yaml';
 import { HarnessEvent } from './events.ts';
+import { RunResult, RunSpec } from './run.ts';
+import { CRDS } from '../deploy/crds.ts';
 
 export interface GeneratedFile {
   /** Path relative to the repository root. */
@@ -9,8 +12,8 @@ export interface GeneratedFile {
   render(): string;
 }
 
-function jsonSchema(schema: z.ZodType, id: string, title: string): string {
-  const doc = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' });
+function jsonSchema(schema: z.ZodType, id: string, title: string, io: 'input' | 'output' = 'output'): string {
+  const doc = z.toJSONSchema(schema, { target: 'draft-2020-12', io });
   return `${JSON.stringify({ $id: id, title, ...doc }, null, 2)}\n`;
 }
 
@@ -19,4 +22,16 @@ export const GENERATED_FILES: GeneratedFile[] = [
     path: 'deploy/schema/harness-event.schema.json',
     render: () => jsonSchema(HarnessEvent, 'https://tcab.dev/schema/harness-event.schema.json', 'Normalized harness event'),
   },
+  {
+    path: 'deploy/schema/run-spec.schema.json',
+    render: () => jsonSchema(RunSpec, 'https://tcab.dev/schema/run-spec.schema.json', 'Run spec', 'input'),
+  },
+  {
+    path: 'deploy/schema/run-result.schema.json',
+    render: () => jsonSchema(RunResult, 'https://tcab.dev/schema/run-result.schema.json', 'Run result'),
+  },
+  ...Object.entries(CRDS).map(([file, build]) => ({
+    path: `deploy/crds/${file}`,
+    render: () => `# Generated from the zod schemas in shared/ by \`npm run generate\`: do not edit.\n${stringify(build(), { lineWidth: 0 })}`,
+  })),
 ];

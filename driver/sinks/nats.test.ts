@@ -50,11 +50,11 @@ describe('NatsSink with a real nats-server', () => {
     const nc = await connect({ servers: server.url });
     const jsm = await jetstreamManager(nc);
     const first = await jsm.streams.getMessage(STREAM_NAME, { seq: 1 });
-    expect(first.subject).toMatch(/^tcab\.run\.run-order\.event\.agent$/);
-    expect(first.header.get('Nats-Msg-Id')).toBe('run-order:1');
-    expect(first.header.get('Tcab-Seq')).toBe('1');
-    expect(first.header.get('ce-specversion')).toBe('1.0');
-    expect(first.header.get('ce-type')).toBe('dev.tcab.harness.event.agent');
+    expect(first!.subject).toMatch(/^tcab\.run\.run-order\.event\.agent$/);
+    expect(first!.header.get('Nats-Msg-Id')).toBe('run-order:1');
+    expect(first!.header.get('Tcab-Seq')).toBe('1');
+    expect(first!.header.get('ce-specversion')).toBe('1.0');
+    expect(first!.header.get('ce-type')).toBe('dev.tcab.harness.event.agent');
     await nc.close();
   });
 

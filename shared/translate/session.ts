@@ -31,22 +31,39 @@ export interface SessionSummary {
 const DEFAULT_TAIL = 4000;
 const TRUNCATION_MARKER = (bytes: number) => `…[tcab: line truncated, original ${bytes} bytes]`;
 
-/** Keeps the last `limit` characters of a stream of lines without growing. */
+/**
+ * Keeps references to the last lines seen (no copying on the hot path); the bounded text is only built when a
+ * failure message needs it.
+ */
 class TailBuffer {
-  private lines: string[] = [];
-  private size = 0;
+  private readonly ring: string[] = [];
+  private next = 0;
   private readonly limit: number;
-  constructor(limit: number) {
+  private readonly maxLines: number;
+  constructor(limit: number, maxLines = 64) {
     this.limit = limit;
+    this.maxLines = maxLines;
   }
   add(line: string): void {
-    const clipped = line.length > this.limit ? line.slice(line.length - this.limit) : line;
-    this.lines.push(clipped);
-    this.size += clipped.length + 1;
-    while (this.size > this.limit && this.lines.length > 1) this.size -= this.lines.shift()!.length + 1;
+    if (this.ring.length < this.maxLines) this.ring.push(line);
+    else this.ring[this.next] = line;
+    this.next = (this.next + 1) % this.maxLines;
   }
   text(): string {
-    return this.lines.join('\n');
+    const ordered = this.ring.length < this.maxLines ? this.ring : [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
+    // Whole lines from the end while they fit; a single line longer than the limit keeps its end.
+    const kept: string[] = [];
+    let size = 0;
+    for (let i = ordered.length - 1; i >= 0; i--) {
+      const line = ordered[i]!;
+      if (size + line.length + 1 > this.limit) {
+        if (kept.length === 0) kept.push(line.slice(line.length - this.limit));
+        break;
+      }
+      kept.push(line);
+      size += line.length + 1;
+    }
+    return kept.reverse().join('\n');
   }
 }
 
@@ -71,6 +88,9 @@ export class TranslationSession {
   private readonly stdoutTail: TailBuffer;
   private readonly counts: Record<string, number> = {};
   private finished = false;
+  /** Last timestamp string and the millisecond it was made for: lines arrive far faster than 1/ms. */
+  private lastMs = -1;
+  private lastStamp = '';
 
   constructor(adapter: HarnessAdapter, context: TranslatorContext = {}, options: TranslationOptions = {}) {
     this.slug = adapter.slug;
@@ -124,14 +144,21 @@ export class TranslationSession {
 
   private stamp(drafts: DraftEvent[]): HarnessEvent[] {
     if (drafts.length === 0) return [];
-    const timestamp = this.clock.now().toISOString();
+    const now = this.clock.now();
+    const ms = now.getTime();
+    if (ms !== this.lastMs) {
+      this.lastMs = ms;
+      this.lastStamp = now.toISOString();
+    }
+    const timestamp = this.lastStamp;
     const sessionId = this.translator.sessionId();
     return drafts.map((draft) => {
       this.counts[draft.type] = (this.counts[draft.type] ?? 0) + 1;
-      // Key order on the wire: type, timestamp, session_id, then the type's own fields.
-      const { type, ...fields } = draft;
-      if (type === 'system' || sessionId === undefined) return { type, timestamp, ...fields } as HarnessEvent;
-      return { type, timestamp, session_id: sessionId, ...fields } as HarnessEvent;
+      // Key order on the wire: type, timestamp, session_id, then the type's own fields (the spread repeats
+      // `type` with the same value, which keeps its first position).
+      const fields = draft as object;
+      if (draft.type === 'system' || sessionId === undefined) return { type: draft.type, timestamp, ...fields } as HarnessEvent;
+      return { type: draft.type, timestamp, session_id: sessionId, ...fields } as HarnessEvent;
     });
   }
 }

@@ -1,0 +1,84 @@
+// The project's CustomResourceDefinitions, built from the shared zod schemas (RunSpec, RunStatus,
+// HarnessConfigSpec). `npm run generate` writes them to deploy/crds/ and charts/tcab/crds/; a test fails on drift.
+import { RunSpec } from '../shared/run.ts';
+import { RunStatus } from '../shared/run-status.ts';
+import { HarnessConfigSpec } from '../shared/harness-config.ts';
+import { structuralSchema } from '../shared/crd.ts';
+
+export const GROUP = 'tcab.dev';
+export const VERSION = 'v1alpha1';
+
+export function runCrd(): object {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `runs.${GROUP}` },
+    spec: {
+      group: GROUP,
+      names: { kind: 'Run', listKind: 'RunList', plural: 'runs', singular: 'run', shortNames: ['trun', 'tcabrun'], categories: ['tcab'] },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: [
+            { name: 'Harness', type: 'string', jsonPath: '.spec.harness' },
+            { name: 'Model', type: 'string', jsonPath: '.spec.model' },
+            { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+            { name: 'Cost', type: 'number', jsonPath: '.status.actualCostUsd', description: 'Actual cost in USD' },
+            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+          ],
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              description: 'One evaluation run of a coding-agent harness',
+              required: ['spec'],
+              properties: {
+                apiVersion: { type: 'string' },
+                kind: { type: 'string' },
+                metadata: { type: 'object' },
+                spec: structuralSchema(RunSpec),
+                status: structuralSchema(RunStatus),
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+export function harnessConfigCrd(): object {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `harnessconfigs.${GROUP}` },
+    spec: {
+      group: GROUP,
+      names: { kind: 'HarnessConfig', listKind: 'HarnessConfigList', plural: 'harnessconfigs', singular: 'harnessconfig', shortNames: ['hc'], categories: ['tcab'] },
+      // Cluster-wide: one object per harness slug (its name), shared by every namespace's Runs.
+      scope: 'Cluster',
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          additionalPrinterColumns: [{ name: 'Max-Parallelism', type: 'integer', jsonPath: '.spec.maxParallelism' }, { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              description: 'Mutable per-harness knobs; the object name is the harness slug',
+              required: ['spec'],
+              properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object' }, spec: structuralSchema(HarnessConfigSpec) },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+export const CRDS = { 'runs.tcab.dev.yaml': runCrd, 'harnessconfigs.tcab.dev.yaml': harnessConfigCrd } as const;
+export type CrdFile = keyof typeof CRDS;

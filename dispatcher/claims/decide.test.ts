@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { decideClaims } from './decide.ts';
+import type { QueuedRun, RunPhase } from './decide.ts';
+
+let clock = 0;
+const run = (key: string, harness: string, phase: RunPhase = 'Pending', createdAt = ++clock): QueuedRun => ({ key, harness, phase, createdAt });
+
+describe('decideClaims', () => {
+  it.each([
+    {
+      name: 'claims everything when nothing is capped',
+      runs: [run('a1', 'a'), run('b1', 'b'), run('a2', 'a')],
+      limits: {},
+      maxInFlight: null,
+      claim: ['a1', 'b1', 'a2'],
+      waiting: {},
+    },
+    {
+      name: 'a harness cap counts Dispatched, Starting and Running runs, not finished ones',
+      runs: [run('a0', 'a', 'Running'), run('a9', 'a', 'Succeeded'), run('a8', 'a', 'Failed'), run('a1', 'a'), run('a2', 'a')],
+      limits: { a: 2 },
+      maxInFlight: null,
+      claim: ['a1'],
+      waiting: { a2: 'harness-cap' },
+    },
+    {
+      name: 'a capped harness never holds back another harness (no head-of-line blocking)',
+      runs: [run('a0', 'a', 'Starting'), run('a1', 'a'), run('a2', 'a'), run('b1', 'b')],
+      limits: { a: 1 },
+      maxInFlight: null,
+      claim: ['b1'],
+      waiting: { a1: 'harness-cap', a2: 'harness-cap' },
+    },
+    {
+      name: 'the global in-flight cap counts every harness and takes the oldest first',
+      runs: [run('x', 'a', 'Dispatched'), run('b1', 'b'), run('a1', 'a'), run('c1', 'c')],
+      limits: {},
+      maxInFlight: 3,
+      claim: ['b1', 'a1'],
+      waiting: { c1: 'global-cap' },
+    },
+    {
+      name: 'both caps compose: a run must clear both',
+      runs: [run('a1', 'a'), run('a2', 'a'), run('b1', 'b'), run('b2', 'b')],
+      limits: { a: 1 },
+      maxInFlight: 2,
+      claim: ['a1', 'b1'],
+      waiting: { a2: 'harness-cap', b2: 'global-cap' },
+    },
+    {
+      name: 'a cap of 0 pauses a harness; null is unlimited',
+      runs: [run('a1', 'a'), run('gg1', 'gg'), run('gg2', 'gg')],
+      limits: { a: 0, gg: null },
+      maxInFlight: null,
+      claim: ['gg1', 'gg2'],
+      waiting: { a1: 'harness-cap' },
+    },
+    {
+      name: 'over-occupied (cap lowered at run time): nothing new is claimed, nothing is preempted',
+      runs: [run('a0', 'a', 'Running'), run('a00', 'a', 'Running'), run('a1', 'a')],
+      limits: { a: 1 },
+      maxInFlight: null,
+      claim: [],
+      waiting: { a1: 'harness-cap' },
+    },
+  ])('$name', ({ runs, limits, maxInFlight, claim, waiting }) => {
+    const decision = decideClaims({ runs, limits, maxInFlight });
+    expect(decision.claim).toEqual(claim);
+    expect(decision.waiting).toEqual(waiting);
+  });
+
+  it('orders by creation time, not by input order, with the key as a stable tie-break', () => {
+    const runs = [run('late', 'a', 'Pending', 30), run('early', 'a', 'Pending', 10), run('b-tie', 'a', 'Pending', 20), run('a-tie', 'a', 'Pending', 20)];
+    expect(decideClaims({ runs, limits: { a: 3 }, maxInFlight: null }).claim).toEqual(['early', 'a-tie', 'b-tie']);
+  });
+
+  it('never exceeds a cap over many random snapshots (property)', () => {
+    let seed = 42;
+    const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    const phases: RunPhase[] = ['Pending', 'Pending', 'Pending', 'Dispatched', 'Running', 'Succeeded'];
+    for (let trial = 0; trial < 500; trial++) {
+      const runs = Array.from({ length: rand(40) }, (_, i) => run(`r${i}`, ['a', 'b', 'c'][rand(3)]!, phases[rand(phases.length)]!, rand(1000)));
+      const limits = { a: rand(4), b: rand(2) === 0 ? null : rand(6) };
+      const maxInFlight = rand(3) === 0 ? null : rand(12);
+      const d = decideClaims({ runs, limits, maxInFlight });
+      const claimed = new Set(d.claim);
+      for (const h of ['a', 'b', 'c'] as const) {
+        const cap = (limits as Record<string, number | null>)[h] ?? Infinity;
+        const after = runs.filter((r) => r.harness === h && (claimed.has(r.key) || ['Dispatched', 'Starting', 'Running'].includes(r.phase))).length;
+        const before = d.occupied[h] ?? 0;
+        expect(after <= Math.max(cap, before)).toBe(true);
+      }
+      if (maxInFlight !== null) expect(d.inFlight + d.claim.length <= Math.max(maxInFlight, d.inFlight)).toBe(true);
+    }
+  });
+});
