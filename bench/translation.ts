@@ -87,5 +87,4 @@ export function benchPeakRss(harness: string, fixture: string, gigabytes = 1): {
   const flags = driverNodeFlags();
   const out = execFileSync(process.execPath, [...flags, join(import.meta.dirname, 'translate-rss-child.ts'), harness, fixture, String(gigabytes)], { encoding: 'utf8', maxBuffer: 1 << 20 });
   return { ...(JSON.parse(out) as { harness: string; bytes: number; peak_rss_mb: number; seconds: number }), node_flags: flags };
-  return JSON.parse(out) as { harness: string; bytes: number; peak_rss_mb: number; seconds: number };
 }

@@ -5,6 +5,7 @@ import type { HarnessManifest } from '../shared/manifest.ts';
 import type { RunSpec } from '../shared/run.ts';
 import { InvalidInputError } from '../shared/errors.ts';
 import { defaultScriptFor, renderScript, startStubModelServer } from './stub-models/index.ts';
+import { runDirsFor } from './run-dirs.ts';
 
 /** Not a secret: the stub accepts any key. Long enough to exercise the scrubber like a real key. */
 export const STUB_API_KEY = 'tcab-stub-key-not-a-secret-0000';
@@ -15,11 +16,12 @@ export interface OfflineStub {
   close(): Promise<void>;
 }
 
-export async function startOfflineStub(manifest: HarnessManifest, _spec: RunSpec): Promise<OfflineStub> {
+export async function startOfflineStub(manifest: HarnessManifest, _spec: RunSpec, runBase: string, runId: string): Promise<OfflineStub> {
   if (!manifest.stub_wire) {
     throw new InvalidInputError('--stub', `${manifest.name} cannot run against the stub model: ${manifest.offline_note ?? 'it needs its vendor backend'}`);
   }
-  // The script's paths are relative: the harness resolves them in the run's workspace.
-  const server = await startStubModelServer({ script: renderScript(defaultScriptFor(manifest.stub_wire), {}) });
+  // Tools such as Claude Code's Read take absolute paths: the script names the run's workspace.
+  const workdir = runDirsFor(runBase, runId).workspace;
+  const server = await startStubModelServer({ script: renderScript(defaultScriptFor(manifest.stub_wire), { workdir }) });
   return { baseUrl: server.url, apiKey: STUB_API_KEY, close: () => server.close() };
 }

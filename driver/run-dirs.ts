@@ -23,17 +23,22 @@ async function ownedDir(path: string, user: RunUser, mode = 0o700): Promise<void
   if (user.uid !== undefined) await chown(path, user.uid, user.gid ?? user.uid);
 }
 
-export async function createRunDirs(base: string, runId: string, user: RunUser, npmCache?: string): Promise<RunDirs> {
+/** Where a run's directories are (pure: the offline stub needs the workspace path before they exist). */
+export function runDirsFor(base: string, runId: string, user: RunUser = {}, npmCache?: string): RunDirs {
   const root = join(base, 'runs', runId);
-  const dirs: RunDirs = {
+  return {
     root,
     home: join(root, 'home'),
     workspace: join(root, 'workspace'),
     prefix: join(root, 'prefix'),
     npmCache: npmCache ?? join(base, user.uid !== undefined ? `npm-cache-${user.uid}` : 'npm-cache'),
   };
+}
+
+export async function createRunDirs(base: string, runId: string, user: RunUser, npmCache?: string): Promise<RunDirs> {
+  const dirs = runDirsFor(base, runId, user, npmCache);
   await mkdir(join(base, 'runs'), { recursive: true, mode: 0o755 });
-  await ownedDir(root, user);
+  await ownedDir(dirs.root, user);
   for (const dir of [dirs.home, dirs.workspace, dirs.prefix, dirs.npmCache]) await ownedDir(dir, user);
   return dirs;
 }

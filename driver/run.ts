@@ -1,7 +1,6 @@
 // One run's whole life, the same code on a workstation (`tcab run`) and in a driver Pod (`tcab-driver`):
 // auth -> install_harness -> probe_harness -> init_test_case -> session(s) -> teardown -> result.
 // Every event leaves through `emit`, the single exit point where secrets are scrubbed and sequence numbers set.
-import { dirname } from 'node:path';
 import type { HarnessEvent } from '../shared/events.ts';
 import type { RunResult, RunSpec, SessionRecord, Outcome } from '../shared/run.ts';
 import type { HarnessManifest } from '../shared/manifest.ts';
@@ -17,6 +16,7 @@ import type { CredentialSource } from './credentials.ts';
 import { priceRun } from '../shared/cost.ts';
 import { loadCatalog } from '../shared/catalog/load.ts';
 import { SecretScrubber } from './scrub.ts';
+import { childBaseEnv, proxySecrets } from './child-env.ts';
 import { createRunDirs, defaultRunBase } from './run-dirs.ts';
 import type { RunUser } from './process.ts';
 import { StageFailure } from './stages/context.ts';
@@ -46,11 +46,6 @@ export interface DriverOptions {
   secrets?: string[];
 }
 
-/** Minimal PATH for children: the per-run prefix first, then the Node that runs the driver, then the system. */
-function basePath(prefix: string): string {
-  return [`${prefix}/bin`, dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':');
-}
-
 function sumTokens(sessions: SessionRecord[]): TokenUsage | null {
   const reported = sessions.map((s) => s.tokens).filter((t): t is TokenUsage => t !== null);
   return reported.length === 0 ? null : reported.reduce(addTokens);
@@ -65,7 +60,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
   const clock = options.clock ?? systemClock;
   const startedAt = clock.now();
   const scrubber = new SecretScrubber();
-  scrubber.add(...(options.secrets ?? []));
+  scrubber.add(...(options.secrets ?? []), ...proxySecrets(options.env));
   let seq = 0;
   const emit = (event: HarnessEvent) => {
     const clean = scrubber.value(event);
@@ -127,7 +122,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
       deadline,
       signal,
       clock,
-      baseEnv: { PATH: basePath(dirs.prefix), HOME: dirs.home, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', TERM: 'dumb' },
+      baseEnv: childBaseEnv(options.env, dirs.prefix, dirs.home),
       npmRegistry: options.env.TCAB_NPM_REGISTRY || DEFAULT_NPM_REGISTRY,
       emit,
       timings,

@@ -17,6 +17,7 @@ import { TerminalSink } from '../../driver/sinks/terminal.ts';
 import { NatsSink } from '../../driver/sinks/nats.ts';
 import type { EventSink } from '../../driver/sinks/sink.ts';
 import { startOfflineStub } from '../../driver/offline-stub.ts';
+import { defaultRunBase } from '../../driver/run-dirs.ts';
 import { resolveFormat } from '../output/event-writer.ts';
 
 interface RunOptions {
@@ -104,7 +105,7 @@ Exit status: 0 succeeded, 1 harness failed, 3 infrastructure failed (auth, insta
       const sinks: EventSink[] = [new TerminalSink(process.stdout, { format, fullReasoning: options.fullReasoning, resultFile: options.result })];
       if (options.nats) sinks.push(new NatsSink({ servers: options.nats, deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000, fallback: (line) => process.stderr.write(`${line}\n`) }));
 
-      const stub = options.stub ? await startOfflineStub(manifest, spec) : undefined;
+      const stub = options.stub ? await startOfflineStub(manifest, spec, defaultRunBase(process.env), runId) : undefined;
       const abort = new AbortController();
       const onSignal = () => abort.abort();
       process.once('SIGINT', onSignal);
