@@ -1,7 +1,7 @@
 // A run's private directories: a fresh HOME for the run user, the test-case workspace, and the per-run install
 // prefix. All live under one root that teardown removes. The npm cache is shared between runs (it only holds
 // published tarballs) so the "newest release" install stays fast after the first run on a machine.
-import { chown, mkdir, rm } from 'node:fs/promises';
+import { chmod, chown, mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import type { RunUser } from './process.ts';
@@ -38,6 +38,13 @@ export function runDirsFor(base: string, runId: string, user: RunUser = {}, npmC
 export async function createRunDirs(base: string, runId: string, user: RunUser, npmCache?: string): Promise<RunDirs> {
   const dirs = runDirsFor(base, runId, user, npmCache);
   await mkdir(join(base, 'runs'), { recursive: true, mode: 0o755 });
+  if (user.uid !== undefined) {
+    // The run user must be able to traverse to its own directories; a private base (e.g. a mkdtemp dir) is not.
+    for (const dir of [base, join(base, 'runs')]) {
+      const { mode } = await stat(dir);
+      if ((mode & 0o001) === 0) await chmod(dir, (mode & 0o7777) | 0o711);
+    }
+  }
   await ownedDir(dirs.root, user);
   for (const dir of [dirs.home, dirs.workspace, dirs.prefix, dirs.npmCache]) await ownedDir(dir, user);
   return dirs;

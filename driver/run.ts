@@ -44,6 +44,10 @@ export interface DriverOptions {
   signal?: AbortSignal;
   /** Extra values to scrub (e.g. NATS credentials the driver holds). */
   secrets?: string[];
+  /** Where harness folders are (tests point this at generated harnesses). */
+  harnessesRoot?: string;
+  /** Save each session's raw stdout/stderr here (fixture recording, `tcab harnesses verify`). */
+  recordDir?: string;
 }
 
 function sumTokens(sessions: SessionRecord[]): TokenUsage | null {
@@ -82,8 +86,8 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
   let ctx: StageContext | undefined;
 
   try {
-    manifest = getHarness(spec.harness).manifest;
-    const adapter: HarnessAdapter = await loadAdapter(spec.harness);
+    manifest = getHarness(spec.harness, options.harnessesRoot).manifest;
+    const adapter: HarnessAdapter = await loadAdapter(spec.harness, options.harnessesRoot);
 
     // Auth is resolved before anything is installed: an unavailable harness fails before a session is spent.
     let secretEnv: Record<string, string> = {};
@@ -144,7 +148,8 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
         resumeSessionId,
         baseUrl: options.stub?.baseUrl,
       });
-      const { summary, outcome: proc } = await runSession(ctx, adapter, invocation, binary, secretEnv, spec.maxRuntimeSeconds);
+      const record = options.recordDir ? { dir: options.recordDir, name: `session-${index + 1}` } : undefined;
+      const { summary, outcome: proc } = await runSession(ctx, adapter, invocation, binary, secretEnv, spec.maxRuntimeSeconds, record);
       const result = summary.result;
       rawUsage.push(result.raw_usage ?? null);
       sessions.push({

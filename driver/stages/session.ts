@@ -1,6 +1,7 @@
 // One harness session: the CLI spawned as the run user in its own process group with a minimal environment,
 // stdout translated line by line as it arrives, stderr surfaced as warnings, the process tree terminated at the
 // run's deadline (TERM, then KILL) with an error event saying so.
+import { createWriteStream } from 'node:fs';
 import { chmod, chown, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import type { HarnessAdapter, Invocation } from '../../shared/adapter.ts';
@@ -38,8 +39,13 @@ export async function runSession(
   binary: string,
   secretEnv: Record<string, string>,
   maxRuntimeSeconds: number,
+  record?: { dir: string; name: string },
 ): Promise<SessionRun> {
   await writeInvocationFiles(ctx, invocation);
+  // Raw output as the harness printed it (fixtures, verify): written before translation sees it.
+  if (record) await mkdir(record.dir, { recursive: true });
+  const rawOut = record ? createWriteStream(join(record.dir, `${record.name}.stdout`)) : undefined;
+  const rawErr = record ? createWriteStream(join(record.dir, `${record.name}.stderr`)) : undefined;
   const translation = new TranslationSession(adapter, { workdir: ctx.dirs.workspace }, { clock: ctx.clock });
   const emitAll = (events: ReturnType<TranslationSession['stdout']>) => {
     for (const event of events) ctx.emit(event);
@@ -55,9 +61,16 @@ export async function runSession(
     stdin: invocation.stdin,
     deadline: ctx.deadline,
     signal: ctx.signal,
-    onStdout: (line) => emitAll(translation.stdout(line)),
-    onStderr: (line) => emitAll(translation.stderr(line)),
+    onStdout: (line) => {
+      rawOut?.write(`${line.text}\n`);
+      emitAll(translation.stdout(line));
+    },
+    onStderr: (line) => {
+      rawErr?.write(`${line.text}\n`);
+      emitAll(translation.stderr(line));
+    },
   });
+  await Promise.all([rawOut, rawErr].map((s) => (s ? new Promise((resolve) => s.end(resolve)) : undefined)));
   if (outcome.spawnError) {
     emitAll(translation.stderr({ text: `cannot start ${binary}: ${outcome.spawnError.message}`, bytes: 0, truncated: false }));
   }

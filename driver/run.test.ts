@@ -1,0 +1,182 @@
+// executeRun end to end with real processes and a scripted harness CLI (see test/support/scripted-harness.ts).
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { executeRun } from './run.ts';
+import type { DriverOptions } from './run.ts';
+import { MemorySink } from './sinks/sink.ts';
+import { resolveRunUser } from './run-user.ts';
+import { RunSpec } from '../shared/run.ts';
+import type { RunSpecInput } from '../shared/run.ts';
+import { HarnessEvent } from '../shared/events.ts';
+import { RunResult } from '../shared/run.ts';
+import { SECRET_MARKER } from './scrub.ts';
+import { createScriptedHarness } from '../test/support/scripted-harness.ts';
+import type { ScriptedHarness } from '../test/support/scripted-harness.ts';
+
+const CANARY = 'sk-ant-fake-canary-0123456789abcdef';
+let base: string;
+let harness: ScriptedHarness;
+beforeAll(() => {
+  base = mkdtempSync(join(tmpdir(), 'tcab-driver-test-'));
+  harness = createScriptedHarness();
+});
+afterAll(() => {
+  rmSync(base, { recursive: true, force: true });
+  harness.dispose();
+});
+
+async function run(spec: Partial<RunSpecInput>, { env: extraEnv, ...options }: Partial<DriverOptions> & { env?: Record<string, string> } = {}) {
+  const sink = new MemorySink();
+  const runId = `t-${Math.random().toString(36).slice(2, 10)}`;
+  const env = { TCAB_RUN_ROOT: base, ANTHROPIC_API_KEY: CANARY, ...extraEnv };
+  const result = await executeRun(RunSpec.parse({ harness: 'scripted', model: 'claude-sonnet-4-5', prompt: 'plain', ...spec }), {
+    runId,
+    env,
+    sinks: [sink],
+    user: resolveRunUser(env, process.getuid!()),
+    credentialSource: { kind: 'home', home: join(base, 'no-home') },
+    harnessesRoot: harness.root,
+    ...options,
+  });
+  const events = sink.events.map((e) => e.event);
+  for (const e of events) expect(HarnessEvent.safeParse(e).success).toBe(true);
+  expect(RunResult.safeParse(result).success).toBe(true);
+  expect(sink.events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  return { result, events, runRoot: join(base, 'runs', runId), sink };
+}
+
+const stages = (events: HarnessEvent[]) => events.filter((e) => e.type === 'system').map((e) => (e.type === 'system' ? `${e.stage}:${e.status}` : ''));
+
+describe('executeRun', () => {
+  it('runs install, probe, the session and teardown, and reports version, usage and both costs', async () => {
+    const { result, events, runRoot } = await run({});
+    expect(stages(events)).toEqual(['install_harness:started', 'install_harness:completed', 'probe_harness:started', 'probe_harness:completed', 'teardown:started', 'teardown:completed']);
+    expect(events.filter((e) => e.type === 'agent')).toEqual([expect.objectContaining({ message: 'All done.', session_id: '11111111-2222-3333-4444-555555555555' })]);
+    expect(result).toMatchObject({
+      outcome: 'succeeded',
+      harness_version: '9.8.7',
+      auth_mode: 'api-key',
+      canonical_model: 'anthropic/claude-sonnet-4.5',
+      session_ids: ['11111111-2222-3333-4444-555555555555'],
+      exit_code: 0,
+      tokens: { input: 100, output: 10, cache_read: 0, cache_write: 0, reasoning: null },
+      reported_cost_usd: 0.5,
+      actual_cost_usd: 0.5, // API key + a reported charge: that figure
+      comparable_cost_usd: (100 * 3 + 10 * 15) / 1_000_000,
+      event_count: events.length,
+    });
+    expect(existsSync(runRoot)).toBe(false);
+  });
+
+  it('an install failure ends the run before a session, as an infrastructure failure with npm’s own words', async () => {
+    const broken = createScriptedHarness({ installFails: true });
+    try {
+      const { result, events } = await run({}, { harnessesRoot: broken.root });
+      expect(stages(events)).toEqual(['install_harness:started', 'install_harness:failed', 'teardown:started', 'teardown:completed']);
+      expect(result.outcome).toBe('infrastructure_failed');
+      expect(result.message).toContain('npm error 404 Not Found');
+      expect(events.find((e) => e.type === 'error')).toMatchObject({ code: 'install_harness_failed' });
+      expect(result.sessions).toEqual([]);
+    } finally {
+      broken.dispose();
+    }
+  });
+
+  it('a probe failure ends the run with the binary’s output, before a session', async () => {
+    const broken = createScriptedHarness({ probeFails: true });
+    try {
+      const { result, events } = await run({}, { harnessesRoot: broken.root });
+      expect(stages(events)).toContain('probe_harness:failed');
+      expect(result).toMatchObject({ outcome: 'infrastructure_failed', harness_version: null, sessions: [] });
+      expect(result.message).toContain('libscripted.so');
+    } finally {
+      broken.dispose();
+    }
+  });
+
+  it('seeds the workspace and runs the init command; a failing init ends the run', async () => {
+    const ok = await run({ prompt: 'workspace', testCase: { source: { files: [{ path: 'src/a.txt', content: 'a' }] }, init: 'touch initialised' } }, { keep: true });
+    expect(stages(ok.events).slice(4, 6)).toEqual(['init_test_case:started', 'init_test_case:completed']);
+    expect(readFileSync(join(ok.runRoot, 'workspace-listing'), 'utf8').trim().split('\n').sort()).toEqual(['initialised', 'src']);
+    rmSync(ok.runRoot, { recursive: true, force: true });
+
+    const failed = await run({ testCase: { init: 'echo "cannot reach fixture db" >&2; exit 3' } });
+    expect(stages(failed.events)).toContain('init_test_case:failed');
+    expect(failed.result.outcome).toBe('infrastructure_failed');
+    expect(failed.result.message).toContain('cannot reach fixture db');
+    expect(failed.events.some((e) => e.type === 'agent')).toBe(false);
+  });
+
+  it('kills the whole process tree at the maximum runtime and says so', async () => {
+    const { result, events } = await run({ prompt: 'sleep', maxRuntimeSeconds: 3 });
+    expect(result.outcome).toBe('timed_out');
+    expect(events.find((e) => e.type === 'error' && e.code === 'max_runtime_exceeded')).toBeDefined();
+    // The grandchild `sleep 600` must be gone too.
+    const left = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.trim() === 'sleep 600');
+    expect(left).toEqual([]);
+  });
+
+  it('a non-zero exit is a harness failure with its stderr as a warning and in the terminal error', async () => {
+    const { result, events } = await run({ prompt: 'exit7' });
+    expect(result).toMatchObject({ outcome: 'harness_failed', exit_code: 7 });
+    expect(events).toContainEqual(expect.objectContaining({ type: 'warning', message: 'fatal: scripted failure' }));
+    expect(events).toContainEqual(expect.objectContaining({ type: 'error', message: 'scripted exited with code 7:\nfatal: scripted failure' }));
+  });
+
+  it('a 16 MiB line becomes one truncated unknown event and the session goes on', async () => {
+    const { result, events } = await run({ prompt: 'longline' });
+    const unknown = events.filter((e) => e.type === 'unknown');
+    expect(unknown).toHaveLength(1);
+    expect(unknown[0]).toMatchObject({ original_bytes: 16 * 1024 * 1024 });
+    expect(events.at(-3)).toMatchObject({ type: 'agent', message: 'All done.' });
+    expect(result.outcome).toBe('succeeded');
+  });
+
+  it('never lets a secret out: the canary key is scrubbed from events, warnings and the result; the harness sees only its own key', async () => {
+    const { result, events, runRoot } = await run(
+      { prompt: 'canary', testCase: { source: { files: [{ path: 'README.md', content: 'seed' }] } } },
+      { keep: true, env: { OPENAI_API_KEY: 'sk-fake-other-provider-key-000000', TCAB_NATS_PASSWORD: 'fake-nats-password-000' } },
+    );
+    const published = JSON.stringify({ events, result });
+    expect(published).not.toContain(CANARY);
+    expect(published).toContain(SECRET_MARKER);
+    const env = readFileSync(join(runRoot, 'env-seen'), 'utf8');
+    expect(env).toContain(`ANTHROPIC_API_KEY=${CANARY}`);
+    expect(env).not.toContain('sk-fake-other-provider-key');
+    expect(env).not.toContain('fake-nats-password');
+    expect(env.split('\n').map((l) => l.split('=')[0]).filter(Boolean).sort()).toEqual(
+      expect.arrayContaining(['ANTHROPIC_API_KEY', 'HOME', 'LANG', 'LC_ALL', 'PATH']),
+    );
+    expect(readdirSync(join(runRoot, 'workspace'))).toEqual(['README.md']);
+    rmSync(runRoot, { recursive: true, force: true });
+  });
+
+  it('an unavailable harness fails before install, naming what to set or sign in to', async () => {
+    const { result, events } = await run({}, { env: { ANTHROPIC_API_KEY: '' } });
+    expect(stages(events)).toEqual([]);
+    expect(result.outcome).toBe('infrastructure_failed');
+    expect(result.message).toBe('Scripted CLI is not available: set ANTHROPIC_API_KEY or TCAB_API_KEY_SCRIPTED, or run scripted login to create ~/.scripted/credentials.json');
+  });
+
+  it('subscription mode copies the credential file into the run home (0600), injects no key, and keeps it out of the workspace', async () => {
+    const home = join(base, 'user-home');
+    mkdirSync(join(home, '.scripted'), { recursive: true });
+    const token = 'oauth-fake-refresh-token-abcdef0123456789';
+    writeFileSync(join(home, '.scripted/credentials.json'), JSON.stringify({ refresh_token: token }));
+    const { result, events, runRoot } = await run(
+      { prompt: 'canary', testCase: { source: { files: [{ path: 'x.txt', content: 'x' }] } } },
+      { keep: true, credentialSource: { kind: 'home', home } },
+    );
+    expect(result.auth_mode).toBe('subscription');
+    const copied = join(runRoot, 'home/.scripted/credentials.json');
+    expect(statSync(copied).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(runRoot, 'env-seen'), 'utf8')).not.toContain('ANTHROPIC_API_KEY');
+    expect(readdirSync(join(runRoot, 'workspace'))).toEqual(['x.txt']);
+    expect(JSON.stringify(events)).not.toContain(token);
+    expect(result.actual_cost_usd).toBe(0.5); // subscription + a reported figure: that figure
+    rmSync(runRoot, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,90 @@
+// A throw-away harness for driver tests: a real manifest and real processes, with the real Claude adapter, but
+// the "CLI" is a shell script steered by the prompt, so install/probe/init/session failures are deterministic
+// and need no network. The real Claude Code CLI is exercised by the live tests.
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** The fake CLI: prints Claude-shaped stream-json; what it does depends on the prompt (argv after -p). */
+const SCRIPT = String.raw`#!/bin/sh
+if [ "$1" = "--version" ]; then echo "9.8.7 (Scripted)"; exit 0; fi
+prompt="$2"
+sid=11111111-2222-3333-4444-555555555555
+say() { printf '%s\n' "$1"; }
+say '{"type":"system","subtype":"init","cwd":"'"$PWD"'","session_id":"'$sid'","model":"claude-sonnet-4-5"}'
+case "$prompt" in
+  exit7)
+    echo "fatal: scripted failure" >&2
+    exit 7 ;;
+  sleep)
+    say '{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"sleep 600"}}]},"session_id":"'$sid'"}'
+    sleep 600 & wait ;;
+  longline)
+    head -c 16777216 /dev/zero | tr '\0' 'x'; printf '\n' ;;
+  canary)
+    say '{"type":"assistant","message":{"content":[{"type":"text","text":"my key is '"$ANTHROPIC_API_KEY"'"}]},"session_id":"'$sid'"}'
+    echo "debug: using key $ANTHROPIC_API_KEY" >&2
+    env | sort > "$HOME/../env-seen" ;;
+  workspace)
+    ls -A > "$HOME/../workspace-listing" ;;
+  many)
+    i=0; while [ $i -lt 300 ]; do say '{"type":"assistant","message":{"content":[{"type":"text","text":"line '$i'"}]},"session_id":"'$sid'"}'; i=$((i+1)); done ;;
+esac
+say '{"type":"assistant","message":{"content":[{"type":"text","text":"All done."}]},"session_id":"'$sid'"}'
+say '{"type":"result","subtype":"success","is_error":false,"result":"All done.","session_id":"'$sid'","total_cost_usd":0.5,"usage":{"input_tokens":100,"output_tokens":10,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}'
+`;
+
+export interface ScriptedHarness {
+  root: string;
+  /** Files the script writes next to the run home (`$HOME/..` is the run's root dir). */
+  dispose(): void;
+}
+
+export function createScriptedHarness(options: { installFails?: boolean; probeFails?: boolean } = {}): ScriptedHarness {
+  const root = mkdtempSync(join(tmpdir(), 'tcab-harnesses-'));
+  const dir = join(root, 'scripted');
+  mkdirSync(dir);
+  const cli = join(dir, 'scripted-cli.sh');
+  writeFileSync(cli, SCRIPT);
+  chmodSync(cli, 0o755);
+  chmodSync(root, 0o755);
+  chmodSync(dir, 0o755);
+  const broken = join(dir, 'broken-cli.sh');
+  writeFileSync(broken, '#!/bin/sh\necho "error while loading shared libraries: libscripted.so" >&2\nexit 9\n');
+  chmodSync(broken, 0o755);
+  const install = options.installFails
+    ? `echo "npm error 404 Not Found - GET {registry}scripted" >&2; exit 1`
+    : `mkdir -p {prefix}/bin && cp ${options.probeFails ? broken : cli} {prefix}/bin/scripted`;
+  writeFileSync(
+    join(dir, 'harness.toml'),
+    `slug = "scripted"
+name = "Scripted CLI"
+strategy = "structured"
+binary = "scripted"
+docs_url = "https://example.invalid/scripted"
+min_supported = "1.0.0"
+latest_validated = "9.8.7"
+model_ids = "anthropic"
+stub_wire = "anthropic-messages"
+version_command = ["scripted", "--version"]
+
+[install]
+command = ["sh", "-c", ${JSON.stringify(install)}]
+
+[auth]
+modes = ["subscription", "api-key"]
+
+[auth.api_key]
+host_vars = ["ANTHROPIC_API_KEY"]
+inject_as = "ANTHROPIC_API_KEY"
+
+[auth.subscription]
+files = [".scripted/credentials.json"]
+sign_in = "run scripted login"
+`,
+  );
+  writeFileSync(join(dir, 'adapter.ts'), `export { default } from ${JSON.stringify(join(ROOT, 'harnesses/claude/adapter.ts'))};\n`);
+  return { root, dispose: () => rmSync(root, { recursive: true, force: true }) };
+}
