@@ -5,6 +5,7 @@ import type { HarnessManifest } from '../shared/manifest.ts';
 import type { RunSpec } from '../shared/run.ts';
 import { InvalidInputError } from '../shared/errors.ts';
 import { defaultScriptFor, renderScript, startStubModelServer } from './stub-models/index.ts';
+import type { StubModelServer } from './stub-models/index.ts';
 import { runDirsFor } from './run-dirs.ts';
 
 /** Not a secret: the stub accepts any key. Long enough to exercise the scrubber like a real key. */
@@ -13,6 +14,8 @@ export const STUB_API_KEY = 'tcab-stub-key-not-a-secret-0000';
 export interface OfflineStub {
   baseUrl: string;
   apiKey: string;
+  /** The running stub (its recorded requests let tests check what the harness sent). */
+  server: StubModelServer;
   close(): Promise<void>;
 }
 
@@ -23,5 +26,5 @@ export async function startOfflineStub(manifest: HarnessManifest, _spec: RunSpec
   // Tools such as Claude Code's Read take absolute paths: the script names the run's workspace.
   const workdir = runDirsFor(runBase, runId).workspace;
   const server = await startStubModelServer({ script: renderScript(defaultScriptFor(manifest.stub_wire), { workdir }) });
-  return { baseUrl: server.url, apiKey: STUB_API_KEY, close: () => server.close() };
+  return { baseUrl: server.url, apiKey: STUB_API_KEY, server, close: () => server.close() };
 }

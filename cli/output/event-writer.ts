@@ -16,6 +16,8 @@ export function resolveFormat(flags: { json?: boolean; pretty?: boolean }, isTty
 export interface EventWriter {
   event(event: HarnessEvent): void;
   summary(result: SummaryInput): void;
+  /** Any other line, kept in order with the events. */
+  line(text: string): void;
   close(): Promise<void>;
 }
 
@@ -38,6 +40,10 @@ export function createEventWriter(out: Writable & { isTTY?: boolean }, format: E
   return {
     event(event) {
       write(format === 'json' ? `${JSON.stringify(event)}\n` : `${formatEvent(event, { color, fullReasoning: options.fullReasoning })}\n`);
+      if (format === 'pretty') flush();
+    },
+    line(text) {
+      write(`${text}\n`);
       if (format === 'pretty') flush();
     },
     summary(result) {

@@ -41,8 +41,8 @@ export function registerEventsCommands(program: Command): void {
         if (item.kind === 'event') writer.event(item.event);
         else if (item.kind === 'invalid') process.stderr.write(`tcab: skipped an invalid message on ${item.subject}: ${item.error}\n`);
         else {
-          if (format === 'json') process.stdout.write(`${JSON.stringify({ type: 'result', ...item.result })}\n`);
-          else process.stdout.write(`${formatRunResult(item.result, { color: process.stdout.isTTY === true })}\n`);
+          if (format === 'json') writer.line(JSON.stringify({ type: 'result', ...item.result }));
+          else writer.line(formatRunResult(item.result, { color: process.stdout.isTTY === true }));
           process.exitCode = OUTCOME_EXIT[item.result.outcome];
         }
       }
