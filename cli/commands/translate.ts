@@ -4,7 +4,9 @@
 import { createReadStream, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { loadAdapter } from '../../harnesses/registry.ts';
+import { getHarness, loadAdapter } from '../../harnesses/registry.ts';
+import { priceRun } from '../../shared/cost.ts';
+import { loadCatalog } from '../../shared/catalog/load.ts';
 import { splitLines, DEFAULT_MAX_LINE_BYTES } from '../../shared/translate/lines.ts';
 import { TranslationSession } from '../../shared/translate/session.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
@@ -62,7 +64,18 @@ export function registerTranslateCommand(program: Command): void {
       }
       const { events, summary } = session.finish({ code: exitCode, signal: null });
       emit(events);
-      const result = { harness: adapter.slug, ...summary };
+      const { manifest } = getHarness(options.harness);
+      const cost = priceRun({
+        model: summary.result.reported_model ?? 'unknown',
+        idFamily: manifest.model_ids,
+        tokens: summary.result.tokens,
+        reportedCostUsd: summary.result.reported_cost_usd,
+        // A recorded transcript does not say how it was paid for; API key is the conservative reading
+        // (a reported charge is taken, none is not invented).
+        authMode: 'api-key',
+        catalog: loadCatalog(process.env.TCAB_MODEL_CATALOG || undefined),
+      });
+      const result = { harness: adapter.slug, ...summary, cost };
       if (options.result) writeFileSync(options.result, `${JSON.stringify(result, null, 2)}\n`);
       if (format === 'json') {
         if (!options.result) process.stderr.write(`${JSON.stringify(result)}\n`);

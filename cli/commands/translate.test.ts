@@ -1,0 +1,67 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const exec = promisify(execFile);
+const ROOT = join(import.meta.dirname, '..', '..');
+const FIXTURE = join(ROOT, 'harnesses/claude/fixtures/claude-2.1.197-stream-json.jsonl');
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tcab-translate-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const tcab = (args: string[]) => exec(process.execPath, [join(ROOT, 'cli/main.ts'), ...args], { maxBuffer: 64 << 20, env: { ...process.env, NO_COLOR: '1' } });
+
+describe('tcab translate', () => {
+  it('prints NDJSON events when piped and the result as one JSON object on stderr', async () => {
+    const { stdout, stderr } = await tcab(['translate', '--harness', 'claude', FIXTURE]);
+    const events = stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    expect(events.map((e) => e.type)).toEqual(['reasoning', 'agent', 'command', 'write', 'read', 'write', 'skill', 'orchestration', 'orchestration', 'command', 'agent']);
+    const result = JSON.parse(stderr);
+    expect(result).toMatchObject({ harness: 'claude', exit: { code: 0 }, result: { session_id: '514779f8-fea9-42fd-b874-f62a7401978f', reported_cost_usd: 0.0761625 } });
+    expect(result.cost).toMatchObject({ canonical_model: 'anthropic/claude-opus-4.8', actual_cost_usd: 0.0761625, comparable_cost_usd: (10800 * 5 + 720 * 25 + 2700 * 0.5 + 450 * 6.25) / 1e6 });
+  });
+
+  it('--pretty shows one line per event, reasoning collapsed, then the result with usage and both costs', async () => {
+    const { stdout } = await tcab(['translate', '--harness', 'claude', '--pretty', FIXTURE]);
+    expect(stdout).toMatch(/command\s+✗ exit 3 \(exit 3\)/);
+    expect(stdout).toContain('usage           input 10800 · output 720 · cache read 2700 · cache write 450 · reasoning –');
+    expect(stdout).toContain('actual cost     $0.076162');
+    expect(stdout).toContain(`comparable cost $${((10800 * 5 + 720 * 25 + 2700 * 0.5 + 450 * 6.25) / 1e6).toFixed(6)}`);
+  });
+
+  it('writes the result to --result and keeps stdout pure NDJSON with --json', async () => {
+    const resultFile = join(dir, 'result.json');
+    const { stdout, stderr } = await tcab(['translate', '--harness', 'claude', '--json', '--result', resultFile, FIXTURE]);
+    expect(stderr).toBe('');
+    expect(stdout.trim().split('\n').every((l) => 'type' in JSON.parse(l))).toBe(true);
+    expect(JSON.parse(readFileSync(resultFile, 'utf8')).result.session_id).toBe('514779f8-fea9-42fd-b874-f62a7401978f');
+  });
+
+  it('turns garbage (binary, truncated JSON, a 16 MiB line) into unknown events and exits 0', async () => {
+    const garbage = join(dir, 'garbage.jsonl');
+    writeFileSync(garbage, Buffer.concat([Buffer.from([0, 1, 2, 0xff, 0xfe, 10]), Buffer.from('{"type":"assistant","mess\n'), Buffer.alloc(16 * 1024 * 1024, 0x7b), Buffer.from('\n')]));
+    const { stdout } = await tcab(['translate', '--harness', 'claude', '--json', '--result', join(dir, 'r.json'), garbage]);
+    const events = stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; original_bytes?: number });
+    expect(events.map((e) => e.type)).toEqual(['unknown', 'unknown', 'unknown']);
+    expect(events[2]!.original_bytes).toBe(16 * 1024 * 1024);
+  });
+
+  it('adds the terminal error with the recorded stderr for a non-zero exit', async () => {
+    const err = join(dir, 'err.txt');
+    writeFileSync(err, 'Error: Invalid API key\n');
+    const { stdout } = await tcab(['translate', '--harness', 'claude', '--json', '--result', join(dir, 'r2.json'), '--stderr', err, '--exit-code', '1', join(ROOT, 'harnesses/claude/fixtures/claude-2.1.197-error-400.jsonl')]);
+    const events = stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; message?: string });
+    expect(events.at(-2)).toMatchObject({ type: 'warning', message: 'Error: Invalid API key' });
+    expect(events.at(-1)).toMatchObject({ type: 'error', message: 'claude exited with code 1:\nError: Invalid API key' });
+  });
+
+  it('names the problem for an unknown harness or a bad flag, with exit status 2', async () => {
+    await expect(tcab(['translate', '--harness', 'nope', FIXTURE])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('unknown harness "nope"') });
+    await expect(tcab(['translate', '--harness', 'claude', '--exit-code', 'x', FIXTURE])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--exit-code: must be an integer') });
+  });
+});

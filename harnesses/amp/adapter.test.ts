@@ -1,0 +1,176 @@
+// Amp cannot run here (vendor backend only): the fixtures are BUILT FROM DOCUMENTED SHAPES (the vendor's sample
+// lines at ampcode.com/news/streaming-json, tool lines in the Claude-compatible shape it promises), not recorded.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { getHarness } from '../registry.ts';
+import ampAdapter from './adapter.ts';
+import { strip, translateFixture, translateText } from '../../test/support/translate-fixture.ts';
+import { AMP_TOOL_KINDS, ampToolKind } from './map-amp-tools.ts';
+
+const manifest = getHarness('amp').manifest;
+const adapter = ampAdapter(manifest);
+const fixture = (name: string) => join(import.meta.dirname, 'fixtures', name);
+const SID = 'T-2775dc92-90ed-4f85-8b73-8f9766029e83';
+const W = '/scratch/work-amp';
+
+describe('amp adapter: documented sample lines (built from documented shapes, not recorded)', () => {
+  it('maps a documented session to the right events, with 0 unknown', () => {
+    const { events, summary } = translateFixture(adapter, fixture('amp-documented-session.jsonl'));
+    expect(events.every((e) => (e as { session_id?: string }).session_id === SID)).toBe(true);
+    expect(strip(events)).toEqual([
+      { type: 'reasoning', message: 'List the files first.' },
+      { type: 'agent', message: 'Let me look.' },
+      { type: 'command', command: 'ls -la', is_success: true, tool_name: 'Bash' },
+      { type: 'read', path: `${W}/hello.txt`, start_line: 1, end_line: 3, is_success: true, tool_name: 'Read' },
+      { type: 'write', path: `${W}/hello.txt`, is_success: true, tool_name: 'edit_file' },
+      { type: 'orchestration', action: 'subagent_started', subagent_id: 'toolu_04', subagent_name: 'Task' },
+      { type: 'orchestration', action: 'subagent_completed', subagent_id: 'toolu_04', subagent_name: 'Task', is_success: true },
+      { type: 'command', command: 'exit 3', is_success: false, tool_name: 'Bash' },
+      { type: 'agent', message: '2 + 2 equals 4.' },
+    ]);
+    expect(summary.result).toMatchObject({
+      session_id: SID,
+      is_error: false,
+      final_text: '2 + 2 equals 4.',
+      reported_cost_usd: null,
+      // 5 x (1200 incl. 300 read + 50 write -> 850 uncached) + the vendor line (12783 - 12416 - 367 = 0).
+      tokens: { input: 4250, output: 408, cache_read: 13916, cache_write: 617, reasoning: null },
+    });
+    expect(summary.result.raw_usage).toHaveLength(6);
+  });
+
+  it('a home-relative init cwd (as in the vendor sample) does not replace the known workdir', () => {
+    const text = [
+      JSON.stringify({ type: 'system', subtype: 'init', cwd: '~/dev/labs', session_id: 'T-1' }),
+      JSON.stringify({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 't1', name: 'Read', input: { path: 'a.ts' } }] } }),
+      JSON.stringify({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 't1', content: 'x', is_error: false }] } }),
+    ].join('\n');
+    expect(strip(translateText(adapter, text, { workdir: '/w' }).events)).toEqual([{ type: 'read', path: '/w/a.ts', is_success: true, tool_name: 'Read' }]);
+  });
+
+  it('a documented error result is one error event', () => {
+    const { events, summary } = translateFixture(adapter, fixture('amp-documented-error.jsonl'));
+    expect(strip(events)).toEqual([{ type: 'error', message: 'Out of credits', code: 'error_during_execution' }]);
+    expect(summary.result).toMatchObject({ is_error: true, tokens: null, raw_usage: null });
+  });
+});
+
+describe('amp adapter: every tool name has a mapping', () => {
+  const session = (name: string, input: object, isError = false) =>
+    [
+      { type: 'system', subtype: 'init', cwd: '/w', session_id: 'T-1' },
+      { type: 'assistant', message: { content: [{ type: 'tool_use', id: 't1', name, input }] }, session_id: 'T-1' },
+      { type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok', is_error: isError }] }, session_id: 'T-1' },
+    ]
+      .map((r) => JSON.stringify(r))
+      .join('\n');
+
+  const mapped: [string, object, object][] = [
+    ['Bash', { cmd: 'cat a', cwd: 'sub' }, { type: 'command', command: 'cat a', working_directory: '/w/sub', is_success: true, tool_name: 'Bash' }],
+    ['Read', { path: 'a.ts' }, { type: 'read', path: '/w/a.ts', is_success: true, tool_name: 'Read' }],
+    ['create_file', { path: 'b.ts', content: 'x' }, { type: 'write', path: '/w/b.ts', is_success: true, tool_name: 'create_file' }],
+    ['edit_file', { path: '/w/b.ts', old_str: 'a', new_str: 'b' }, { type: 'write', path: '/w/b.ts', is_success: true, tool_name: 'edit_file' }],
+    ['undo_edit', { path: 'b.ts' }, { type: 'write', path: '/w/b.ts', is_success: true, tool_name: 'undo_edit' }],
+    ['Grep', { pattern: 'foo', path: 'src' }, { type: 'search', query: 'foo', path: '/w/src', is_success: true, tool_name: 'Grep' }],
+    ['glob', { filePattern: '**/*.ts' }, { type: 'search', query: '**/*.ts', is_success: true, tool_name: 'glob' }],
+    ['finder', { query: 'where is auth' }, { type: 'search', query: 'where is auth', is_success: true, tool_name: 'finder' }],
+    ['list_directory', { path: 'src' }, { type: 'list', path: '/w/src', is_success: true, tool_name: 'list_directory' }],
+  ];
+  it.each(mapped)('%s', (name, input, expected) => {
+    expect(strip(translateText(adapter, session(name, input)).events)).toEqual([expected]);
+  });
+
+  const subagents = ['Task', 'oracle', 'librarian', 'handoff'];
+  it.each(subagents)('%s brackets a subagent', (name) => {
+    expect(strip(translateText(adapter, session(name, { prompt: 'p' }, true)).events)).toEqual([
+      { type: 'orchestration', action: 'subagent_started', subagent_id: 't1', subagent_name: name },
+      { type: 'orchestration', action: 'subagent_failed', subagent_id: 't1', subagent_name: name, is_success: false },
+    ]);
+  });
+
+  const other = ['skill', 'find_thread', 'look_at', 'mermaid', 'painter', 'read_mcp_resource', 'read_thread', 'read_web_page', 'task_list', 'web_search'];
+  it.each([...other, 'tb__deploy', 'mcp__github__issue'])('%s has no event type (or no readable path): unknown with both blocks', (name) => {
+    const { events } = translateText(adapter, session(name, { x: 1 }));
+    expect(strip(events)).toEqual([
+      { type: 'unknown', raw: { tool_use: { type: 'tool_use', id: 't1', name, input: { x: 1 } }, tool_result: { type: 'tool_result', tool_use_id: 't1', content: 'ok', is_error: false } } },
+    ]);
+  });
+
+  it('the tables above cover every name in the init tool list and the adapter table', () => {
+    expect([...mapped.map((m) => m[0]), ...subagents, ...other].sort()).toEqual(Object.keys(AMP_TOOL_KINDS).sort());
+    expect(ampToolKind('tb__deploy')).toBe('other');
+  });
+
+  it('a call missing its expected argument is unknown, never a guessed value', () => {
+    expect(translateText(adapter, session('Grep', { query: 'foo' })).events.map((e) => e.type)).toEqual(['unknown']);
+    expect(translateText(adapter, session('Bash', { script: 'ls' })).events.map((e) => e.type)).toEqual(['unknown']);
+  });
+});
+
+describe('amp adapter: usage', () => {
+  const assistant = (usage: object, id?: string) => JSON.stringify({ type: 'assistant', message: { id, content: [], usage }, session_id: 'T-1' });
+  it('subtracts both cache classes from the inclusive input and counts a repeated message id once', () => {
+    const u = { input_tokens: 1000, cache_read_input_tokens: 600, cache_creation_input_tokens: 100, output_tokens: 40 };
+    const { summary } = translateText(adapter, [assistant(u, 'm1'), assistant(u, 'm1'), assistant(u, 'm2')].join('\n'));
+    expect(summary.result.tokens).toEqual({ input: 600, output: 80, cache_read: 1200, cache_write: 200, reasoning: null });
+  });
+
+  it('never goes below zero and leaves tokens null without usage', () => {
+    const { summary } = translateText(adapter, assistant({ input_tokens: 10, cache_read_input_tokens: 20, output_tokens: 1 }));
+    expect(summary.result.tokens).toEqual({ input: 0, output: 1, cache_read: 20, cache_write: 0, reasoning: null });
+    expect(translateText(adapter, assistant({})).summary.result.tokens).toBeNull();
+  });
+});
+
+describe('amp adapter: damaged and unexpected input', () => {
+  it('flushes a tool call that never got a result, without an outcome', () => {
+    const text = [
+      JSON.stringify({ type: 'system', subtype: 'init', cwd: '/w', session_id: 'T-1' }),
+      JSON.stringify({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 't9', name: 'Bash', input: { cmd: 'sleep 100' } }] }, session_id: 'T-1' }),
+    ].join('\n');
+    const { events } = translateText(adapter, text, { exitCode: 137 });
+    expect(strip(events)[0]).toEqual({ type: 'command', command: 'sleep 100', tool_name: 'Bash' });
+    expect(events.at(-1)?.type).toBe('error');
+  });
+
+  it('turns garbage, unknown records and unreadable fields into unknown and keeps going', () => {
+    const text = [
+      'No API key found. Starting login flow...',
+      '{"type":"assistant","message":{"content":[{"type":"text","te',
+      '{"type":"brand_new_record","x":1}',
+      '{"type":"system","subtype":"brand_new_subtype"}',
+      '{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash"}]}}',
+      '{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"nope","content":"x"}]}}',
+      '{"type":"assistant","message":{"content":[{"type":"text","text":"still here"}]}}',
+    ].join('\n');
+    const { events } = translateText(adapter, text);
+    expect(events.map((e) => e.type)).toEqual(['unknown', 'unknown', 'unknown', 'unknown', 'unknown', 'unknown', 'agent']);
+  });
+
+  it('never stamps a session id the harness did not report', () => {
+    const { events } = translateText(adapter, '{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]}}');
+    expect(events[0]).not.toHaveProperty('session_id');
+  });
+});
+
+describe('amp invocation', () => {
+  it('runs execute mode with stream-json, thinking, auto-approval and the model as the mode', () => {
+    const inv = adapter.invocation({ model: 'smart', prompt: 'fix it', workdir: '/w', home: '/h' });
+    expect(inv.argv).toEqual(['amp', '--mode', 'smart', '--dangerously-allow-all', '--execute', 'fix it', '--stream-json', '--stream-json-thinking']);
+    expect(inv.stdin).toBe('close');
+    expect(inv.files).toHaveLength(1);
+    expect(inv.files[0]!.path).toBe('.config/amp/settings.json');
+    expect(JSON.parse(inv.files[0]!.content)).toEqual({ 'amp.updates.mode': 'disabled', 'amp.dangerouslyAllowAll': true });
+  });
+
+  it('continues a thread to resume', () => {
+    const inv = adapter.invocation({ model: 'smart', prompt: 'again', workdir: '/w', home: '/h', resumeSessionId: 'T-1' });
+    expect(inv.argv.slice(0, 6)).toEqual(['amp', 'threads', 'continue', 'T-1', '--dangerously-allow-all', '--execute']);
+  });
+
+  it('declares the native binary path and no stub wire', () => {
+    expect(manifest.install.bin_path).toBe('lib/node_modules/@ampcode/cli/node_modules/@ampcode/cli-linux-x64/amp');
+    expect(manifest.stub_wire).toBeUndefined();
+    expect(manifest.offline_note).toMatch(/cannot run against the stub/);
+  });
+});

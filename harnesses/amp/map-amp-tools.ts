@@ -1,0 +1,114 @@
+// Amp tool_use + tool_result -> one normalized event carrying the outcome.
+// Tool names: the `system/init.tools` list of a real session (ampcode.com/news/streaming-json). Argument names are
+// UNVERIFIED (no captured tool line exists): `Read{path, read_range:[start,end]}` is confirmed by nshkrdotcom/amp_sdk
+// examples/tools_use.exs; the others follow Amp's tool schemas as third parties describe them. A call whose
+// expected argument is missing becomes `unknown`, never a guess. Shell reads/searches stay `command`.
+import type { DraftEvent, EventOf } from '../../shared/events.ts';
+import { absolutePath, arr, compact, count, str } from '../../shared/translate/json.ts';
+import type { JsonObject } from '../../shared/translate/json.ts';
+
+export type AmpToolKind = 'command' | 'read' | 'write' | 'search' | 'list' | 'skill' | 'subagent' | 'other';
+
+export const AMP_TOOL_KINDS: Readonly<Record<string, AmpToolKind>> = {
+  Bash: 'command',
+  Read: 'read',
+  create_file: 'write',
+  edit_file: 'write',
+  undo_edit: 'write',
+  Grep: 'search',
+  glob: 'search',
+  finder: 'search', // a search subagent; reported as the search it performs
+  list_directory: 'list', // older releases
+  // The skill event needs the skill file's path, which Amp's skill call does not report: kept as unknown.
+  skill: 'skill',
+  Task: 'subagent',
+  oracle: 'subagent',
+  librarian: 'subagent',
+  handoff: 'subagent',
+  find_thread: 'other',
+  look_at: 'other',
+  mermaid: 'other',
+  painter: 'other',
+  read_mcp_resource: 'other',
+  read_thread: 'other',
+  read_web_page: 'other',
+  task_list: 'other',
+  web_search: 'other',
+};
+
+/** Every name not in the table (toolbox `tb__*`, MCP tools, new tools) has no event type. */
+export function ampToolKind(name: string): AmpToolKind {
+  return AMP_TOOL_KINDS[name] ?? 'other';
+}
+
+/** Query and scope argument per search tool (UNVERIFIED names). */
+const SEARCH_FIELDS: Readonly<Record<string, { query: string; scope?: string }>> = {
+  Grep: { query: 'pattern', scope: 'path' },
+  glob: { query: 'filePattern' },
+  finder: { query: 'query' },
+};
+
+export interface AmpToolCall {
+  id: string;
+  name: string;
+  input: JsonObject;
+  block: JsonObject;
+}
+
+export interface AmpToolOutcome {
+  isError: boolean;
+  block: JsonObject;
+}
+
+export function unknownToolEvent(call: AmpToolCall, outcome?: AmpToolOutcome): DraftEvent {
+  const raw = outcome ? { tool_use: call.block, tool_result: outcome.block } : { tool_use: call.block };
+  return { type: 'unknown', raw: raw as EventOf<'unknown'>['raw'] };
+}
+
+/** `read_range: [start, end]`, 1-based inclusive, when both ends are readable. */
+function readRange(value: unknown): { start_line?: number; end_line?: number } {
+  const range = arr(value);
+  const start = count(range?.[0]);
+  const end = count(range?.[1]);
+  return start !== undefined && end !== undefined ? { start_line: start, end_line: end } : {};
+}
+
+/** Maps a finished (or, without `outcome`, never-finished) non-subagent call. */
+export function mapToolCall(call: AmpToolCall, outcome: AmpToolOutcome | undefined, cwd: string | undefined): DraftEvent {
+  const { input, name: tool_name } = call;
+  const is_success = outcome ? !outcome.isError : undefined;
+  const path = (key: string) => {
+    const p = str(input[key]);
+    return p === undefined ? undefined : absolutePath(p, cwd);
+  };
+  switch (ampToolKind(tool_name)) {
+    case 'command': {
+      // Amp's Bash takes `cmd` (and an optional `cwd`); `command` is accepted for the Claude-compatible spelling.
+      const command = str(input.cmd) ?? str(input.command);
+      if (command === undefined) return unknownToolEvent(call, outcome);
+      return compact({ type: 'command', command, working_directory: path('cwd'), is_success, tool_name });
+    }
+    case 'read': {
+      const file = path('path');
+      if (file === undefined) return unknownToolEvent(call, outcome);
+      return compact({ type: 'read', path: file, ...readRange(input.read_range), is_success, tool_name });
+    }
+    case 'write': {
+      const file = path('path');
+      if (file === undefined) return unknownToolEvent(call, outcome);
+      return compact({ type: 'write', path: file, is_success, tool_name });
+    }
+    case 'search': {
+      const fields = SEARCH_FIELDS[tool_name];
+      const query = fields ? str(input[fields.query]) : undefined;
+      if (fields === undefined || query === undefined) return unknownToolEvent(call, outcome);
+      return compact({ type: 'search', query, path: fields.scope ? path(fields.scope) : undefined, is_success, tool_name });
+    }
+    case 'list':
+      return compact({ type: 'list', path: path('path'), is_success, tool_name });
+    case 'skill':
+    case 'subagent':
+    case 'other':
+      return unknownToolEvent(call, outcome);
+  }
+}

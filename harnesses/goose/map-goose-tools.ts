@@ -1,0 +1,76 @@
+// goose toolRequest + toolResponse -> one normalized event carrying the outcome.
+// Current tools are the flat developer platform tools `write{path,content}`, `edit{path,before,after}`,
+// `shell{command}`, `tree{path}`, `web_fetch` (crates/goose/src/agents/platform_extensions/developer/mod.rs).
+// Older releases exposed `developer__shell` and `developer__text_editor{command: view|write|str_replace|insert|
+// undo_edit, path}` (reference section 12). Every other tool (extensions `<ext>__<tool>`, subagents, MCP) has no
+// event type. goose prefers `rg`/`cat` through the shell for searching and reading: those stay `command`.
+import type { DraftEvent, EventOf } from '../../shared/events.ts';
+import { absolutePath, compact, str } from '../../shared/translate/json.ts';
+import type { JsonObject } from '../../shared/translate/json.ts';
+
+export type GooseToolKind = 'command' | 'write' | 'list' | 'text_editor' | 'other';
+
+export const GOOSE_TOOL_KINDS: Readonly<Record<string, GooseToolKind>> = {
+  shell: 'command',
+  write: 'write',
+  edit: 'write',
+  tree: 'list',
+  web_fetch: 'other',
+  developer__shell: 'command',
+  developer__text_editor: 'text_editor',
+};
+
+export function gooseToolKind(name: string): GooseToolKind {
+  return GOOSE_TOOL_KINDS[name] ?? 'other';
+}
+
+/** text_editor sub-commands: `view` reads, the rest change the file. */
+const EDITOR_COMMANDS: Readonly<Record<string, 'read' | 'write'>> = {
+  view: 'read',
+  write: 'write',
+  str_replace: 'write',
+  insert: 'write',
+  undo_edit: 'write',
+};
+
+export interface GooseToolCall {
+  id: string;
+  name: string;
+  args: JsonObject;
+  item: JsonObject;
+}
+
+export interface GooseToolOutcome {
+  ok: boolean;
+  item: JsonObject;
+}
+
+export function unknownToolEvent(call: GooseToolCall, outcome?: GooseToolOutcome): DraftEvent {
+  const raw = outcome ? { toolRequest: call.item, toolResponse: outcome.item } : { toolRequest: call.item };
+  return { type: 'unknown', raw: raw as EventOf<'unknown'>['raw'] };
+}
+
+export function mapToolCall(call: GooseToolCall, outcome: GooseToolOutcome | undefined, cwd: string | undefined): DraftEvent {
+  const { args, name: tool_name } = call;
+  const is_success = outcome?.ok;
+  const path = str(args.path) === undefined ? undefined : absolutePath(str(args.path)!, cwd);
+  switch (gooseToolKind(tool_name)) {
+    case 'command': {
+      const command = str(args.command);
+      if (command === undefined) return unknownToolEvent(call, outcome);
+      return compact({ type: 'command', command, is_success, tool_name });
+    }
+    case 'write':
+      if (path === undefined) return unknownToolEvent(call, outcome);
+      return compact({ type: 'write', path, is_success, tool_name });
+    case 'list':
+      return compact({ type: 'list', path, is_success, tool_name });
+    case 'text_editor': {
+      const kind = EDITOR_COMMANDS[str(args.command) ?? ''];
+      if (kind === undefined || path === undefined) return unknownToolEvent(call, outcome);
+      return compact({ type: kind, path, is_success, tool_name });
+    }
+    case 'other':
+      return unknownToolEvent(call, outcome);
+  }
+}
