@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { registerTranslateCommand } from './commands/translate.ts';
 import { registerRunCommand } from './commands/run.ts';
 import { registerEventsCommands } from './commands/events/index.ts';
+import { registerHarnessesCommands } from './commands/harnesses/index.ts';
 import { EXIT, exitCodeHelp } from './exit-codes.ts';
 
 export function buildProgram(): Command {
@@ -12,6 +13,7 @@ export function buildProgram(): Command {
     .addHelpText('after', exitCodeHelp());
   registerRunCommand(program);
   registerEventsCommands(program);
+  registerHarnessesCommands(program);
   registerTranslateCommand(program);
   return program;
 }

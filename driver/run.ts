@@ -17,6 +17,7 @@ import { priceRun } from '../shared/cost.ts';
 import { loadCatalog } from '../shared/catalog/load.ts';
 import { SecretScrubber } from './scrub.ts';
 import { childBaseEnv, proxySecrets } from './child-env.ts';
+import { writeHomeFiles } from './home-files.ts';
 import { createRunDirs, defaultRunBase } from './run-dirs.ts';
 import type { RunUser } from './process.ts';
 import { StageFailure } from './stages/context.ts';
@@ -48,6 +49,8 @@ export interface DriverOptions {
   harnessesRoot?: string;
   /** Save each session's raw stdout/stderr here (fixture recording, `tcab harnesses verify`). */
   recordDir?: string;
+  /** Files to place in the run user's HOME before the session (e.g. a scenario's skills), HOME-relative. */
+  homeFiles?: Record<string, string>;
 }
 
 function sumTokens(sessions: SessionRecord[]): TokenUsage | null {
@@ -136,6 +139,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     const binary = installedBinary(manifest, dirs.prefix);
     harnessVersion = await probeHarness(ctx, manifest, binary);
     await pendingCredentials?.();
+    if (options.homeFiles) await writeHomeFiles(dirs.home, options.user, Object.entries(options.homeFiles).map(([path, content]) => ({ path, content })));
     if (spec.testCase) await initTestCase(ctx, spec.testCase);
 
     let resumeSessionId: string | undefined;

@@ -2,8 +2,9 @@
 // stdout translated line by line as it arrives, stderr surfaced as warnings, the process tree terminated at the
 // run's deadline (TERM, then KILL) with an error event saying so.
 import { createWriteStream } from 'node:fs';
-import { chmod, chown, mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeHomeFiles } from '../home-files.ts';
 import type { HarnessAdapter, Invocation } from '../../shared/adapter.ts';
 import { TranslationSession } from '../../shared/translate/session.ts';
 import type { SessionSummary } from '../../shared/translate/session.ts';
@@ -16,22 +17,6 @@ export interface SessionRun {
   outcome: ProcessOutcome;
 }
 
-/** Writes the config files an invocation asks for, inside HOME only, owned by the run user. */
-async function writeInvocationFiles(ctx: StageContext, invocation: Invocation): Promise<void> {
-  for (const file of invocation.files) {
-    const target = join(ctx.dirs.home, file.path);
-    if (relative(ctx.dirs.home, target).startsWith('..')) throw new Error(`invocation file escapes HOME: ${file.path}`);
-    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
-    await writeFile(target, file.content, { mode: file.mode ?? 0o600 });
-    await chmod(target, file.mode ?? 0o600);
-    if (ctx.user.uid !== undefined) {
-      const gid = ctx.user.gid ?? ctx.user.uid;
-      for (let dir = dirname(target); dir.startsWith(ctx.dirs.home) && dir !== ctx.dirs.home; dir = dirname(dir)) await chown(dir, ctx.user.uid, gid);
-      await chown(target, ctx.user.uid, gid);
-    }
-  }
-}
-
 export async function runSession(
   ctx: StageContext,
   adapter: HarnessAdapter,
@@ -41,7 +26,7 @@ export async function runSession(
   maxRuntimeSeconds: number,
   record?: { dir: string; name: string },
 ): Promise<SessionRun> {
-  await writeInvocationFiles(ctx, invocation);
+  await writeHomeFiles(ctx.dirs.home, ctx.user, invocation.files);
   // Raw output as the harness printed it (fixtures, verify): written before translation sees it.
   if (record) await mkdir(record.dir, { recursive: true });
   const rawOut = record ? createWriteStream(join(record.dir, `${record.name}.stdout`)) : undefined;

@@ -75,6 +75,38 @@ describe('claude adapter: recorded 2.1.197 transcripts', () => {
   });
 });
 
+describe('claude adapter: recorded 2.1.332 transcripts (npm run fixtures:record claude)', () => {
+  const W = '/tmp/tcab/runs/verify-claude-tools-mx6j3kzj/workspace';
+  it('maps the full tool session, with the backgrounded subagent ending at its notification', () => {
+    const { events, summary } = translateFixture(adapter, fixture('claude-2.1.332-tools.jsonl'));
+    expect(strip(events)).toEqual([
+      { type: 'reasoning', message: 'I should look at the directory first.' },
+      { type: 'agent', message: 'Let me list files.' },
+      { type: 'command', command: 'ls -la && echo hi', is_success: true, tool_name: 'Bash' },
+      { type: 'write', path: `${W}/hello.txt`, is_success: true, tool_name: 'Write' },
+      { type: 'read', path: `${W}/hello.txt`, start_line: 1, end_line: 3, is_success: true, tool_name: 'Read' },
+      { type: 'write', path: `${W}/hello.txt`, start_line: 1, end_line: 2, is_success: true, tool_name: 'Edit' },
+      { type: 'skill', path: '/tmp/tcab/runs/verify-claude-tools-mx6j3kzj/home/.claude/skills/demo/SKILL.md', skill_name: 'demo', is_success: true, tool_name: 'Skill' },
+      { type: 'orchestration', action: 'subagent_started', subagent_id: 'a9be65538be8ead99', subagent_name: 'general-purpose' },
+      { type: 'agent', message: 'Subagent finished: nothing to do.' },
+      { type: 'orchestration', action: 'subagent_completed', subagent_id: 'a9be65538be8ead99', subagent_name: 'general-purpose', is_success: true },
+      { type: 'command', command: 'exit 3', exit_code: 3, is_success: false, tool_name: 'Bash' },
+      { type: 'agent', message: 'All done.' },
+    ]);
+    // 9 model calls x (900 uncached + 300 cache read + 50 cache write + 80 output), subagent included.
+    expect(summary.result.tokens).toEqual({ input: 8100, output: 720, cache_read: 2700, cache_write: 450, reasoning: null });
+  });
+
+  it('maps an HTTP 400 mid-session to one error after the work done before it', () => {
+    const { events } = translateFixture(adapter, fixture('claude-2.1.332-api-error.jsonl'), { exitCode: 1 });
+    expect(strip(events).slice(0, 3)).toEqual([
+      { type: 'agent', message: 'Starting.' },
+      { type: 'command', command: 'echo hi', is_success: true, tool_name: 'Bash' },
+      { type: 'error', message: 'API Error: 400 mock bad request', code: 'unknown' },
+    ]);
+  });
+});
+
 describe('claude adapter: every tool name has a mapping', () => {
   const session = (toolName: string, input: object, result: object = { content: 'ok' }) =>
     [

@@ -10,8 +10,12 @@ import { claudeToolKind, mapToolCall, unknownToolEvent } from './map-claude-tool
 import type { ToolCall, ToolOutcome } from './map-claude-tools.ts';
 import { claudeUsage } from './usage.ts';
 
-/** System subtypes that carry nothing a normalized event can express (estimates, status pings, patches). */
-const SILENT_SYSTEM = new Set(['thinking_tokens', 'status', 'task_updated']);
+/**
+ * System subtypes that carry nothing a normalized event can express: token estimates, status pings, task status
+ * patches, and (2.1.3xx) snapshots of the background task list, whose lifecycle task_started/task_notification
+ * already report.
+ */
+const SILENT_SYSTEM = new Set(['thinking_tokens', 'status', 'task_updated', 'background_tasks_changed']);
 const SKILL_BASE = /^Base directory for this skill: (.+)$/m;
 
 interface PendingSkill {
@@ -27,7 +31,7 @@ export class ClaudeTranslator implements SessionTranslator {
   /** Skill results wait for the synthetic "Base directory for this skill" text that names the file. */
   private pendingSkill: PendingSkill | undefined;
   /** Subagent task ids by the Task tool_use id, and which ones already reported their end. */
-  private readonly tasks = new Map<string, { taskId: string; name?: string; ended: boolean }>();
+  private readonly tasks = new Map<string, { taskId: string; name?: string; ended: boolean; resultSeen?: boolean }>();
   private lastSyntheticError: string | undefined;
   private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
 
@@ -129,6 +133,7 @@ export class ClaudeTranslator implements SessionTranslator {
       const toolUseId = str(record.tool_use_id);
       const task = toolUseId ? this.tasks.get(toolUseId) : undefined;
       if (task) task.ended = true;
+      if (task?.resultSeen) this.tasks.delete(toolUseId!);
       const ok = status === 'completed';
       return [compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: taskId, subagent_name: task?.name, is_success: ok })];
     }
@@ -209,6 +214,12 @@ export class ClaudeTranslator implements SessionTranslator {
     }
     if (kind === 'subagent') {
       const task = this.tasks.get(call.id);
+      // Since 2.1.3xx subagents run in the background: the Task result only says "Async agent launched"; the
+      // subagent's end is its task_notification. A failed launch is still reported here.
+      if (task && !task.ended && !outcome.isError) {
+        task.resultSeen = true;
+        return [];
+      }
       this.tasks.delete(call.id);
       if (task?.ended) return [];
       const ok = !outcome.isError;

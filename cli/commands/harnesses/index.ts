@@ -1,0 +1,10 @@
+// `tcab harnesses ...`: one file per subcommand.
+import type { Command } from 'commander';
+import { registerListCommand } from './list.ts';
+import { registerVerifyCommand } from './verify.ts';
+
+export function registerHarnessesCommands(program: Command): void {
+  const group = program.command('harnesses').description('the harness catalogue: list, verify');
+  registerListCommand(group);
+  registerVerifyCommand(group);
+}
