@@ -2,6 +2,7 @@
 // Targets are reported next to the figures; the bench measures, it does not fail a build.
 import { join } from 'node:path';
 import { benchPeakRss, benchTranslation } from './translation.ts';
+import { benchNatsLatency } from './nats-latency.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const only = process.argv.slice(2);
@@ -18,6 +19,11 @@ if (want('translation')) {
   log('peak RSS translating a 1 GB stream');
   const rss = benchPeakRss('claude', claude, 1);
   report.translation_peak_rss = { ...rss, target_mb: 150, meets_target: rss.peak_rss_mb < 150 };
+}
+
+if (want('nats')) {
+  log('harness line -> NATS subscriber latency vs raw NATS, events/s through one driver');
+  report.nats = await benchNatsLatency();
 }
 
 report.finished_at = new Date().toISOString();

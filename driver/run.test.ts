@@ -154,6 +154,16 @@ describe('executeRun', () => {
     rmSync(runRoot, { recursive: true, force: true });
   });
 
+  it('drives several sessions, resuming the harness session id with the continue prompt', async () => {
+    const { result, events } = await run({ sessions: 3, continuePrompt: 'Keep going.' });
+    expect(result.sessions.map((s) => s.index)).toEqual([0, 1, 2]);
+    expect(result.session_ids).toEqual(['11111111-2222-3333-4444-555555555555']);
+    expect(events.filter((e) => e.type === 'agent' && e.message.startsWith('resumed')).map((e) => (e.type === 'agent' ? e.message : ''))).toEqual(['resumed with: Keep going.', 'resumed with: Keep going.']);
+    // Usage and reported cost add up across sessions.
+    expect(result.tokens).toMatchObject({ input: 300, output: 30 });
+    expect(result.reported_cost_usd).toBeCloseTo(1.5, 10);
+  });
+
   it('an unavailable harness fails before install, naming what to set or sign in to', async () => {
     const { result, events } = await run({}, { env: { ANTHROPIC_API_KEY: '' } });
     expect(stages(events)).toEqual([]);

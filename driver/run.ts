@@ -142,6 +142,8 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     if (options.homeFiles) await writeHomeFiles(dirs.home, options.user, Object.entries(options.homeFiles).map(([path, content]) => ({ path, content })));
     if (spec.testCase) await initTestCase(ctx, spec.testCase);
 
+    // A model endpoint override: the offline stub, or an operator's gateway (TCAB_BASE_URL_<SLUG> wins).
+    const baseUrl = options.stub?.baseUrl ?? (options.env[`TCAB_BASE_URL_${manifest.slug.toUpperCase().replace(/-/g, '_')}`] || options.env.TCAB_BASE_URL || undefined);
     let resumeSessionId: string | undefined;
     for (let index = 0; index < spec.sessions; index++) {
       const invocation = adapter.invocation({
@@ -150,7 +152,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
         workdir: dirs.workspace,
         home: dirs.home,
         resumeSessionId,
-        baseUrl: options.stub?.baseUrl,
+        baseUrl,
       });
       const record = options.recordDir ? { dir: options.recordDir, name: `session-${index + 1}` } : undefined;
       const { summary, outcome: proc } = await runSession(ctx, adapter, invocation, binary, secretEnv, spec.maxRuntimeSeconds, record);

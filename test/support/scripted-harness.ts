@@ -14,6 +14,7 @@ prompt="$2"
 sid=11111111-2222-3333-4444-555555555555
 say() { printf '%s\n' "$1"; }
 say '{"type":"system","subtype":"init","cwd":"'"$PWD"'","session_id":"'$sid'","model":"claude-sonnet-4-5"}'
+case " $* " in *" --resume $sid "*) say '{"type":"assistant","message":{"content":[{"type":"text","text":"resumed with: '"$2"'"}]},"session_id":"'$sid'"}' ;; esac
 case "$prompt" in
   exit7)
     echo "fatal: scripted failure" >&2

@@ -1,0 +1,113 @@
+// Harness line -> NATS subscriber latency through the driver's real pipeline (split, translate, scrub, sequence,
+// JetStream publish), next to raw NATS JetStream publish -> receive on the same server in the same run, plus
+// events/s through one driver. Loopback only; bounded counts.
+import { connect } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
+import { NatsServer } from '../test/support/nats-server.ts';
+import { NatsSink } from '../driver/sinks/nats.ts';
+import { SecretScrubber } from '../driver/scrub.ts';
+import { LineSplitter } from '../shared/translate/lines.ts';
+import { TranslationSession } from '../shared/translate/session.ts';
+import { loadAdapter } from '../harnesses/registry.ts';
+import { STREAM_NAME } from '../shared/subjects.ts';
+
+function percentiles(samples: number[]): { p50_ms: number; p99_ms: number; n: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => +sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(3);
+  return { p50_ms: at(0.5), p99_ms: at(0.99), n: sorted.length };
+}
+
+const line = (i: number) => JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: `message ${i} ${'x'.repeat(200)}` }] }, session_id: 'bench' });
+
+export async function benchNatsLatency(count = 2000) {
+  const server = await NatsServer.start();
+  const nc = await connect({ servers: server.url });
+  try {
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: STREAM_NAME, subjects: ['tcab.run.>'], storage: StorageType.File });
+    await jsm.streams.add({ name: 'RAW_BENCH', subjects: ['raw.bench'], storage: StorageType.File });
+    const js = jetstream(nc);
+
+    // Both paths get one message per tick (~1 ms apart): far faster than a harness prints, and the same arrival
+    // process for both, so the difference is the driver's own cost.
+    const tick = () => new Promise((r) => setTimeout(r, 1));
+
+    // Raw: JetStream publish -> subscriber receipt.
+    const raw: number[] = [];
+    {
+      const sent = new Map<string, number>();
+      const sub = nc.subscribe('raw.bench');
+      const done = (async () => {
+        for await (const m of sub) {
+          raw.push(performance.now() - sent.get(m.string())!);
+          if (raw.length === count) break;
+        }
+      })();
+      for (let i = 0; i < count; i++) {
+        const id = String(i);
+        sent.set(id, performance.now());
+        void js.publish('raw.bench', id).catch(() => undefined);
+        await tick();
+      }
+      await done;
+    }
+
+    // Driver pipeline: harness stdout line in -> event out of a subscriber on the run's subjects.
+    const adapter = await loadAdapter('claude');
+    const runId = 'bench-run';
+    const sink = new NatsSink({ servers: server.url, deliverBy: Date.now() + 300_000 });
+    const scrubber = new SecretScrubber();
+    scrubber.add('sk-ant-fake-bench-secret-000000');
+    const session = new TranslationSession(adapter);
+    const splitter = new LineSplitter();
+    const seenAt: number[] = [];
+    const sentAt: number[] = [];
+    const sub = nc.subscribe(`tcab.run.${runId}.>`);
+    const received = (async () => {
+      for await (const m of sub) {
+        const seq = Number(m.headers?.get('Tcab-Seq'));
+        seenAt[seq] = performance.now();
+        if (seenAt.filter(Boolean).length === count) break;
+      }
+    })();
+    let seq = 0;
+    for (let i = 0; i < count; i++) {
+      sentAt[i + 1] = performance.now();
+      for (const l of splitter.push(`${line(i)}\n`)) {
+        for (const event of session.stdout(l)) sink.event({ runId, seq: ++seq, event: scrubber.value(event) });
+      }
+      await tick();
+    }
+    await received;
+    await sink.close();
+    const driver = sentAt.slice(1).map((t, i) => seenAt[i + 1]! - t);
+
+    // Throughput: a burst of lines through one driver pipeline until the last is acknowledged.
+    const burstSink = new NatsSink({ servers: server.url, deliverBy: Date.now() + 300_000 });
+    const burstSession = new TranslationSession(adapter);
+    const burstSplitter = new LineSplitter();
+    const burst = 20_000;
+    const start = performance.now();
+    let burstSeq = 0;
+    for (let i = 0; i < burst; i++) {
+      for (const l of burstSplitter.push(`${line(i)}\n`)) for (const event of burstSession.stdout(l)) burstSink.event({ runId: 'bench-burst', seq: ++burstSeq, event });
+    }
+    await burstSink.close();
+    const seconds = (performance.now() - start) / 1000;
+
+    const rawP = percentiles(raw);
+    const driverP = percentiles(driver);
+    return {
+      raw_publish_to_receive: rawP,
+      driver_line_to_subscriber: driverP,
+      target: 'driver p99 <= 2 x raw p99 + 5 ms',
+      target_p99_ms: +(2 * rawP.p99_ms + 5).toFixed(3),
+      meets_target: driverP.p99_ms <= 2 * rawP.p99_ms + 5,
+      events_per_s_one_driver: Math.round(burst / seconds),
+      burst_events: burst,
+    };
+  } finally {
+    await nc.close();
+    await server.dispose();
+  }
+}
