@@ -1,0 +1,78 @@
+// The dispatcher's configuration, from its environment (set by the Helm chart). Validated once at start; a bad
+// value stops the dispatcher with the variable named.
+import { z } from 'zod';
+import { formatIssues } from '../shared/zod-issues.ts';
+import { InvalidInputError } from '../shared/errors.ts';
+
+const intOrNull = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v === '' || v === 'unlimited') return null;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) {
+      ctx.addIssue({ code: 'custom', message: `must be a non-negative integer or "unlimited", got "${v}"` });
+      return z.NEVER;
+    }
+    return n;
+  });
+
+/** A provider key the operator stored in a Secret: which Secret key holds which environment variable. */
+export const ApiKeySecretRef = z.strictObject({ env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/), secret: z.string().min(1), key: z.string().min(1) });
+export type ApiKeySecretRef = z.infer<typeof ApiKeySecretRef>;
+
+export const DispatcherConfig = z.object({
+  TCAB_NAMESPACE: z.string().min(1).default('default'),
+  TCAB_DISPATCHER_MAX_INFLIGHT: intOrNull,
+  TCAB_DRIVER_IMAGE: z.string().min(1).default('tcab/driver:latest'),
+  TCAB_DRIVER_CPU: z.string().default('1'),
+  TCAB_DRIVER_MEMORY: z.string().default('2Gi'),
+  TCAB_NATS_URL: z.string().min(1).default('nats://nats:4222'),
+  /** Secret holding the driver's NATS credentials (keys `user`/`password` or `token`), optional. */
+  TCAB_NATS_SECRET: z.string().optional(),
+  /** JSON list of ApiKeySecretRef. */
+  TCAB_API_KEY_SECRETS: z
+    .string()
+    .default('[]')
+    .transform((v, ctx) => {
+      try {
+        return z.array(ApiKeySecretRef).parse(JSON.parse(v));
+      } catch (cause) {
+        ctx.addIssue({ code: 'custom', message: `must be a JSON list of {env, secret, key}: ${(cause as Error).message}` });
+        return z.NEVER;
+      }
+    }),
+  /** JSON object slug -> Secret name holding that harness's subscription files (keyed by basename). */
+  TCAB_SUBSCRIPTION_SECRETS: z
+    .string()
+    .default('{}')
+    .transform((v, ctx) => {
+      try {
+        return z.record(z.string(), z.string()).parse(JSON.parse(v));
+      } catch (cause) {
+        ctx.addIssue({ code: 'custom', message: `must be a JSON object {slug: secretName}: ${(cause as Error).message}` });
+        return z.NEVER;
+      }
+    }),
+  /** Extra driver env (e.g. TCAB_NPM_REGISTRY for a cluster-local npm cache), JSON object. */
+  TCAB_DRIVER_ENV: z
+    .string()
+    .default('{}')
+    .transform((v, ctx) => {
+      try {
+        return z.record(z.string(), z.string()).parse(JSON.parse(v));
+      } catch (cause) {
+        ctx.addIssue({ code: 'custom', message: `must be a JSON object of strings: ${(cause as Error).message}` });
+        return z.NEVER;
+      }
+    }),
+  TCAB_API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  TCAB_API_TOKEN_FILE: z.string().default('/var/run/tcab/api-token/token'),
+});
+export type DispatcherConfig = z.infer<typeof DispatcherConfig>;
+
+export function dispatcherConfig(env: Readonly<Record<string, string | undefined>>): DispatcherConfig {
+  const parsed = DispatcherConfig.safeParse(env);
+  if (!parsed.success) throw new InvalidInputError('dispatcher configuration', formatIssues(parsed.error));
+  return parsed.data;
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { buildDriverPod, clusterRunId, driverPodName } from './driver-pod.ts';
+import { clusterAvailability } from './availability.ts';
+import { dispatcherConfig } from '../config.ts';
+import { RunSpec } from '../../shared/run.ts';
+import { getHarness } from '../../harnesses/registry.ts';
+import { InvalidInputError } from '../../shared/errors.ts';
+
+const run = { namespace: 'evals', name: 'fix-bug-17', uid: '0f1e2d3c-aaaa-bbbb-cccc-1234567890ab' };
+const spec = RunSpec.parse({ harness: 'claude', model: 'claude-sonnet-4-5', prompt: 'fix it', maxRuntimeSeconds: 900 });
+const config = dispatcherConfig({
+  TCAB_DRIVER_IMAGE: 'registry.example/tcab/driver:1.2.3',
+  TCAB_NATS_URL: 'nats://nats.tcab:4222',
+  TCAB_NATS_SECRET: 'tcab-nats',
+  TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }, { env: 'OPENAI_API_KEY', secret: 'provider-keys', key: 'openai' }]),
+  TCAB_SUBSCRIPTION_SECRETS: JSON.stringify({ claude: 'claude-subscription' }),
+  TCAB_DRIVER_ENV: JSON.stringify({ TCAB_NPM_REGISTRY: 'http://verdaccio.tcab:4873/' }),
+});
+const claudeAuth = getHarness('claude').manifest.auth;
+
+describe('buildDriverPod', () => {
+  // The test reads the manifest as plain JSON, the way the apiserver will.
+  type Json = { [key: string]: Json } & Json[] & string & number;
+  const pod = buildDriverPod(run, spec, config, ['TCAB_API_KEY_CLAUDE', 'ANTHROPIC_API_KEY']) as unknown as Json;
+  const container = pod.spec.containers[0];
+
+  it('has a deterministic name and an owner reference to its Run', () => {
+    expect(pod.metadata.name).toBe('tcab-run-fix-bug-17');
+    expect(driverPodName({ ...run, name: 'x'.repeat(80) })).toMatch(/^tcab-run-x{45}-0f1e2d3c$/);
+    expect(pod.metadata.ownerReferences).toEqual([{ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', name: 'fix-bug-17', uid: run.uid, controller: true, blockOwnerDeletion: true }]);
+  });
+
+  it('is hardened: non-root 1000, no escalation, no capabilities, RuntimeDefault seccomp, no service-account token', () => {
+    expect(pod.spec.automountServiceAccountToken).toBe(false);
+    expect(pod.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: false, capabilities: { drop: ['ALL'] } });
+    expect(pod.spec.activeDeadlineSeconds).toBe(900 + 120);
+  });
+
+  it('carries the run spec and NATS in env, only this harness’s key by secretKeyRef, and mounts its subscription Secret read-only', () => {
+    const env = Object.fromEntries(container.env.map((e: Json) => [e.name, e.value ?? e.valueFrom]));
+    expect(JSON.parse(env.TCAB_RUN_SPEC)).toEqual(spec);
+    expect(env.TCAB_RUN_ID).toBe(clusterRunId(run));
+    expect(env.TCAB_NATS_URL).toBe('nats://nats.tcab:4222');
+    expect(env.TCAB_NPM_REGISTRY).toBe('http://verdaccio.tcab:4873/');
+    expect(env.ANTHROPIC_API_KEY).toEqual({ secretKeyRef: { name: 'provider-keys', key: 'anthropic', optional: true } });
+    expect(env.OPENAI_API_KEY).toBeUndefined();
+    expect(env.TCAB_NATS_PASSWORD).toEqual({ secretKeyRef: { name: 'tcab-nats', key: 'password', optional: true } });
+    expect(pod.spec.volumes).toContainEqual({ name: 'credentials', secret: { secretName: 'claude-subscription', defaultMode: 0o400 } });
+    expect(container.volumeMounts).toContainEqual({ name: 'credentials', mountPath: '/var/run/tcab/credentials', readOnly: true });
+    expect(JSON.stringify(pod)).not.toMatch(/sk-ant|sk-proj/);
+  });
+});
+
+describe('clusterAvailability (Secret metadata only)', () => {
+  it('prefers the subscription Secret when it holds the credential file', () => {
+    const secrets = new Map([['claude-subscription', new Set(['.credentials.json'])], ['provider-keys', new Set(['anthropic'])]]);
+    expect(clusterAvailability(claudeAuth, spec, config, secrets, {})).toMatchObject({ available: true, mode: 'subscription' });
+  });
+  it('falls back to an API key present in its Secret', () => {
+    const secrets = new Map([['provider-keys', new Set(['anthropic'])]]);
+    expect(clusterAvailability(claudeAuth, spec, config, secrets, {})).toMatchObject({ available: true, mode: 'api-key', keyVar: 'ANTHROPIC_API_KEY' });
+  });
+  it('is unavailable with a message naming the chart settings when neither exists', () => {
+    const result = clusterAvailability(claudeAuth, spec, config, new Map([['provider-keys', new Set(['openai'])]]), {});
+    expect(result).toMatchObject({ available: false });
+    expect(!result.available && result.reason).toMatch(/^configure a Secret key for TCAB_API_KEY_CLAUDE or ANTHROPIC_API_KEY in the chart's credentials.apiKeys, or a Secret holding .credentials.json in credentials.subscriptions.claude/);
+  });
+});
+
+describe('dispatcherConfig', () => {
+  it('names the variable of a bad value', () => {
+    expect(() => dispatcherConfig({ TCAB_DISPATCHER_MAX_INFLIGHT: '-2' })).toThrow(InvalidInputError);
+    expect(() => dispatcherConfig({ TCAB_DISPATCHER_MAX_INFLIGHT: '-2' })).toThrow(/TCAB_DISPATCHER_MAX_INFLIGHT: must be a non-negative integer or "unlimited"/);
+    expect(dispatcherConfig({ TCAB_DISPATCHER_MAX_INFLIGHT: 'unlimited' }).TCAB_DISPATCHER_MAX_INFLIGHT).toBeNull();
+    expect(dispatcherConfig({ TCAB_DISPATCHER_MAX_INFLIGHT: '20' }).TCAB_DISPATCHER_MAX_INFLIGHT).toBe(20);
+  });
+});

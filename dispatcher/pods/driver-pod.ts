@@ -1,0 +1,92 @@
+// The driver Pod for a claimed Run, built as data (pure). Deterministic name + owner reference to the Run, so a
+// dispatcher that dies between claim and create never makes two Pods (the second create gets 409) and deleting
+// the Run garbage-collects its Pod. Hardened: non-root uid 1000, no privilege escalation, all capabilities
+// dropped, RuntimeDefault seccomp, no service-account token (the driver holds no Kubernetes credentials).
+// API keys come by secretKeyRef; a harness's subscription Secret is mounted read-only, keyed by basename.
+import type { RunSpec } from '../../shared/run.ts';
+import type { DispatcherConfig } from '../config.ts';
+import { runToken, runSubjects } from '../../shared/subjects.ts';
+
+export const RUN_LABEL = 'tcab.dev/run';
+export const HARNESS_LABEL = 'tcab.dev/harness';
+export const CREDENTIALS_MOUNT = '/var/run/tcab/credentials';
+
+export interface RunRef {
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+/** Pod names are derived from the Run: one Run, one name, whoever creates it. */
+export function driverPodName(run: RunRef): string {
+  const base = `tcab-run-${run.name}`.toLowerCase().replace(/[^a-z0-9-]/g, '-');
+  return base.length <= 63 ? base : `${base.slice(0, 54)}-${run.uid.replace(/-/g, '').slice(0, 8)}`;
+}
+
+/** The id a run has in NATS subjects and events: namespace and name, unique in the cluster. */
+export function clusterRunId(run: RunRef): string {
+  return runToken(`${run.namespace}-${run.name}`);
+}
+
+export function eventsSubject(run: RunRef): string {
+  return runSubjects(clusterRunId(run));
+}
+
+/**
+ * @param keyVars the variables this harness reads a key from (apiKeySources): only those Secrets are referenced,
+ *   so a Claude run's Pod never carries the OpenAI key.
+ */
+export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherConfig, keyVars: readonly string[]): Record<string, unknown> {
+  const runId = clusterRunId(run);
+  const env: Record<string, unknown>[] = [
+    { name: 'TCAB_RUN_ID', value: runId },
+    { name: 'TCAB_RUN_SPEC', value: JSON.stringify(spec) },
+    { name: 'TCAB_NATS_URL', value: config.TCAB_NATS_URL },
+    { name: 'TCAB_CREDENTIALS_DIR', value: CREDENTIALS_MOUNT },
+    { name: 'TCAB_RUN_ROOT', value: '/tmp/tcab' },
+    ...Object.entries(config.TCAB_DRIVER_ENV).map(([name, value]) => ({ name, value })),
+    ...config.TCAB_API_KEY_SECRETS.filter((ref) => keyVars.includes(ref.env)).map((ref) => ({ name: ref.env, valueFrom: { secretKeyRef: { name: ref.secret, key: ref.key, optional: true } } })),
+  ];
+  if (config.TCAB_NATS_SECRET) {
+    for (const [name, key] of [['TCAB_NATS_USER', 'user'], ['TCAB_NATS_PASSWORD', 'password'], ['TCAB_NATS_TOKEN', 'token']] as const) {
+      env.push({ name, valueFrom: { secretKeyRef: { name: config.TCAB_NATS_SECRET, key, optional: true } } });
+    }
+  }
+  const subscriptionSecret = config.TCAB_SUBSCRIPTION_SECRETS[spec.harness];
+  const volumes: Record<string, unknown>[] = [{ name: 'tmp', emptyDir: {} }];
+  const mounts: Record<string, unknown>[] = [{ name: 'tmp', mountPath: '/tmp' }];
+  if (subscriptionSecret) {
+    volumes.push({ name: 'credentials', secret: { secretName: subscriptionSecret, defaultMode: 0o400 } });
+    mounts.push({ name: 'credentials', mountPath: CREDENTIALS_MOUNT, readOnly: true });
+  }
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: driverPodName(run),
+      namespace: run.namespace,
+      labels: { 'app.kubernetes.io/name': 'tcab-driver', 'app.kubernetes.io/managed-by': 'tcab-dispatcher', [RUN_LABEL]: run.name, [HARNESS_LABEL]: spec.harness },
+      ownerReferences: [{ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', name: run.name, uid: run.uid, controller: true, blockOwnerDeletion: true }],
+    },
+    spec: {
+      restartPolicy: 'Never',
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      // The driver's own deadline is the run's; the Pod gets a margin for install and teardown reporting.
+      activeDeadlineSeconds: spec.maxRuntimeSeconds + 120,
+      terminationGracePeriodSeconds: 30,
+      securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } },
+      containers: [
+        {
+          name: 'driver',
+          image: config.TCAB_DRIVER_IMAGE,
+          env,
+          resources: { requests: { cpu: config.TCAB_DRIVER_CPU, memory: config.TCAB_DRIVER_MEMORY }, limits: { memory: config.TCAB_DRIVER_MEMORY } },
+          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: false, capabilities: { drop: ['ALL'] } },
+          volumeMounts: mounts,
+        },
+      ],
+      volumes,
+    },
+  };
+}
