@@ -19,34 +19,32 @@ const config = dispatcherConfig({
 const claudeAuth = getHarness('claude').manifest.auth;
 
 describe('buildDriverPod', () => {
-  // The test reads the manifest as plain JSON, the way the apiserver will.
-  type Json = { [key: string]: Json } & Json[] & string & number;
-  const pod = buildDriverPod(run, spec, config, ['TCAB_API_KEY_CLAUDE', 'ANTHROPIC_API_KEY']) as unknown as Json;
-  const container = pod.spec.containers[0];
+  const pod = buildDriverPod(run, spec, config, ['TCAB_API_KEY_CLAUDE', 'ANTHROPIC_API_KEY']);
+  const container = pod.spec!.containers[0]!;
 
   it('has a deterministic name and an owner reference to its Run', () => {
-    expect(pod.metadata.name).toBe('tcab-run-fix-bug-17');
+    expect(pod.metadata!.name).toBe('tcab-run-fix-bug-17');
     expect(driverPodName({ ...run, name: 'x'.repeat(80) })).toMatch(/^tcab-run-x{45}-0f1e2d3c$/);
-    expect(pod.metadata.ownerReferences).toEqual([{ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', name: 'fix-bug-17', uid: run.uid, controller: true, blockOwnerDeletion: true }]);
+    expect(pod.metadata!.ownerReferences).toEqual([{ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', name: 'fix-bug-17', uid: run.uid, controller: true, blockOwnerDeletion: true }]);
   });
 
   it('is hardened: non-root 1000, no escalation, no capabilities, RuntimeDefault seccomp, no service-account token', () => {
-    expect(pod.spec.automountServiceAccountToken).toBe(false);
-    expect(pod.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.spec!.automountServiceAccountToken).toBe(false);
+    expect(pod.spec!.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } });
     expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: false, capabilities: { drop: ['ALL'] } });
-    expect(pod.spec.activeDeadlineSeconds).toBe(900 + 120);
+    expect(pod.spec!.activeDeadlineSeconds).toBe(900 + 120);
   });
 
   it('carries the run spec and NATS in env, only this harness’s key by secretKeyRef, and mounts its subscription Secret read-only', () => {
-    const env = Object.fromEntries(container.env.map((e: Json) => [e.name, e.value ?? e.valueFrom]));
-    expect(JSON.parse(env.TCAB_RUN_SPEC)).toEqual(spec);
+    const env = Object.fromEntries(container.env!.map((e) => [e.name, e.value ?? e.valueFrom]));
+    expect(JSON.parse(env.TCAB_RUN_SPEC as string)).toEqual(spec);
     expect(env.TCAB_RUN_ID).toBe(clusterRunId(run));
     expect(env.TCAB_NATS_URL).toBe('nats://nats.tcab:4222');
     expect(env.TCAB_NPM_REGISTRY).toBe('http://verdaccio.tcab:4873/');
     expect(env.ANTHROPIC_API_KEY).toEqual({ secretKeyRef: { name: 'provider-keys', key: 'anthropic', optional: true } });
     expect(env.OPENAI_API_KEY).toBeUndefined();
     expect(env.TCAB_NATS_PASSWORD).toEqual({ secretKeyRef: { name: 'tcab-nats', key: 'password', optional: true } });
-    expect(pod.spec.volumes).toContainEqual({ name: 'credentials', secret: { secretName: 'claude-subscription', defaultMode: 0o400 } });
+    expect(pod.spec!.volumes).toContainEqual({ name: 'credentials', secret: { secretName: 'claude-subscription', defaultMode: 0o400 } });
     expect(container.volumeMounts).toContainEqual({ name: 'credentials', mountPath: '/var/run/tcab/credentials', readOnly: true });
     expect(JSON.stringify(pod)).not.toMatch(/sk-ant|sk-proj/);
   });

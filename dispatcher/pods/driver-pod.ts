@@ -3,6 +3,7 @@
 // the Run garbage-collects its Pod. Hardened: non-root uid 1000, no privilege escalation, all capabilities
 // dropped, RuntimeDefault seccomp, no service-account token (the driver holds no Kubernetes credentials).
 // API keys come by secretKeyRef; a harness's subscription Secret is mounted read-only, keyed by basename.
+import type { V1EnvVar, V1Pod, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { RunSpec } from '../../shared/run.ts';
 import type { DispatcherConfig } from '../config.ts';
 import { runToken, runSubjects } from '../../shared/subjects.ts';
@@ -36,9 +37,9 @@ export function eventsSubject(run: RunRef): string {
  * @param keyVars the variables this harness reads a key from (apiKeySources): only those Secrets are referenced,
  *   so a Claude run's Pod never carries the OpenAI key.
  */
-export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherConfig, keyVars: readonly string[]): Record<string, unknown> {
+export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherConfig, keyVars: readonly string[]): V1Pod {
   const runId = clusterRunId(run);
-  const env: Record<string, unknown>[] = [
+  const env: V1EnvVar[] = [
     { name: 'TCAB_RUN_ID', value: runId },
     { name: 'TCAB_RUN_SPEC', value: JSON.stringify(spec) },
     { name: 'TCAB_NATS_URL', value: config.TCAB_NATS_URL },
@@ -53,8 +54,8 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
     }
   }
   const subscriptionSecret = config.TCAB_SUBSCRIPTION_SECRETS[spec.harness];
-  const volumes: Record<string, unknown>[] = [{ name: 'tmp', emptyDir: {} }];
-  const mounts: Record<string, unknown>[] = [{ name: 'tmp', mountPath: '/tmp' }];
+  const volumes: V1Volume[] = [{ name: 'tmp', emptyDir: {} }];
+  const mounts: V1VolumeMount[] = [{ name: 'tmp', mountPath: '/tmp' }];
   if (subscriptionSecret) {
     volumes.push({ name: 'credentials', secret: { secretName: subscriptionSecret, defaultMode: 0o400 } });
     mounts.push({ name: 'credentials', mountPath: CREDENTIALS_MOUNT, readOnly: true });
