@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { nextStatus } from './transitions.ts';
+import type { Observation } from './transitions.ts';
+import { lifecycleEvent } from './lifecycle-events.ts';
+import type { RunStatus } from '../../shared/run-status.ts';
+import type { RunResult } from '../../shared/run.ts';
+
+const at = '2026-12-02T12:00:00.000Z';
+const fold = (observations: Observation[], start: RunStatus = { phase: 'Pending' }) => observations.reduce(nextStatus, start);
+const result = (over: Partial<RunResult>): RunResult => ({
+  run_id: 'r', harness_slug: 'claude', harness_version: '2.1.332', model: 'm', canonical_model: 'anthropic/claude-sonnet-4.5', outcome: 'succeeded', message: 'ok', auth_mode: 'api-key',
+  sessions: [], session_ids: ['s1'], exit_code: 0, stages: [], tokens: { input: 1, output: 2, cache_read: 0, cache_write: 0, reasoning: null }, raw_usage: null,
+  reported_cost_usd: 0.5, actual_cost_usd: 0.5, comparable_cost_usd: 0.4, catalog_version: 'v1', cost_warnings: [], started_at: at, finished_at: at, event_count: 3, ...over,
+});
+
+describe('nextStatus', () => {
+  it('walks Pending -> Dispatched -> Starting -> Running -> Succeeded with the driver result in status', () => {
+    const s = fold([
+      { kind: 'claimed', pod: 'tcab-run-a', eventsSubject: 'tcab.run.ns-a.>', at },
+      { kind: 'pod', phase: 'Pending', at },
+      { kind: 'pod', phase: 'Running', at },
+      { kind: 'result', result: result({}), at },
+    ]);
+    expect(s).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded', pod: 'tcab-run-a', harnessVersion: '2.1.332', sessionIds: ['s1'], actualCostUsd: 0.5, comparableCostUsd: 0.4, usage: { input: 1 }, startTime: at, completionTime: at });
+  });
+
+  it.each([
+    ['harness_failed', 'Failed'],
+    ['infrastructure_failed', 'Failed'],
+    ['timed_out', 'Failed'],
+    ['cancelled', 'Cancelled'],
+  ] as const)('a %s result ends the Run %s', (outcome, phase) => {
+    expect(fold([{ kind: 'result', result: result({ outcome }), at }])).toMatchObject({ phase, outcome });
+  });
+
+  it('never moves backwards, and a finished Run never changes', () => {
+    const running = fold([{ kind: 'claimed', pod: 'p', eventsSubject: 's', at }, { kind: 'pod', phase: 'Running', at }]);
+    expect(nextStatus(running, { kind: 'pod', phase: 'Pending', at }).phase).toBe('Running');
+    const done = nextStatus(running, { kind: 'cancel', at });
+    expect(done.phase).toBe('Cancelled');
+    expect(nextStatus(done, { kind: 'result', result: result({}), at })).toBe(done);
+  });
+
+  it.each([
+    [{ kind: 'pod', phase: 'Failed', reason: 'DeadlineExceeded', at } as Observation, 'timed_out', 'driver pod failed (DeadlineExceeded)'],
+    [{ kind: 'pod', phase: 'Failed', reason: 'OOMKilled', exitCode: 137, at } as Observation, 'infrastructure_failed', 'driver pod failed (OOMKilled: exit code 137)'],
+    [{ kind: 'pod', phase: 'Failed', reason: 'Evicted', message: 'node low on memory', at } as Observation, 'infrastructure_failed', 'driver pod failed (Evicted: node low on memory)'],
+    [{ kind: 'pod-gone', at } as Observation, 'infrastructure_failed', 'the driver pod was deleted before the run finished'],
+    [{ kind: 'unavailable', reason: 'configure a Secret key for ANTHROPIC_API_KEY', at } as Observation, 'infrastructure_failed', 'configure a Secret key for ANTHROPIC_API_KEY'],
+  ])('fails the Run with the reason: %j', (observation, outcome, message) => {
+    expect(fold([observation])).toMatchObject({ phase: 'Failed', outcome, message });
+  });
+});
+
+describe('lifecycleEvent', () => {
+  it.each([
+    ['Pulling', 'Pulling image "tcab/driver"', 'pull_image', 'started'],
+    ['Pulled', 'Successfully pulled image', 'pull_image', 'completed'],
+    ['ErrImagePull', 'failed to pull', 'pull_image', 'failed'],
+    ['Failed', 'Failed to pull image "x": not found', 'pull_image', 'failed'],
+    ['Created', 'Created container driver', 'start_container', 'started'],
+    ['Started', 'Started container driver', 'start_container', 'completed'],
+    ['Failed', 'Error: failed to start container', 'start_container', 'failed'],
+  ])('%s (%s) -> %s %s', (reason, message, stage, status) => {
+    expect(lifecycleEvent({ reason, message, time: at })).toEqual({ type: 'system', timestamp: at, stage, status, message });
+  });
+  it('ignores events that are not about starting the container', () => {
+    expect(lifecycleEvent({ reason: 'Scheduled', message: 'assigned', time: at })).toBeUndefined();
+  });
+});

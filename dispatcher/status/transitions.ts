@@ -1,0 +1,96 @@
+// Run status as a pure function of what the dispatcher observed. The dispatcher is the only writer of Run
+// status; every write goes through here, so phases only move forward and a finished Run never changes again.
+import type { RunResult } from '../../shared/run.ts';
+import type { RunStatus } from '../../shared/run-status.ts';
+
+export type Observation =
+  | { kind: 'claimed'; pod: string; eventsSubject: string; at: string }
+  | { kind: 'unavailable'; reason: string; at: string }
+  | { kind: 'pod'; phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown'; reason?: string; message?: string; exitCode?: number; at: string }
+  | { kind: 'pod-gone'; at: string }
+  | { kind: 'result'; result: RunResult; at: string }
+  | { kind: 'cancel'; at: string };
+
+const FINAL = new Set(['Succeeded', 'Failed', 'Cancelled']);
+const ORDER = ['Pending', 'Dispatched', 'Starting', 'Running'];
+
+export function isFinal(status: RunStatus): boolean {
+  return status.phase !== undefined && FINAL.has(status.phase);
+}
+
+function condition(type: string, status: 'True' | 'False', reason: string, message: string, at: string) {
+  return { type, status, reason, message, lastTransitionTime: at };
+}
+
+function withCondition(status: RunStatus, c: ReturnType<typeof condition>): RunStatus['conditions'] {
+  return [...(status.conditions ?? []).filter((x) => x.type !== c.type), c];
+}
+
+/** Never moves backwards (a late "Pending" pod update after "Running" changes nothing). */
+function advance(status: RunStatus, phase: 'Starting' | 'Running', at: string): RunStatus {
+  if (ORDER.indexOf(status.phase ?? 'Pending') >= ORDER.indexOf(phase)) return status;
+  return { ...status, phase, ...(phase === 'Running' && !status.startTime ? { startTime: at } : {}) };
+}
+
+function finish(status: RunStatus, phase: 'Succeeded' | 'Failed' | 'Cancelled', fields: Partial<RunStatus>, at: string): RunStatus {
+  return {
+    ...status,
+    ...fields,
+    phase,
+    completionTime: at,
+    conditions: withCondition(status, condition('Finished', 'True', fields.outcome ?? phase, fields.message ?? phase, at)),
+  };
+}
+
+export function nextStatus(status: RunStatus, observation: Observation): RunStatus {
+  if (isFinal(status)) return status;
+  const at = observation.at;
+  switch (observation.kind) {
+    case 'claimed':
+      return { ...status, phase: 'Dispatched', pod: observation.pod, eventsSubject: observation.eventsSubject, dispatchedTime: at, conditions: withCondition(status, condition('Dispatched', 'True', 'PodCreated', `driver pod ${observation.pod} created`, at)) };
+    case 'unavailable':
+      return finish(status, 'Failed', { outcome: 'infrastructure_failed', message: observation.reason }, at);
+    case 'cancel':
+      return finish(status, 'Cancelled', { outcome: 'cancelled', message: 'cancelled by request' }, at);
+    case 'pod-gone':
+      return finish(status, 'Failed', { outcome: 'infrastructure_failed', message: 'the driver pod was deleted before the run finished' }, at);
+    case 'result': {
+      const r = observation.result;
+      const phase = r.outcome === 'succeeded' ? 'Succeeded' : r.outcome === 'cancelled' ? 'Cancelled' : 'Failed';
+      return finish(
+        status,
+        phase,
+        {
+          outcome: r.outcome,
+          message: r.message,
+          harnessVersion: r.harness_version ?? undefined,
+          canonicalModel: r.canonical_model ?? undefined,
+          authMode: r.auth_mode ?? undefined,
+          sessionIds: r.session_ids,
+          ...(r.tokens ? { usage: r.tokens } : {}),
+          actualCostUsd: r.actual_cost_usd,
+          comparableCostUsd: r.comparable_cost_usd,
+          ...(r.catalog_version ? { catalogVersion: r.catalog_version } : {}),
+          startTime: status.startTime ?? r.started_at,
+        },
+        at,
+      );
+    }
+    case 'pod':
+      switch (observation.phase) {
+        case 'Pending':
+          return advance(status, 'Starting', at);
+        case 'Running':
+          return advance(status, 'Running', at);
+        case 'Succeeded':
+          // The driver's result (NATS) carries the outcome; a clean exit without one is waited for by the caller.
+          return status;
+        case 'Failed':
+        case 'Unknown': {
+          const why = [observation.reason, observation.message, observation.exitCode !== undefined ? `exit code ${observation.exitCode}` : undefined].filter(Boolean).join(': ');
+          const outcome = observation.reason === 'DeadlineExceeded' ? 'timed_out' : observation.exitCode === 1 ? 'harness_failed' : 'infrastructure_failed';
+          return finish(status, 'Failed', { outcome, message: `driver pod failed${why ? ` (${why})` : ''}` }, at);
+        }
+      }
+  }
+}
