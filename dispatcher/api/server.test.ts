@@ -1,0 +1,75 @@
+// The HTTP layer over a real fastify server on loopback; the store is an in-memory map (the apiserver-backed
+// store is exercised by the cluster suite).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Registry } from 'prom-client';
+import { buildApi, tokenMatches } from './server.ts';
+import type { HarnessConfigSpec } from '../../shared/harness-config.ts';
+
+const TOKEN = 'fake-api-token-0123456789';
+const stored = new Map<string, HarnessConfigSpec>([['codex', { maxParallelism: 2 }]]);
+const app = buildApi({
+  store: { list: async () => stored, set: async (slug, spec) => void stored.set(slug, spec) },
+  slugs: () => ['claude', 'codex', 'gg'],
+  token: () => TOKEN,
+  metrics: new Registry(),
+  ready: () => true,
+});
+let url: string;
+beforeAll(async () => {
+  url = await app.listen({ host: '127.0.0.1', port: 0 });
+});
+afterAll(() => app.close());
+
+const post = (slug: string, body: unknown, token?: string) =>
+  fetch(`${url}/harness-config/${slug}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+
+describe('harness-config API', () => {
+  it('GET lists every harness with its config or the defaults, without a token', async () => {
+    const res = await fetch(`${url}/harness-config`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual([
+      { slug: 'claude', maxParallelism: null, default: true },
+      { slug: 'codex', maxParallelism: 2, default: false },
+      { slug: 'gg', maxParallelism: null, default: true },
+    ]);
+  });
+
+  it('POST needs the bearer token: 401 without it or with a wrong one', async () => {
+    expect((await post('claude', { maxParallelism: 1 })).status).toBe(401);
+    expect((await post('claude', { maxParallelism: 1 }, 'wrong-token')).status).toBe(401);
+    expect(stored.has('claude')).toBe(false);
+  });
+
+  it('POST validates the body and names the field; unknown slugs are 404', async () => {
+    const bad = await post('claude', { maxParallelism: -1 }, TOKEN);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/^maxParallelism: /);
+    expect((await post('claude', { maxParallelism: 1, extra: true }, TOKEN)).status).toBe(400);
+    expect((await post('nope', { maxParallelism: 1 }, TOKEN)).status).toBe(404);
+  });
+
+  it('POST sets a cap (gg included) and null means unlimited', async () => {
+    const res = await post('gg', { maxParallelism: 3 }, TOKEN);
+    expect(res.status).toBe(200);
+    expect(stored.get('gg')).toEqual({ maxParallelism: 3 });
+    expect((await post('gg', { maxParallelism: null }, TOKEN)).status).toBe(200);
+    expect(stored.get('gg')).toEqual({ maxParallelism: null });
+  });
+
+  it('serves health, readiness and Prometheus metrics', async () => {
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    const metrics = await fetch(`${url}/metrics`);
+    expect(metrics.headers.get('content-type')).toContain('text/plain');
+  });
+});
+
+describe('tokenMatches', () => {
+  it('compares in constant time over hashes and rejects empty tokens', () => {
+    expect(tokenMatches('abc', 'abc')).toBe(true);
+    expect(tokenMatches('abd', 'abc')).toBe(false);
+    expect(tokenMatches('', 'abc')).toBe(false);
+    expect(tokenMatches(undefined, 'abc')).toBe(false);
+    expect(tokenMatches('abc', '')).toBe(false);
+  });
+});

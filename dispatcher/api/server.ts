@@ -1,0 +1,59 @@
+// The dispatcher's HTTP API (spec: "Per-harness configuration"): GET /harness-config is an open read of every
+// harness (catalogue + gg) with its config or defaults; POST /harness-config/{slug} changes it and needs the
+// bearer token. Plus /healthz, /readyz and /metrics (Prometheus). Bodies are validated with the shared schema.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import Fastify from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import { DEFAULT_HARNESS_CONFIG, HarnessConfigSpec } from '../../shared/harness-config.ts';
+import { formatIssues } from '../../shared/zod-issues.ts';
+
+export interface HarnessConfigStore {
+  /** Stored configs by slug (absent slug = defaults). */
+  list(): Promise<ReadonlyMap<string, HarnessConfigSpec>>;
+  set(slug: string, spec: HarnessConfigSpec): Promise<void>;
+}
+
+export interface ApiOptions {
+  store: HarnessConfigStore;
+  /** Every harness slug that exists (registry + gg): unknown slugs are 404. */
+  slugs: () => readonly string[];
+  token: () => string;
+  metrics: Registry;
+  ready: () => boolean;
+}
+
+/** Constant-time comparison of a presented bearer token with the configured one (hashes: equal lengths). */
+export function tokenMatches(presented: string | undefined, expected: string): boolean {
+  if (!presented || !expected) return false;
+  const a = createHash('sha256').update(presented).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+export function buildApi(options: ApiOptions): FastifyInstance {
+  const app = Fastify({ logger: false, bodyLimit: 16 * 1024 });
+
+  app.get('/healthz', async () => ({ ok: true }));
+  app.get('/readyz', async (_req, reply) => (options.ready() ? { ready: true } : reply.code(503).send({ ready: false })));
+  app.get('/metrics', async (_req, reply) => reply.type(options.metrics.contentType).send(await options.metrics.metrics()));
+
+  app.get('/harness-config', async () => {
+    const stored = await options.store.list();
+    return options.slugs().map((slug) => ({ slug, ...(stored.get(slug) ?? DEFAULT_HARNESS_CONFIG), default: !stored.has(slug) }));
+  });
+
+  app.post<{ Params: { slug: string } }>('/harness-config/:slug', async (req, reply) => {
+    const auth = req.headers.authorization;
+    const presented = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length) : undefined;
+    if (!tokenMatches(presented, options.token())) return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'a valid bearer token is required' });
+    const { slug } = req.params;
+    if (!options.slugs().includes(slug)) return reply.code(404).send({ error: `unknown harness "${slug}"` });
+    const parsed = HarnessConfigSpec.safeParse(req.body);
+    if (!parsed.success) return reply.code(400).send({ error: formatIssues(parsed.error) });
+    await options.store.set(slug, parsed.data);
+    return { slug, ...parsed.data, default: false };
+  });
+
+  return app;
+}
