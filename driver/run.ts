@@ -53,9 +53,11 @@ export interface DriverOptions {
   homeFiles?: Record<string, string>;
 }
 
-function sumTokens(sessions: SessionRecord[]): TokenUsage | null {
+/** A run's usage: the sum over sessions, or the last report when the harness counts the whole thread. */
+export function runTokens(sessions: SessionRecord[], scope: 'session' | 'thread' = 'session'): TokenUsage | null {
   const reported = sessions.map((s) => s.tokens).filter((t): t is TokenUsage => t !== null);
-  return reported.length === 0 ? null : reported.reduce(addTokens);
+  if (reported.length === 0) return null;
+  return scope === 'thread' ? reported.at(-1)! : reported.reduce(addTokens);
 }
 
 function sumReportedCost(sessions: SessionRecord[]): number | null {
@@ -80,6 +82,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
   const signal = options.signal ?? new AbortController().signal;
 
   let manifest: HarnessManifest | undefined;
+  let usageScope: 'session' | 'thread' = 'session';
   let harnessVersion: string | null = null;
   let authMode: 'api-key' | 'subscription' | null = null;
   const sessions: SessionRecord[] = [];
@@ -91,6 +94,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
   try {
     manifest = getHarness(spec.harness, options.harnessesRoot).manifest;
     const adapter: HarnessAdapter = await loadAdapter(spec.harness, options.harnessesRoot);
+    usageScope = adapter.usageScope ?? 'session';
 
     // Auth is resolved before anything is installed: an unavailable harness fails before a session is spent.
     let secretEnv: Record<string, string> = {};
@@ -202,7 +206,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     }
   }
 
-  const tokens = sumTokens(sessions);
+  const tokens = runTokens(sessions, usageScope);
   const reported = sumReportedCost(sessions);
   const cost = manifest
     ? priceRun({ model: spec.model, idFamily: manifest.model_ids, tokens, reportedCostUsd: reported, authMode: authMode ?? 'api-key', catalog: loadCatalog(options.env.TCAB_MODEL_CATALOG || undefined) })

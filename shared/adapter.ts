@@ -73,6 +73,12 @@ export interface TranslatorContext {
 export interface HarnessAdapter {
   readonly slug: string;
   readonly usageShape: UsageShape;
+  /**
+   * `session` (default): each session reports its own usage, and a run's usage is the sum over its sessions.
+   * `thread`: the harness reports a running total for the whole resumed thread (Codex), so a run's usage is the
+   * last session's figure; summing would count earlier sessions again.
+   */
+  readonly usageScope?: 'session' | 'thread';
   invocation(request: InvocationRequest): Invocation;
   createTranslator(context: TranslatorContext): SessionTranslator;
 }

@@ -16,7 +16,15 @@ export type StubUsage = z.infer<typeof StubUsage>;
 export const StubStep = z.strictObject({
   thinking: z.string().optional(),
   text: z.string().optional(),
-  tool: z.strictObject({ name: z.string().min(1), args: z.record(z.string(), z.unknown()), id: z.string().optional() }).optional(),
+  tool: z
+    .strictObject({
+      name: z.string().min(1),
+      args: z.record(z.string(), z.unknown()).default({}),
+      /** A freeform ("custom") tool's raw input, e.g. Codex's apply_patch; Responses wire only. */
+      input: z.string().optional(),
+      id: z.string().optional(),
+    })
+    .optional(),
   usage: StubUsage.optional(),
   error: z.strictObject({ status: z.int().min(400).max(599), message: z.string(), type: z.string().optional() }).optional(),
 });

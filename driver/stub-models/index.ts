@@ -25,6 +25,17 @@ export function defaultScriptFor(wire: Wire): StubScriptInput {
           { text: 'Created hello.txt containing "hello".' },
         ],
       };
+    case 'openai-responses':
+      return {
+        steps: [
+          {
+            thinking: 'The task wants a file named hello.txt; a shell command can create and show it in one go.',
+            text: 'I will create hello.txt and show its content.',
+            tool: { name: 'exec_command', args: { cmd: "printf 'hello\\n' > hello.txt && cat hello.txt" } },
+          },
+          { text: 'Created hello.txt containing "hello".' },
+        ],
+      };
     default:
       return { steps: [{ text: 'Done.' }] };
   }

@@ -7,7 +7,11 @@ import { StubScript } from '../../shared/stub-script.ts';
 import type { StubScriptInput } from '../../shared/stub-script.ts';
 import { keyFailure, selectStep, usageOf } from './conversation.ts';
 import { anthropicError, anthropicJson, anthropicKey, anthropicSse, anthropicView } from './anthropic.ts';
-import { WIRES } from './wires.ts';
+import { responsesWire } from './openai-responses.ts';
+import type { Wire } from './wires.ts';
+
+/** Wires beyond Anthropic's, matched in order. */
+const WIRES: Wire[] = [responsesWire];
 
 export interface RecordedRequest {
   method: string;

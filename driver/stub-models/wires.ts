@@ -22,4 +22,4 @@ export interface Wire {
   answer(request: WireRequest): WireAnswer;
 }
 
-export const WIRES: Wire[] = [];
+
