@@ -60,6 +60,14 @@ describe('tcab translate', () => {
     expect(events.at(-1)).toMatchObject({ type: 'error', message: 'claude exited with code 1:\nError: Invalid API key' });
   });
 
+  it('prices a transcript that does not name its model with --model (Codex)', async () => {
+    const { stderr } = await tcab(['translate', '--harness', 'codex', '--model', 'gpt-5-codex', join(ROOT, 'harnesses/codex/fixtures/codex-0.171.0-exec-json.jsonl')]);
+    const result = JSON.parse(stderr);
+    // 6300 uncached + 2100 cached input, 560 output at $1.25 / $0.125 / $10 per million; API key, none reported -> actual unset.
+    expect(result.cost).toMatchObject({ canonical_model: 'openai/gpt-5-codex', actual_cost_usd: null });
+    expect(result.cost.comparable_cost_usd).toBeCloseTo((6300 * 1.25 + 2100 * 0.125 + 560 * 10) / 1e6, 12);
+  });
+
   it('names the problem for an unknown harness or a bad flag, with exit status 2', async () => {
     await expect(tcab(['translate', '--harness', 'nope', FIXTURE])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('unknown harness "nope"') });
     await expect(tcab(['translate', '--harness', 'claude', '--exit-code', 'x', FIXTURE])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--exit-code: must be an integer') });

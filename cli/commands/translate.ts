@@ -15,6 +15,7 @@ import { createEventWriter, resolveFormat } from '../output/event-writer.ts';
 
 interface TranslateOptions {
   harness: string;
+  model?: string;
   stderr?: string;
   exitCode: string;
   json?: boolean;
@@ -37,6 +38,7 @@ export function registerTranslateCommand(program: Command): void {
     .description('translate a recorded harness stdout into normalized events')
     .argument('[file]', 'raw stdout of a harness session ("-" or omitted: standard input)', '-')
     .requiredOption('--harness <slug>', 'the harness that produced the output')
+    .option('--model <id>', 'the model the session ran with, for pricing when the transcript does not say')
     .option('--stderr <file>', "the session's recorded stderr (each line becomes a warning)")
     .option('--exit-code <n>', "the harness's exit status (non-zero adds the terminal error)", '0')
     .option('--workdir <dir>', 'the session cwd, to make relative paths absolute')
@@ -66,7 +68,7 @@ export function registerTranslateCommand(program: Command): void {
       emit(events);
       const { manifest } = getHarness(options.harness);
       const cost = priceRun({
-        model: summary.result.reported_model ?? 'unknown',
+        model: options.model ?? summary.result.reported_model ?? 'unknown',
         idFamily: manifest.model_ids,
         tokens: summary.result.tokens,
         reportedCostUsd: summary.result.reported_cost_usd,
