@@ -1,0 +1,55 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildStatusRows } from './status.ts';
+import { listHarnesses } from '../../../harnesses/registry.ts';
+
+const exec = promisify(execFile);
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+let home: string;
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'tcab-status-'));
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+const status = (env: Record<string, string>) =>
+  exec(process.execPath, [join(ROOT, 'cli/main.ts'), 'harnesses', 'status', '--json'], {
+    // A clean environment: only what the test sets, plus PATH and the fake HOME.
+    env: { PATH: process.env.PATH ?? '', HOME: home, ...env },
+    timeout: 20_000,
+  }).then(({ stdout }) => JSON.parse(stdout) as { slug: string; mode: string | null; available: boolean; detail: string }[]);
+
+describe('tcab harnesses status', () => {
+  it('lists every harness and gg, saying exactly what to set or sign in to', async () => {
+    const rows = await status({});
+    expect(rows.map((r) => r.slug)).toEqual([...listHarnesses().map((h) => h.manifest.slug), 'gg']);
+    expect(rows.find((r) => r.slug === 'claude')).toEqual(
+      expect.objectContaining({ available: false, mode: null, detail: 'set ANTHROPIC_API_KEY or TCAB_API_KEY_CLAUDE, or run `claude` and sign in to create ~/.claude/.credentials.json' }),
+    );
+  });
+
+  it('resolves the same way the run path does: keys, per-harness overrides, and subscription files', async () => {
+    const rows = await status({ ANTHROPIC_API_KEY: 'sk-ant-fake-status', TCAB_API_KEY_CODEX: 'sk-fake-codex', TCAB_AUTH_MODE_GG: 'api-key' });
+    expect(rows.find((r) => r.slug === 'claude')).toMatchObject({ available: true, mode: 'api-key', detail: 'key from ANTHROPIC_API_KEY, injected as ANTHROPIC_API_KEY' });
+    expect(rows.find((r) => r.slug === 'codex')).toMatchObject({ available: true, mode: 'api-key', detail: 'key from TCAB_API_KEY_CODEX, injected as CODEX_API_KEY' });
+    expect(rows.find((r) => r.slug === 'gg')).toMatchObject({ available: true, detail: 'key from ANTHROPIC_API_KEY, injected as TCAB_GG_API_KEY' });
+  });
+
+  it('reads no credential contents: a credential path that would block any open() is only stat-ed', async () => {
+    // A FIFO blocks open() until a writer appears: if status opened it, the command would hang past its timeout.
+    mkdirSync(join(home, '.codex'), { recursive: true });
+    await exec('mkfifo', [join(home, '.codex/auth.json')]);
+    const rows = await status({});
+    expect(rows.find((r) => r.slug === 'codex')).toMatchObject({ available: true, mode: 'subscription', detail: 'signed in: ~/.codex/auth.json' });
+    rmSync(join(home, '.codex'), { recursive: true, force: true });
+  });
+
+  it('an invalid mode setting is reported on its row, naming the variable, without failing the listing', () => {
+    const rows = buildStatusRows(listHarnesses(), { env: { TCAB_AUTH_MODE_CLAUDE: 'oauth' }, credentialFilePresent: () => false });
+    expect(rows.find((r) => r.slug === 'claude')).toMatchObject({ available: false, setting: 'invalid', detail: 'TCAB_AUTH_MODE_CLAUDE: "oauth" is not an auth mode; use one of auto, subscription, api-key' });
+    expect(rows.find((r) => r.slug === 'codex')!.setting).toBe('auto');
+  });
+});

@@ -1,0 +1,50 @@
+// Aider adapter (best-effort): every stdout line is surfaced as `unknown`; a hook reads the documented
+// "Tokens: … Cost: …" lines into the session's usage and cost without classifying any line.
+import type { HarnessAdapter, Invocation, InvocationRequest, SessionTranslator } from '../../shared/adapter.ts';
+import type { HarnessManifest } from '../../shared/manifest.ts';
+import { bestEffortTranslator } from '../../shared/translate/best-effort.ts';
+import { AIDER_USAGE_SHAPE, aiderTokens, parseUsageLine } from './usage.ts';
+import type { AiderUsageLine } from './usage.ts';
+
+export function aiderInvocation(manifest: HarnessManifest, request: InvocationRequest): Invocation {
+  const argv = [
+    manifest.binary,
+    '--message', // one message, then exit
+    request.prompt,
+    '--model',
+    request.model,
+    '--yes-always', // unattended: answer every confirmation with yes
+    '--no-auto-commits', // the workspace's git history is the test case's, not aider's
+    '--no-pretty', // plain text, no colours or boxes
+    // Offline and quiet (aider/args.py; reference table D).
+    '--analytics-disable',
+    '--no-check-update',
+    '--no-show-release-notes',
+    '--no-show-model-warnings',
+  ];
+  return { argv, env: { ...manifest.env }, stdin: 'close', files: [] };
+}
+
+export function aiderTranslator(): SessionTranslator {
+  const lines: AiderUsageLine[] = [];
+  return bestEffortTranslator({
+    observe(line, result) {
+      if (line.json !== undefined) return;
+      const usage = parseUsageLine(line.text);
+      if (!usage) return;
+      lines.push(usage);
+      result.tokens = aiderTokens(lines);
+      result.raw_usage = lines.map((l) => ({ ...l }));
+      if (usage.session_cost_usd !== undefined) result.reported_cost_usd = usage.session_cost_usd;
+    },
+  });
+}
+
+export default function aiderAdapter(manifest: HarnessManifest): HarnessAdapter {
+  return {
+    slug: manifest.slug,
+    usageShape: AIDER_USAGE_SHAPE,
+    invocation: (request) => aiderInvocation(manifest, request),
+    createTranslator: () => aiderTranslator(),
+  };
+}
