@@ -4,6 +4,7 @@ import { registerTranslateCommand } from './commands/translate.ts';
 import { registerRunCommand } from './commands/run.ts';
 import { registerEventsCommands } from './commands/events/index.ts';
 import { registerHarnessesCommands } from './commands/harnesses/index.ts';
+import { registerModelsCommands } from './commands/models/index.ts';
 import { EXIT, exitCodeHelp } from './exit-codes.ts';
 
 export function buildProgram(): Command {
@@ -14,6 +15,7 @@ export function buildProgram(): Command {
   registerRunCommand(program);
   registerEventsCommands(program);
   registerHarnessesCommands(program);
+  registerModelsCommands(program);
   registerTranslateCommand(program);
   return program;
 }
