@@ -35,7 +35,8 @@ export function aiderTranslator(): SessionTranslator {
       lines.push(usage);
       result.tokens = aiderTokens(lines);
       result.raw_usage = lines.map((l) => ({ ...l }));
-      if (usage.session_cost_usd !== undefined) result.reported_cost_usd = usage.session_cost_usd;
+      // aider's "Cost: $… session" is litellm's list-price estimate, not a charge: kept in raw usage only, so
+      // the run's actual cost is never an estimate trusted as exact (comparable cost comes from the catalogue).
     },
   });
 }

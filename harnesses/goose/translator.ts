@@ -50,7 +50,8 @@ export class GooseTranslator implements SessionTranslator {
       }
       case 'complete': {
         const usage = gooseUsage(record);
-        this.result = { ...this.result, tokens: usage.tokens, raw_usage: usage.raw, reported_cost_usd: usage.cost, is_error: false };
+        this.result = { ...this.result, tokens: usage.tokens, raw_usage: usage.raw, reported_cost_usd: null, is_error: false };
+        // cost_usd is goose's own estimate from its price table, not a charge: it stays in raw usage only.
         return out;
       }
       default:
