@@ -8,10 +8,11 @@ import type { StubScriptInput } from '../../shared/stub-script.ts';
 import { keyFailure, selectStep, usageOf } from './conversation.ts';
 import { anthropicError, anthropicJson, anthropicKey, anthropicSse, anthropicView } from './anthropic.ts';
 import { responsesWire } from './openai-responses.ts';
+import { chatWire, modelsWire } from './openai-chat.ts';
 import type { Wire } from './wires.ts';
 
 /** Wires beyond Anthropic's, matched in order. */
-const WIRES: Wire[] = [responsesWire];
+const WIRES: Wire[] = [responsesWire, chatWire, modelsWire];
 
 export interface RecordedRequest {
   method: string;
