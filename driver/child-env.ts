@@ -16,11 +16,12 @@ export const NETWORK_PASSTHROUGH = [
   'no_proxy',
 ] as const;
 
-export function childBaseEnv(driverEnv: Readonly<Record<string, string | undefined>>, prefix: string, home: string): Record<string, string> {
+export function childBaseEnv(driverEnv: Readonly<Record<string, string | undefined>>, prefix: string, home: string, tmp: string): Record<string, string> {
   const env: Record<string, string> = {
     // The per-run prefix first, then the Node that runs the driver (harness CLIs are Node programs), then system.
     PATH: [`${prefix}/bin`, dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':'),
     HOME: home,
+    TMPDIR: tmp,
     LANG: 'C.UTF-8',
     LC_ALL: 'C.UTF-8',
     TERM: 'dumb',

@@ -9,6 +9,8 @@ import type { RunUser } from './process.ts';
 export interface RunDirs {
   root: string;
   home: string;
+  /** TMPDIR for every child: harness temp files (error reports, caches) go with the run. */
+  tmp: string;
   workspace: string;
   prefix: string;
   npmCache: string;
@@ -29,6 +31,7 @@ export function runDirsFor(base: string, runId: string, user: RunUser = {}, npmC
   return {
     root,
     home: join(root, 'home'),
+    tmp: join(root, 'tmp'),
     workspace: join(root, 'workspace'),
     prefix: join(root, 'prefix'),
     npmCache: npmCache ?? join(base, user.uid !== undefined ? `npm-cache-${user.uid}` : 'npm-cache'),
@@ -46,7 +49,7 @@ export async function createRunDirs(base: string, runId: string, user: RunUser, 
     }
   }
   await ownedDir(dirs.root, user);
-  for (const dir of [dirs.home, dirs.workspace, dirs.prefix, dirs.npmCache]) await ownedDir(dir, user);
+  for (const dir of [dirs.home, dirs.tmp, dirs.workspace, dirs.prefix, dirs.npmCache]) await ownedDir(dir, user);
   return dirs;
 }
 

@@ -148,7 +148,7 @@ describe('executeRun', () => {
     expect(env).not.toContain('sk-fake-other-provider-key');
     expect(env).not.toContain('fake-nats-password');
     expect(env.split('\n').map((l) => l.split('=')[0]).filter(Boolean).sort()).toEqual(
-      expect.arrayContaining(['ANTHROPIC_API_KEY', 'HOME', 'LANG', 'LC_ALL', 'PATH']),
+      expect.arrayContaining(['ANTHROPIC_API_KEY', 'HOME', 'LANG', 'LC_ALL', 'PATH', 'TMPDIR']),
     );
     expect(readdirSync(join(runRoot, 'workspace'))).toEqual(['README.md']);
     rmSync(runRoot, { recursive: true, force: true });

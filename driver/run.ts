@@ -133,7 +133,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
       deadline,
       signal,
       clock,
-      baseEnv: childBaseEnv(options.env, dirs.prefix, dirs.home),
+      baseEnv: childBaseEnv(options.env, dirs.prefix, dirs.home, dirs.tmp),
       npmRegistry: options.env.TCAB_NPM_REGISTRY || DEFAULT_NPM_REGISTRY,
       emit,
       timings,

@@ -9,10 +9,11 @@ import { keyFailure, selectStep, usageOf } from './conversation.ts';
 import { anthropicError, anthropicJson, anthropicKey, anthropicSse, anthropicView } from './anthropic.ts';
 import { responsesWire } from './openai-responses.ts';
 import { chatWire, modelsWire } from './openai-chat.ts';
+import { geminiWire } from './gemini.ts';
 import type { Wire } from './wires.ts';
 
 /** Wires beyond Anthropic's, matched in order. */
-const WIRES: Wire[] = [responsesWire, chatWire, modelsWire];
+const WIRES: Wire[] = [responsesWire, chatWire, modelsWire, geminiWire];
 
 export interface RecordedRequest {
   method: string;

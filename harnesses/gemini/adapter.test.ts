@@ -1,0 +1,78 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { getHarness } from '../registry.ts';
+import geminiAdapter from './adapter.ts';
+import { geminiToolKind } from './map-gemini-tools.ts';
+import { geminiTokens } from './usage.ts';
+import { strip, translateFixture, translateText } from '../../test/support/translate-fixture.ts';
+
+const adapter = geminiAdapter(getHarness('gemini').manifest);
+const fixture = (name: string) => join(import.meta.dirname, 'fixtures', name);
+const W = '/scratch/work-gemini';
+const lines = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n');
+
+describe('gemini adapter: recorded transcripts', () => {
+  it('0.61.0 reference session: every record mapped, the failed shell command recognised despite status "success"', () => {
+    const { events, summary } = translateFixture(adapter, fixture('gemini-0.61.0-stream-json.jsonl'));
+    expect(strip(events)).toEqual([
+      { type: 'agent', message: 'Let me list files.' },
+      { type: 'command', command: 'ls -la && echo hi', is_success: true, tool_name: 'run_shell_command' },
+      { type: 'write', path: `${W}/hello.txt`, is_success: true, tool_name: 'write_file' },
+      { type: 'read', path: `${W}/hello.txt`, start_line: 1, end_line: 2, is_success: true, tool_name: 'read_file' },
+      { type: 'write', path: `${W}/hello.txt`, is_success: true, tool_name: 'replace' },
+      { type: 'search', query: 'hello', path: W, is_success: true, tool_name: 'grep_search' },
+      { type: 'search', query: '**/*.txt', is_success: true, tool_name: 'glob' },
+      { type: 'list', path: W, is_success: true, tool_name: 'list_directory' },
+      { type: 'skill', path: '/scratch/h-gemini/.gemini/skills/demo/SKILL.md', skill_name: 'demo', is_success: true, tool_name: 'activate_skill' },
+      { type: 'orchestration', action: 'subagent_started', subagent_id: 'invoke_agent__invoke_agent_1796227460751_0', subagent_name: 'generalist' },
+      { type: 'orchestration', action: 'subagent_completed', subagent_id: 'invoke_agent__invoke_agent_1796227460751_0', subagent_name: 'generalist', is_success: true },
+      { type: 'command', command: 'exit 3', exit_code: 3, is_success: false, tool_name: 'run_shell_command' },
+      { type: 'agent', message: 'All done.' },
+    ]);
+    // 29 calls x 1200 prompt tokens incl. 300 cached; 80 candidates; thoughts only inside total: 37468 - 34800 - 2320 = 348.
+    expect(summary.result).toMatchObject({ session_id: 'bc3782c0-d322-4500-8595-e92edc5f56c7', tokens: { input: 34800 - 8700, cache_read: 8700, output: 2320 + 348, reasoning: 348, cache_write: null } });
+  });
+
+  it('recorded against the newest release (npm run fixtures:record gemini): 0 unknown', () => {
+    const { events } = translateFixture(adapter, fixture('gemini-0.61.0-tools.jsonl'));
+    expect(events.filter((e) => e.type === 'unknown')).toEqual([]);
+    expect(events.find((e) => e.type === 'command' && e.exit_code === 3)).toMatchObject({ is_success: false });
+  });
+
+  it('an API error result is an error event with Gemini’s own type', () => {
+    const { events, summary } = translateFixture(adapter, fixture('gemini-0.61.0-error.jsonl'), { exitCode: 144 });
+    expect(strip(events)[0]).toEqual({ type: 'error', message: '[API Error: {"type":"error","error":{"type":"invalid_request_error","message":"mock bad request"}}]', code: 'unknown' });
+    expect(summary.result.is_error).toBe(true);
+  });
+});
+
+describe('gemini adapter: records and tools', () => {
+  it('joins streamed deltas into one message, flushed by the next record', () => {
+    const { events } = translateText(adapter, lines({ type: 'message', role: 'assistant', content: 'Hel', delta: true }, { type: 'message', role: 'assistant', content: 'lo.', delta: true }, { type: 'error', severity: 'warning', message: 'Loop detected' }, { type: 'message', role: 'assistant', content: 'Bye', delta: true }));
+    expect(strip(events)).toEqual([{ type: 'agent', message: 'Hello.' }, { type: 'warning', message: 'Loop detected' }, { type: 'agent', message: 'Bye' }]);
+  });
+
+  it.each([
+    ['run_shell_command', 'command'], ['read_file', 'read'], ['read_many_files', 'read'], ['write_file', 'write'], ['replace', 'write'], ['grep_search', 'search'], ['search_file_content', 'search'],
+    ['glob', 'search'], ['list_directory', 'list'], ['activate_skill', 'skill'], ['invoke_agent', 'subagent'], ['web_fetch', 'other'], ['google_web_search', 'other'], ['update_topic', 'other'], ['enter_plan_mode', 'other'],
+  ])('%s -> %s', (name, kind) => {
+    expect(geminiToolKind(name)).toBe(kind);
+  });
+
+  it('a skill whose result names no directory is unknown, never a guessed path', () => {
+    const { events } = translateText(adapter, lines({ type: 'tool_use', tool_name: 'activate_skill', tool_id: 's1', parameters: { name: 'demo' } }, { type: 'tool_result', tool_id: 's1', status: 'error', error: { type: 'x', message: 'no such skill' } }));
+    expect(events.map((e) => e.type)).toEqual(['unknown']);
+  });
+
+  it('usage: cached inside input_tokens is subtracted; thoughts derived from total_tokens go into output as reasoning', () => {
+    expect(geminiTokens({ input_tokens: 1200, cached: 300, output_tokens: 68, total_tokens: 1280 })).toEqual({ input: 900, cache_read: 300, output: 80, reasoning: 12, cache_write: null });
+  });
+
+  it('invocation: headless -p, pinned model, stream-json, yolo, trusted workspace; a base URL selects API-key auth in settings', () => {
+    const inv = adapter.invocation({ model: 'gemini-2.5-pro', prompt: 'fix it', workdir: '/w', home: '/h', baseUrl: 'http://127.0.0.1:9/' });
+    expect(inv.argv).toEqual(['gemini', '-p', 'fix it', '-m', 'gemini-2.5-pro', '--output-format', 'stream-json', '--yolo']);
+    expect(inv.env).toMatchObject({ GEMINI_CLI_TRUST_WORKSPACE: 'true', GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9' });
+    expect(JSON.parse(inv.files[0]!.content)).toMatchObject({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false } });
+    expect(JSON.parse(adapter.invocation({ model: 'm', prompt: 'p', workdir: '/w', home: '/h' }).files[0]!.content).security).toBeUndefined();
+  });
+});
