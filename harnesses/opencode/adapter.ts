@@ -1,0 +1,44 @@
+// OpenCode adapter: `opencode run --format json --auto --thinking -m <provider/model>`.
+import type { HarnessAdapter, Invocation, InvocationRequest } from '../../shared/adapter.ts';
+import type { HarnessManifest } from '../../shared/manifest.ts';
+import { OpencodeTranslator } from './translator.ts';
+import { OPENCODE_USAGE_SHAPE } from './usage.ts';
+
+/** The custom provider a base-URL override defines (OpenAI-compatible chat wire). */
+export const OVERRIDE_PROVIDER = 'tcab';
+
+export function opencodeInvocation(manifest: HarnessManifest, request: InvocationRequest): Invocation {
+  let model = request.model;
+  const files = [];
+  if (request.baseUrl) {
+    // Another endpoint (the stub, a gateway): a custom OpenAI-compatible provider named `tcab`, keyed from the
+    // injected variable (never written into the file). A bare model id is served by that provider.
+    const providerModel = model.includes('/') ? model.slice(model.indexOf('/') + 1) : model;
+    model = `${OVERRIDE_PROVIDER}/${providerModel}`;
+    const config = {
+      $schema: 'https://opencode.ai/config.json',
+      provider: {
+        [OVERRIDE_PROVIDER]: {
+          npm: '@ai-sdk/openai-compatible',
+          name: 'tcab endpoint',
+          options: { baseURL: `${request.baseUrl.replace(/\/$/, '')}/v1`, apiKey: `{env:${manifest.auth.api_key?.inject_as ?? 'OPENROUTER_API_KEY'}}` },
+          models: { [providerModel]: { name: providerModel } },
+        },
+      },
+    };
+    files.push({ path: '.config/opencode/opencode.json', content: `${JSON.stringify(config, null, 2)}\n` });
+  }
+  const argv = [manifest.binary, 'run', '--format', 'json', '--auto', '--thinking', '-m', model];
+  if (request.resumeSessionId) argv.push('--session', request.resumeSessionId);
+  argv.push(request.prompt);
+  return { argv, env: { ...manifest.env }, stdin: 'close', files };
+}
+
+export default function opencodeAdapter(manifest: HarnessManifest): HarnessAdapter {
+  return {
+    slug: manifest.slug,
+    usageShape: OPENCODE_USAGE_SHAPE,
+    invocation: (request) => opencodeInvocation(manifest, request),
+    createTranslator: (context) => new OpencodeTranslator(context),
+  };
+}
