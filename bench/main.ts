@@ -3,6 +3,8 @@
 import { join } from 'node:path';
 import { benchPeakRss, benchTranslation } from './translation.ts';
 import { benchNatsLatency } from './nats-latency.ts';
+import { readdirSync, statSync } from 'node:fs';
+import { listHarnesses } from '../harnesses/registry.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const only = process.argv.slice(2);
@@ -19,6 +21,21 @@ if (want('translation')) {
   log('peak RSS translating a 1 GB stream');
   const rss = benchPeakRss('claude', claude, 1);
   report.translation_peak_rss = { ...rss, target_mb: 150, meets_target: rss.peak_rss_mb < 150 };
+}
+
+if (want('harnesses')) {
+  // Per harness: its largest recorded transcript replicated to 20 MB, next to raw JSON.parse on the same data.
+  const perHarness: Record<string, unknown> = {};
+  for (const { manifest, dir } of listHarnesses()) {
+    const fixtures = join(dir, 'fixtures');
+    const files = readdirSync(fixtures).filter((f) => f.endsWith('.jsonl')).map((f) => join(fixtures, f));
+    if (files.length === 0) continue;
+    const largest = files.sort((a, b) => statSync(b).size - statSync(a).size)[0]!;
+    log(`translation throughput: ${manifest.slug}`);
+    const t = await benchTranslation(manifest.slug, largest, 20 * 1024 * 1024);
+    perHarness[manifest.slug] = { fixture: t.fixture, lines_per_s: t.translate.lines_per_s, mb_per_s: t.translate.mb_per_s, json_parse_mb_per_s: t.json_parse.mb_per_s, ratio_to_json_parse: t.ratio_to_json_parse };
+  }
+  report.translation_per_harness = perHarness;
 }
 
 if (want('nats')) {
