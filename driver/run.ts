@@ -10,6 +10,7 @@ import type { TokenUsage } from '../shared/usage.ts';
 import { systemClock } from '../shared/translate/session.ts';
 import type { Clock } from '../shared/translate/session.ts';
 import { getHarness, loadAdapter } from '../harnesses/registry.ts';
+import { ggAdapter, ggDescriptor } from '../harnesses/gg/adapter.ts';
 import { resolveAuth } from '../shared/auth.ts';
 import { credentialPresenceChecker, materializeCredentials } from './credentials.ts';
 import type { CredentialSource } from './credentials.ts';
@@ -92,8 +93,10 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
   let ctx: StageContext | undefined;
 
   try {
-    manifest = getHarness(spec.harness, options.harnessesRoot).manifest;
-    const adapter: HarnessAdapter = await loadAdapter(spec.harness, options.harnessesRoot);
+    // gg is the project's own harness: no manifest file, no install; its descriptor depends on the model.
+    const isGg = spec.harness === 'gg';
+    manifest = isGg ? ggDescriptor(spec.model) : getHarness(spec.harness, options.harnessesRoot).manifest;
+    const adapter: HarnessAdapter = isGg ? ggAdapter() : await loadAdapter(spec.harness, options.harnessesRoot);
     usageScope = adapter.usageScope ?? 'session';
 
     // Auth is resolved before anything is installed: an unavailable harness fails before a session is spent.
@@ -139,8 +142,8 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
       timings,
     };
 
-    await installHarness(ctx, manifest);
-    const binary = installedBinary(manifest, dirs.prefix);
+    if (!isGg) await installHarness(ctx, manifest);
+    const binary = isGg ? process.execPath : installedBinary(manifest, dirs.prefix);
     harnessVersion = await probeHarness(ctx, manifest, binary);
     await pendingCredentials?.();
     if (options.homeFiles) await writeHomeFiles(dirs.home, options.user, Object.entries(options.homeFiles).map(([path, content]) => ({ path, content })));
