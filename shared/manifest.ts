@@ -44,6 +44,11 @@ export const HarnessManifest = z.strictObject({
     command: z.array(z.string().min(1)).min(1),
     /** The binary's path below the prefix, when the package's bin wrapper is not usable (see reference notes). */
     bin_path: z.string().min(1).optional(),
+    /**
+     * The native package the CLI needs for this platform. When set, "newest release" means the newest version
+     * published for both packages (registries lag on platform packages), which replaces `@latest` in command.
+     */
+    platform_package: z.string().min(1).optional(),
   }),
   /** argv of the probe: must never start a session or anything that could cost money. */
   version_command: z.array(z.string().min(1)).min(1),

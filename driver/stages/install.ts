@@ -4,10 +4,15 @@ import { join } from 'node:path';
 import type { HarnessManifest } from '../../shared/manifest.ts';
 import { runProcess } from '../process.ts';
 import { OutputTail, StageFailure, stage } from './context.ts';
+import { resolveNewestInstallable } from './newest-version.ts';
 import type { StageContext } from './context.ts';
 
-export function installArgv(manifest: HarnessManifest, prefix: string, registry: string): string[] {
-  return manifest.install.command.map((arg) => arg.replaceAll('{prefix}', prefix).replaceAll('{registry}', registry));
+export function installArgv(manifest: HarnessManifest, prefix: string, registry: string, version?: string): string[] {
+  const pkg = manifest.install.npm_package;
+  return manifest.install.command.map((arg) => {
+    const filled = arg.replaceAll('{prefix}', prefix).replaceAll('{registry}', registry);
+    return version && pkg && filled === `${pkg}@latest` ? `${pkg}@${version}` : filled;
+  });
 }
 
 /** Where the installed CLI lives inside the prefix. */
@@ -19,8 +24,10 @@ export async function installHarness(ctx: StageContext, manifest: HarnessManifes
   const what = manifest.install.npm_package ?? manifest.binary;
   await stage(ctx, 'install_harness', `installing ${what} (newest release) into ${ctx.dirs.prefix}`, async () => {
     const tail = new OutputTail();
+    const { npm_package: pkg, platform_package: platform } = manifest.install;
+    const version = pkg && platform ? await resolveNewestInstallable(ctx, pkg, platform) : undefined;
     const outcome = await runProcess({
-      argv: installArgv(manifest, ctx.dirs.prefix, ctx.npmRegistry),
+      argv: installArgv(manifest, ctx.dirs.prefix, ctx.npmRegistry, version),
       cwd: ctx.dirs.home,
       env: { ...ctx.baseEnv, npm_config_cache: ctx.dirs.npmCache, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' },
       user: ctx.user,
@@ -35,6 +42,6 @@ export async function installHarness(ctx: StageContext, manifest: HarnessManifes
     if (outcome.code !== 0) {
       throw new StageFailure('install_harness', 'infrastructure', `install of ${what} failed (exit ${outcome.code ?? outcome.signal}): ${tail.text() || 'no output'}`);
     }
-    return { value: undefined, message: `installed ${what} in ${(outcome.durationMs / 1000).toFixed(1)}s` };
+    return { value: undefined, message: `installed ${what}${version ? `@${version} (newest with ${platform})` : ''} in ${(outcome.durationMs / 1000).toFixed(1)}s` };
   });
 }

@@ -7,7 +7,11 @@ import { OPENCODE_USAGE_SHAPE } from './usage.ts';
 /** The custom provider a base-URL override defines (OpenAI-compatible chat wire). */
 export const OVERRIDE_PROVIDER = 'tcab';
 
-export function opencodeInvocation(manifest: HarnessManifest, request: InvocationRequest): Invocation {
+/**
+ * The OpenCode family's invocation (OpenCode and its fork Kilo share the `run --format json` surface and the
+ * provider config format; only the config file's path differs).
+ */
+export function opencodeInvocation(manifest: HarnessManifest, request: InvocationRequest, configPath = '.config/opencode/opencode.json'): Invocation {
   let model = request.model;
   const files = [];
   if (request.baseUrl) {
@@ -26,7 +30,7 @@ export function opencodeInvocation(manifest: HarnessManifest, request: Invocatio
         },
       },
     };
-    files.push({ path: '.config/opencode/opencode.json', content: `${JSON.stringify(config, null, 2)}\n` });
+    files.push({ path: configPath, content: `${JSON.stringify(config, null, 2)}\n` });
   }
   const argv = [manifest.binary, 'run', '--format', 'json', '--auto', '--thinking', '-m', model];
   if (request.resumeSessionId) argv.push('--session', request.resumeSessionId);
