@@ -17,6 +17,21 @@ const intOrNull = z
     return n;
   });
 
+/** An environment variable holding JSON, parsed and validated, with a message saying what it must be. */
+function jsonVariable<T>(schema: z.ZodType<T>, fallback: string, what: string) {
+  return z
+    .string()
+    .default(fallback)
+    .transform((v, ctx): T => {
+      try {
+        return schema.parse(JSON.parse(v));
+      } catch (cause) {
+        ctx.addIssue({ code: 'custom', message: `must be ${what}: ${(cause as Error).message}` });
+        return z.NEVER;
+      }
+    });
+}
+
 /** A provider key the operator stored in a Secret: which Secret key holds which environment variable. */
 export const ApiKeySecretRef = z.strictObject({ env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/), secret: z.string().min(1), key: z.string().min(1) });
 export type ApiKeySecretRef = z.infer<typeof ApiKeySecretRef>;
@@ -31,41 +46,11 @@ export const DispatcherConfig = z.object({
   /** Secret holding the driver's NATS credentials (keys `user`/`password` or `token`), optional. */
   TCAB_NATS_SECRET: z.string().optional(),
   /** JSON list of ApiKeySecretRef. */
-  TCAB_API_KEY_SECRETS: z
-    .string()
-    .default('[]')
-    .transform((v, ctx) => {
-      try {
-        return z.array(ApiKeySecretRef).parse(JSON.parse(v));
-      } catch (cause) {
-        ctx.addIssue({ code: 'custom', message: `must be a JSON list of {env, secret, key}: ${(cause as Error).message}` });
-        return z.NEVER;
-      }
-    }),
+  TCAB_API_KEY_SECRETS: jsonVariable(z.array(ApiKeySecretRef), '[]', 'a JSON list of {env, secret, key}'),
   /** JSON object slug -> Secret name holding that harness's subscription files (keyed by basename). */
-  TCAB_SUBSCRIPTION_SECRETS: z
-    .string()
-    .default('{}')
-    .transform((v, ctx) => {
-      try {
-        return z.record(z.string(), z.string()).parse(JSON.parse(v));
-      } catch (cause) {
-        ctx.addIssue({ code: 'custom', message: `must be a JSON object {slug: secretName}: ${(cause as Error).message}` });
-        return z.NEVER;
-      }
-    }),
+  TCAB_SUBSCRIPTION_SECRETS: jsonVariable(z.record(z.string(), z.string()), '{}', 'a JSON object {slug: secretName}'),
   /** Extra driver env (e.g. TCAB_NPM_REGISTRY for a cluster-local npm cache), JSON object. */
-  TCAB_DRIVER_ENV: z
-    .string()
-    .default('{}')
-    .transform((v, ctx) => {
-      try {
-        return z.record(z.string(), z.string()).parse(JSON.parse(v));
-      } catch (cause) {
-        ctx.addIssue({ code: 'custom', message: `must be a JSON object of strings: ${(cause as Error).message}` });
-        return z.NEVER;
-      }
-    }),
+  TCAB_DRIVER_ENV: jsonVariable(z.record(z.string(), z.string()), '{}', 'a JSON object of strings'),
   TCAB_API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   TCAB_API_TOKEN_FILE: z.string().default('/var/run/tcab/api-token/token'),
 });

@@ -73,4 +73,8 @@ describe('dispatcherConfig', () => {
     expect(dispatcherConfig({ TCAB_DISPATCHER_MAX_INFLIGHT: 'unlimited' }).TCAB_DISPATCHER_MAX_INFLIGHT).toBeNull();
     expect(dispatcherConfig({ TCAB_DISPATCHER_MAX_INFLIGHT: '20' }).TCAB_DISPATCHER_MAX_INFLIGHT).toBe(20);
   });
+  it('names a JSON variable that does not parse or does not fit, and what it must be', () => {
+    expect(() => dispatcherConfig({ TCAB_API_KEY_SECRETS: '{not json' })).toThrow(/TCAB_API_KEY_SECRETS: must be a JSON list of \{env, secret, key\}/);
+    expect(() => dispatcherConfig({ TCAB_SUBSCRIPTION_SECRETS: '["claude"]' })).toThrow(/TCAB_SUBSCRIPTION_SECRETS: must be a JSON object \{slug: secretName\}/);
+  });
 });
