@@ -16,9 +16,16 @@ export interface InvocationRequest {
   baseUrl?: string;
 }
 
+/**
+ * Where a CLI can only take its key from a config file, the file says `{tcab:api_key}` and the driver fills in
+ * the injected key when it writes the file into the private run HOME (adapters never see keys).
+ */
+export const API_KEY_PLACEHOLDER = '{tcab:api_key}';
+
 export interface FileToWrite {
   /** Relative to the run user's HOME. */
   path: string;
+  /** May contain API_KEY_PLACEHOLDER. */
   content: string;
   mode?: number;
 }

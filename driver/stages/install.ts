@@ -10,7 +10,7 @@ import type { StageContext } from './context.ts';
 export function installArgv(manifest: HarnessManifest, prefix: string, registry: string, version?: string): string[] {
   const pkg = manifest.install.npm_package;
   return manifest.install.command.map((arg) => {
-    const filled = arg.replaceAll('{prefix}', prefix).replaceAll('{registry}', registry);
+    const filled = arg.replaceAll('{prefix}', prefix).replaceAll('{registry}', registry).replaceAll('{version}', version ?? 'latest');
     return version && pkg && filled === `${pkg}@latest` ? `${pkg}@${version}` : filled;
   });
 }

@@ -6,6 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeHomeFiles } from '../home-files.ts';
 import type { HarnessAdapter, Invocation } from '../../shared/adapter.ts';
+import { API_KEY_PLACEHOLDER } from '../../shared/adapter.ts';
 import { TranslationSession } from '../../shared/translate/session.ts';
 import type { SessionSummary } from '../../shared/translate/session.ts';
 import { runProcess } from '../process.ts';
@@ -26,7 +27,9 @@ export async function runSession(
   maxRuntimeSeconds: number,
   record?: { dir: string; name: string },
 ): Promise<SessionRun> {
-  await writeHomeFiles(ctx.dirs.home, ctx.user, invocation.files);
+  // The key reaches a config file only when the CLI cannot read it from the environment (see API_KEY_PLACEHOLDER).
+  const key = Object.values(secretEnv)[0] ?? '';
+  await writeHomeFiles(ctx.dirs.home, ctx.user, invocation.files.map((f) => ({ ...f, content: f.content.replaceAll(API_KEY_PLACEHOLDER, key) })));
   // Raw output as the harness printed it (fixtures, verify): written before translation sees it.
   if (record) await mkdir(record.dir, { recursive: true });
   const rawOut = record ? createWriteStream(join(record.dir, `${record.name}.stdout`)) : undefined;
