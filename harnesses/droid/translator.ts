@@ -3,7 +3,6 @@
 import type { DraftEvent } from '../../shared/events.ts';
 import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
 import { compact, obj, str } from '../../shared/translate/json.ts';
-import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownLine } from '../../shared/translate/best-effort.ts';
 import { droidToolKind, mapDroidCall, unknownCall } from './map-droid-tools.ts';
 import type { DroidCall } from './map-droid-tools.ts';
