@@ -6,6 +6,7 @@ import { registerEventsCommands } from './commands/events/index.ts';
 import { registerHarnessesCommands } from './commands/harnesses/index.ts';
 import { registerModelsCommands } from './commands/models/index.ts';
 import { EXIT, exitCodeHelp } from './exit-codes.ts';
+import { watchForBrokenPipe } from './output/broken-pipe.ts';
 
 export function buildProgram(): Command {
   const program = new Command('tcab')
@@ -33,5 +34,6 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (import.meta.main) {
+  watchForBrokenPipe(process.stdout);
   process.exitCode = await main(process.argv.slice(2));
 }

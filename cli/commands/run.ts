@@ -19,6 +19,7 @@ import type { EventSink } from '../../driver/sinks/sink.ts';
 import { startOfflineStub } from '../../driver/offline-stub.ts';
 import { defaultRunBase } from '../../driver/run-dirs.ts';
 import { resolveFormat } from '../output/event-writer.ts';
+import { onBrokenPipe } from '../output/broken-pipe.ts';
 
 interface RunOptions {
   harness: string;
@@ -110,6 +111,8 @@ Exit status: 0 succeeded, 1 harness failed, 3 infrastructure failed (auth, insta
       const onSignal = () => abort.abort();
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
+      // Nobody reads the events any more: cancel the run, but let its teardown finish.
+      const restorePipeReaction = onBrokenPipe(onSignal);
       try {
         const result = await executeRun(spec, {
           runId,
@@ -125,6 +128,7 @@ Exit status: 0 succeeded, 1 harness failed, 3 infrastructure failed (auth, insta
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
+        restorePipeReaction();
         await stub?.close();
       }
     });

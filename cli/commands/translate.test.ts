@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,5 +72,17 @@ describe('tcab translate', () => {
   it('names the problem for an unknown harness or a bad flag, with exit status 2', async () => {
     await expect(tcab(['translate', '--harness', 'nope', FIXTURE])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('unknown harness "nope"') });
     await expect(tcab(['translate', '--harness', 'claude', '--exit-code', 'x', FIXTURE])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--exit-code: must be an integer') });
+  });
+
+  it('stops quietly when its reader goes away early (`| head`), as a Unix filter does', async () => {
+    const big = join(dir, 'big.jsonl');
+    writeFileSync(big, readFileSync(FIXTURE, 'utf8').repeat(1500));
+    const child = spawn(process.execPath, [join(ROOT, 'cli/main.ts'), 'translate', '--harness', 'claude', '--json', big], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await once(child.stdout, 'data');
+    child.stdout.destroy();
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
   });
 });
