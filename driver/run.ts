@@ -160,6 +160,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
         home: dirs.home,
         resumeSessionId,
         baseUrl,
+        authMode: authMode ?? undefined,
       });
       const record = options.recordDir ? { dir: options.recordDir, name: `session-${index + 1}` } : undefined;
       const { summary, outcome: proc } = await runSession(ctx, adapter, invocation, binary, secretEnv, spec.maxRuntimeSeconds, record);

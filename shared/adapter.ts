@@ -14,6 +14,8 @@ export interface InvocationRequest {
   resumeSessionId?: string;
   /** A model endpoint override (the stub, a gateway); the adapter decides how the CLI is pointed at it. */
   baseUrl?: string;
+  /** The resolved auth mode (default api-key): some CLIs are configured differently for a subscription. */
+  authMode?: 'subscription' | 'api-key';
 }
 
 /**
@@ -39,7 +41,17 @@ export interface Invocation {
   stdin: 'close' | { text: string };
   /** Config files the CLI needs under HOME (provider definitions, trust settings). */
   files: FileToWrite[];
+  /**
+   * Files the CLI writes during the session that the translator needs at its end, when the stream lacks
+   * something (Copilot writes token usage only to `--usage-output-file`). Each is a plain file name directly in
+   * HOME; the driver reads it after the session (regular files only, never through a symlink, size-capped) and
+   * hands its text to `finish` under the same name.
+   */
+  reports?: string[];
 }
+
+/** Text of the report files a session wrote, by file name; a missing or unreadable file is absent. */
+export type SessionReports = Readonly<Record<string, string>>;
 
 /** One stdout line as the engine hands it over: the text, and the parsed value when the text is JSON. */
 export interface StdoutLine {
@@ -69,7 +81,7 @@ export interface SessionTranslator {
   /** The session id known so far (stamped on events); undefined until the harness reports one. */
   sessionId(): string | undefined;
   /** End of stdout: flushes calls that never got a result and returns the session's summary. */
-  finish(): { events: DraftEvent[]; result: SessionResult };
+  finish(reports?: SessionReports): { events: DraftEvent[]; result: SessionResult };
 }
 
 export interface TranslatorContext {

@@ -1,7 +1,7 @@
 // `tcab translate`: turns a recorded raw harness stdout into normalized events (NDJSON when piped, a human view
 // on a TTY). The session result goes after the events in the human view; with --json it never mixes with the
 // event lines (a --result file, or one JSON object on stderr).
-import { createReadStream, writeFileSync } from 'node:fs';
+import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { getHarness, loadAdapter } from '../../harnesses/registry.ts';
@@ -24,6 +24,18 @@ interface TranslateOptions {
   workdir?: string;
   fullReasoning?: boolean;
   maxLineBytes: string;
+  report: string[];
+}
+
+/** `--report usage.json=/path/to/file`: a report file the session wrote beside its stream (e.g. Copilot's usage). */
+function readReports(specs: string[]): Record<string, string> {
+  const reports: Record<string, string> = {};
+  for (const spec of specs) {
+    const at = spec.indexOf('=');
+    if (at <= 0 || at === spec.length - 1) throw new InvalidInputError('--report', `expected <name>=<file>, got "${spec}"`);
+    reports[spec.slice(0, at)] = readFileSync(spec.slice(at + 1), 'utf8');
+  }
+  return reports;
 }
 
 function intOption(name: string, value: string, min: number): number {
@@ -44,6 +56,7 @@ export function registerTranslateCommand(program: Command): void {
     .option('--workdir <dir>', 'the session cwd, to make relative paths absolute')
     .option('--result <file>', 'write the session result as JSON to this file')
     .option('--full-reasoning', 'show reasoning in full (human view)')
+    .option('--report <name=file>', "a report file the session wrote beside its stream, e.g. copilot's usage.json (repeatable)", (value: string, all: string[]) => [...all, value], [] as string[])
     .option('--max-line-bytes <n>', 'lines longer than this become truncated unknown events', String(DEFAULT_MAX_LINE_BYTES))
     .addOption(new Option('--json', 'NDJSON events (default when stdout is not a terminal)').conflicts('pretty'))
     .addOption(new Option('--pretty', 'human view (default on a terminal)'))
@@ -51,6 +64,7 @@ export function registerTranslateCommand(program: Command): void {
     .action(async (file: string, options: TranslateOptions) => {
       const exitCode = intOption('--exit-code', options.exitCode, 0);
       const maxLineBytes = intOption('--max-line-bytes', options.maxLineBytes, 1);
+      const reports = readReports(options.report);
       const adapter = await loadAdapter(options.harness);
       const session = new TranslationSession(adapter, { workdir: options.workdir });
       const format = resolveFormat(options, process.stdout.isTTY === true);
@@ -64,7 +78,7 @@ export function registerTranslateCommand(program: Command): void {
       if (options.stderr) {
         for await (const line of splitLines(createReadStream(options.stderr), maxLineBytes)) emit(session.stderr(line));
       }
-      const { events, summary } = session.finish({ code: exitCode, signal: null });
+      const { events, summary } = session.finish({ code: exitCode, signal: null }, reports);
       emit(events);
       const { manifest } = getHarness(options.harness);
       const cost = priceRun({

@@ -2,9 +2,9 @@
 // stdout translated line by line as it arrives, stderr surfaced as warnings, the process tree terminated at the
 // run's deadline (TERM, then KILL) with an error event saying so.
 import { createWriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeHomeFiles } from '../home-files.ts';
+import { readHomeReports, writeHomeFiles } from '../home-files.ts';
 import type { HarnessAdapter, Invocation } from '../../shared/adapter.ts';
 import { API_KEY_PLACEHOLDER } from '../../shared/adapter.ts';
 import { TranslationSession } from '../../shared/translate/session.ts';
@@ -62,7 +62,9 @@ export async function runSession(
   if (outcome.spawnError) {
     emitAll(translation.stderr({ text: `cannot start ${binary}: ${outcome.spawnError.message}`, bytes: 0, truncated: false }));
   }
-  const { events, summary } = translation.finish({ code: outcome.code, signal: outcome.signal });
+  const reports = await readHomeReports(ctx.dirs.home, invocation.reports ?? []);
+  if (record) for (const [name, text] of Object.entries(reports)) await writeFile(join(record.dir, `${record.name}.${name}`), text);
+  const { events, summary } = translation.finish({ code: outcome.code, signal: outcome.signal }, reports);
   emitAll(events);
   if (outcome.timedOut) {
     ctx.emit({ type: 'error', timestamp: ctx.clock.now().toISOString(), message: `the run exceeded its maximum runtime of ${maxRuntimeSeconds}s; the harness process group was terminated`, code: 'max_runtime_exceeded' });

@@ -78,6 +78,12 @@ export async function verifyHarness(
           copyFileSync(stderr, `${target}.stderr`);
           report.recorded.push(`${target}.stderr`);
         }
+        // Report files the CLI wrote beside its stream (e.g. copilot's usage file): session-1.<name>.
+        for (const file of readdirSync(recordDir).filter((f) => f.startsWith('session-1.') && !/\.(stdout|stderr)$/.test(f))) {
+          const copy = `${target}.${file.slice('session-1.'.length)}`;
+          copyFileSync(join(recordDir, file), copy);
+          report.recorded.push(copy);
+        }
       }
     } finally {
       await stub.close();

@@ -2,7 +2,7 @@
 // cannot see (truncated, non-JSON where JSON is expected) into `unknown`, stderr into `warning` as it arrives,
 // and a non-zero exit into a terminal `error` that carries the harness's own failure output. Pure: no I/O.
 import type { DraftEvent, HarnessEvent } from '../events.ts';
-import type { HarnessAdapter, SessionResult, SessionTranslator, TranslatorContext } from '../adapter.ts';
+import type { HarnessAdapter, SessionReports, SessionResult, SessionTranslator, TranslatorContext } from '../adapter.ts';
 import type { SplitLine } from './lines.ts';
 
 export interface Clock {
@@ -122,10 +122,10 @@ export class TranslationSession {
   }
 
   /** End of the session: flushes the adapter and, on a non-zero exit, adds the terminal error. */
-  finish(exit: ExitStatus): { events: HarnessEvent[]; summary: SessionSummary } {
+  finish(exit: ExitStatus, reports: SessionReports = {}): { events: HarnessEvent[]; summary: SessionSummary } {
     if (this.finished) throw new Error('TranslationSession.finish called twice');
     this.finished = true;
-    const { events: drafts, result } = this.translator.finish();
+    const { events: drafts, result } = this.translator.finish(reports);
     const events = this.stamp(drafts);
     const failed = exit.code !== 0 || exit.signal !== null;
     if (failed) events.push(...this.stamp([{ type: 'error', message: this.failureMessage(exit) }]));

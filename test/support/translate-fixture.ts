@@ -8,7 +8,15 @@ import { HarnessEvent as HarnessEventSchema } from '../../shared/events.ts';
 
 export const FIXED_CLOCK = { now: () => new Date('2026-12-02T12:00:00.000Z') };
 
-export function translateText(adapter: HarnessAdapter, stdout: string, options: { stderr?: string; exitCode?: number; workdir?: string } = {}) {
+interface TranslateOptions {
+  stderr?: string;
+  exitCode?: number;
+  workdir?: string;
+  /** Report files the session wrote beside its stream (Invocation.reports), by name: their text. */
+  reports?: Record<string, string>;
+}
+
+export function translateText(adapter: HarnessAdapter, stdout: string, options: TranslateOptions = {}) {
   const session = new TranslationSession(adapter, { workdir: options.workdir }, { clock: FIXED_CLOCK });
   const events: HarnessEvent[] = [];
   const splitter = new LineSplitter();
@@ -17,7 +25,7 @@ export function translateText(adapter: HarnessAdapter, stdout: string, options: 
     const errSplitter = new LineSplitter();
     for (const l of [...errSplitter.push(options.stderr), ...errSplitter.end()]) events.push(...session.stderr(l));
   }
-  const finished = session.finish({ code: options.exitCode ?? 0, signal: null });
+  const finished = session.finish({ code: options.exitCode ?? 0, signal: null }, options.reports);
   events.push(...finished.events);
   for (const event of events) {
     const parsed = HarnessEventSchema.safeParse(event);
@@ -26,7 +34,7 @@ export function translateText(adapter: HarnessAdapter, stdout: string, options: 
   return { events, summary: finished.summary };
 }
 
-export function translateFixture(adapter: HarnessAdapter, path: string, options: { stderr?: string; exitCode?: number; workdir?: string } = {}) {
+export function translateFixture(adapter: HarnessAdapter, path: string, options: TranslateOptions = {}) {
   return translateText(adapter, readFileSync(path, 'utf8'), options);
 }
 
