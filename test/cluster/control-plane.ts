@@ -1,0 +1,157 @@
+// The test control plane: etcd, kube-apiserver (client-cert auth, Node + RBAC authorization, service-account
+// token signing), kube-controller-manager, kube-scheduler and the process kubelet, all on free loopback ports
+// with their data in one directory. `up` returns when the node is Ready and the default namespace can take pods.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { createPki } from './pki.ts';
+import type { Pki } from './pki.ts';
+import { freePort, startProcess, waitFor } from './processes.ts';
+import type { Managed } from './processes.ts';
+
+export const NODE_NAME = 'tcab-node-1';
+const ROOT = join(import.meta.dirname, '..', '..');
+
+export interface ControlPlane {
+  dir: string;
+  kubeconfig: string;
+  server: string;
+  binDir: string;
+  processes: Managed[];
+  timings: Record<string, number>;
+  down(): Promise<void>;
+}
+
+export interface UpOptions {
+  dir: string;
+  dieWithParent: boolean;
+  /** Image -> command mapping for the process kubelet (see kubelet/images.ts). */
+  imagesFile?: string;
+}
+
+/** The binaries, built or reused (prints the cold/warm time on stderr). */
+export function clusterBinaries(): string {
+  return execFileSync(join(import.meta.dirname, 'build', 'binaries.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+}
+
+function kubeconfig(server: string, caCert: string, user: string, cert: string, key: string): string {
+  const b64 = (file: string) => readFileSync(file).toString('base64');
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'tcab-test', cluster: { server, 'certificate-authority-data': b64(caCert) } }],
+    users: [{ name: user, user: { 'client-certificate-data': b64(cert), 'client-key-data': b64(key) } }],
+    contexts: [{ name: 'tcab-test', context: { cluster: 'tcab-test', user, namespace: 'default' } }],
+    'current-context': 'tcab-test',
+  });
+}
+
+function httpsOk(url: string, pki: Pki, client: { cert: string; key: string }): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request(url, { ca: readFileSync(pki.caCert), cert: readFileSync(client.cert), key: readFileSync(client.key), timeout: 2000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false));
+    req.on('timeout', () => req.destroy());
+    req.end();
+  });
+}
+
+export async function up(options: UpOptions): Promise<ControlPlane> {
+  const timings: Record<string, number> = {};
+  const t0 = Date.now();
+  const mark = (name: string) => (timings[name] = Date.now() - t0);
+  const binDir = clusterBinaries();
+  mark('binaries_ms');
+  const dir = options.dir;
+  const pkiDir = join(dir, 'pki');
+  const logDir = join(dir, 'logs');
+  for (const d of [pkiDir, logDir, join(dir, 'etcd')]) mkdirSync(d, { recursive: true, mode: 0o700 });
+  const pki = createPki(pkiDir, {
+    admin: { user: 'kubernetes-admin', groups: ['system:masters'] },
+    'controller-manager': { user: 'system:kube-controller-manager' },
+    scheduler: { user: 'system:kube-scheduler' },
+    kubelet: { user: `system:node:${NODE_NAME}`, groups: ['system:nodes'] },
+  });
+  mark('pki_ms');
+  const processes: Managed[] = [];
+  const start = (name: string, argv: string[]) => {
+    const p = startProcess(name, argv, { logDir, dieWithParent: options.dieWithParent });
+    processes.push(p);
+    return p;
+  };
+  const bin = (name: string) => join(binDir, name);
+  const down = async () => {
+    // Reverse order: kubelet (its pods) first, etcd last.
+    for (const p of [...processes].reverse()) await p.stop();
+  };
+  try {
+    const [etcdClient, etcdPeer, apiPort] = [await freePort(), await freePort(), await freePort()];
+    const etcd = start('etcd', [
+      bin('etcd'), '--name', 'default', '--data-dir', join(dir, 'etcd'),
+      '--listen-client-urls', `http://127.0.0.1:${etcdClient}`, '--advertise-client-urls', `http://127.0.0.1:${etcdClient}`,
+      '--listen-peer-urls', `http://127.0.0.1:${etcdPeer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${etcdPeer}`,
+      '--initial-cluster', `default=http://127.0.0.1:${etcdPeer}`, '--listen-metrics-urls', '',
+      // Test data: durability across power loss does not matter, speed does.
+      '--unsafe-no-fsync', '--log-level', 'warn',
+    ]);
+    await waitFor('etcd health', async () => (await fetch(`http://127.0.0.1:${etcdClient}/health`)).ok, { timeoutMs: 20_000, process: etcd });
+    mark('etcd_ms');
+
+    const server = `https://127.0.0.1:${apiPort}`;
+    const apiserver = start('kube-apiserver', [
+      bin('kube-apiserver'), '--etcd-servers', `http://127.0.0.1:${etcdClient}`,
+      '--bind-address', '127.0.0.1', '--advertise-address', '127.0.0.1', '--secure-port', String(apiPort), '--cert-dir', pkiDir,
+      '--tls-cert-file', pki.serverCert, '--tls-private-key-file', pki.serverKey, '--client-ca-file', pki.caCert,
+      '--authorization-mode', 'Node,RBAC', '--enable-admission-plugins', 'NodeRestriction',
+      '--service-account-key-file', pki.serviceAccountPub, '--service-account-signing-key-file', pki.serviceAccountKey,
+      '--service-account-issuer', 'https://kubernetes.default.svc.cluster.local', '--service-cluster-ip-range', '10.0.0.0/24',
+      // Loopback cannot back the `kubernetes` Service's endpoints; pods reach the apiserver through KUBERNETES_SERVICE_HOST.
+      '--endpoint-reconciler-type', 'none', '--allow-privileged=false', '--profiling=false', '--v=1',
+    ]);
+    const admin = pki.client('admin');
+    await waitFor('kube-apiserver /readyz', () => httpsOk(`${server}/readyz`, pki, admin), { timeoutMs: 60_000, process: apiserver });
+    mark('apiserver_ms');
+
+    const writeConfig = (name: string, user: string) => {
+      const c = pki.client(name);
+      const path = join(dir, `${name}.kubeconfig`);
+      writeFileSync(path, kubeconfig(server, pki.caCert, user, c.cert, c.key), { mode: 0o600 });
+      return path;
+    };
+    const adminConfig = writeConfig('admin', 'kubernetes-admin');
+    const cmConfig = writeConfig('controller-manager', 'system:kube-controller-manager');
+    const schedulerConfig = writeConfig('scheduler', 'system:kube-scheduler');
+    const kubeletConfig = writeConfig('kubelet', `system:node:${NODE_NAME}`);
+
+    start('kube-controller-manager', [
+      bin('kube-controller-manager'), '--kubeconfig', cmConfig, '--authentication-kubeconfig', cmConfig, '--authorization-kubeconfig', cmConfig,
+      '--bind-address', '127.0.0.1', '--secure-port', '0', '--leader-elect=false', '--use-service-account-credentials=true',
+      '--service-account-private-key-file', pki.serviceAccountKey, '--root-ca-file', pki.caCert,
+      '--cluster-signing-cert-file', pki.caCert, '--cluster-signing-key-file', pki.caKey,
+      '--v=1',
+    ]);
+    start('kube-scheduler', [
+      bin('kube-scheduler'), '--kubeconfig', schedulerConfig, '--authentication-kubeconfig', schedulerConfig, '--authorization-kubeconfig', schedulerConfig,
+      '--bind-address', '127.0.0.1', '--secure-port', '0', '--leader-elect=false', '--v=1',
+    ]);
+    const kubeletDir = join(dir, 'kubelet');
+    mkdirSync(kubeletDir, { recursive: true });
+    const kubelet = start('process-kubelet', [
+      process.execPath, join(ROOT, 'test/cluster/kubelet/main.ts'), '--kubeconfig', kubeletConfig, '--node', NODE_NAME, '--root', kubeletDir,
+      '--images', options.imagesFile ?? join(ROOT, 'test/cluster/kubelet/images.json'), '--api-server', server, '--ca', pki.caCert,
+    ]);
+    // Ready = the node reports Ready and the default ServiceAccount exists (pods can be admitted).
+    const kubectl = (...args: string[]) => execFileSync(bin('kubectl'), ['--kubeconfig', adminConfig, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    await waitFor('the node to be Ready', async () => kubectl('get', 'node', NODE_NAME, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}') === 'True', { timeoutMs: 30_000, process: kubelet });
+    await waitFor('the default ServiceAccount', async () => kubectl('get', 'serviceaccount', 'default', '-o', 'name').trim() === 'serviceaccount/default', { timeoutMs: 30_000 });
+    mark('ready_ms');
+    return { dir, kubeconfig: adminConfig, server, binDir, processes, timings, down };
+  } catch (error) {
+    await down();
+    throw error;
+  }
+}

@@ -1,0 +1,101 @@
+// Helpers for tests against the test control plane: kubectl from the pinned build, a namespace per test file,
+// and waits that follow a watch (list, then watch from its resourceVersion) rather than sleeping.
+import { execFile } from 'node:child_process';
+import { request } from 'node:https';
+import type { RequestOptions } from 'node:https';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { inject } from 'vitest';
+
+const run = promisify(execFile);
+
+export function clusterConfig(): KubeConfig {
+  const config = new KubeConfig();
+  config.loadFromFile(inject('kubeconfig'));
+  return config;
+}
+
+export async function kubectl(args: string[], input?: string): Promise<{ stdout: string; stderr: string; code: number }> {
+  const bin = join(inject('clusterBinDir'), 'kubectl');
+  const child = run(bin, ['--kubeconfig', inject('kubeconfig'), ...args], { encoding: 'utf8', maxBuffer: 16 << 20 });
+  if (input !== undefined) {
+    child.child.stdin!.end(input);
+  }
+  try {
+    const { stdout, stderr } = await child;
+    return { stdout, stderr, code: 0 };
+  } catch (error) {
+    const e = error as { stdout: string; stderr: string; code: number };
+    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
+  }
+}
+
+/** A fresh namespace (deleted by the returned cleanup). */
+export async function createNamespace(prefix: string): Promise<{ name: string; remove: () => Promise<void> }> {
+  const core = clusterConfig().makeApiClient(CoreV1Api);
+  const ns = await core.createNamespace({ body: { metadata: { generateName: `${prefix}-` } } });
+  const name = ns.metadata!.name!;
+  // Pods need the namespace's default ServiceAccount, which the controller-manager creates.
+  await waitFor<KubernetesObject>(`/api/v1/namespaces/${name}/serviceaccounts`, (items) => items.some((sa) => sa.metadata?.name === 'default'), 30_000);
+  return { name, remove: async () => void (await core.deleteNamespace({ name }).catch(() => undefined)) };
+}
+
+/**
+ * Resolves with the current items of a collection once `done(items)` is true: lists, then watches from the
+ * list's resourceVersion, re-evaluating on every change (and listing again when an idle watch times out).
+ */
+export async function waitFor<T extends KubernetesObject>(path: string, done: (items: T[]) => boolean, timeoutMs: number, query: Record<string, string> = {}): Promise<T[]> {
+  const config = clusterConfig();
+  const deadline = Date.now() + timeoutMs;
+  let items = new Map<string, T>();
+  while (Date.now() < deadline) {
+    const list = (await fetchJson(config, path, query)) as { items: T[]; metadata: { resourceVersion: string } };
+    items = new Map(list.items.map((item) => [item.metadata!.uid!, item]));
+    if (done([...items.values()])) return [...items.values()];
+    const finished = await new Promise<boolean>((resolve, reject) => {
+      let abort: AbortController | undefined;
+      const timer = setTimeout(() => {
+        abort?.abort();
+        resolve(false);
+      }, deadline - Date.now());
+      void new Watch(config)
+        .watch(path, { ...query, resourceVersion: list.metadata.resourceVersion }, (type, obj: T) => {
+          if (type === 'DELETED') items.delete(obj.metadata!.uid!);
+          else if (type === 'ADDED' || type === 'MODIFIED') items.set(obj.metadata!.uid!, obj);
+          else return;
+          if (done([...items.values()])) {
+            clearTimeout(timer);
+            abort?.abort();
+            resolve(true);
+          }
+        }, (error: unknown) => {
+          clearTimeout(timer);
+          const name = (error as Error | undefined)?.name;
+          if (error && name !== 'AbortError' && name !== 'TimeoutError') reject(error as Error);
+          else resolve(false);
+        })
+        .then((a) => (abort = a), reject);
+    });
+    if (finished) return [...items.values()];
+  }
+  throw new Error(`timed out after ${timeoutMs}ms waiting on ${path}: ${JSON.stringify([...items.values()].map((i) => ({ name: i.metadata?.name, status: (i as { status?: unknown }).status })))}`);
+}
+
+async function fetchJson(config: KubeConfig, path: string, query: Record<string, string>): Promise<unknown> {
+  const url = new URL(config.getCurrentCluster()!.server + path);
+  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
+  const options: RequestOptions = {};
+  await config.applyToHTTPSOptions(options);
+  return new Promise((resolve, reject) => {
+    const req = request(url, { ...options, method: 'GET' }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(body)) : reject(new Error(`GET ${path}: ${res.statusCode} ${body}`))));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
