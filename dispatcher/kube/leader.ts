@@ -1,0 +1,107 @@
+// Leader election on a coordination.k8s.io Lease, as client-go's leaderelection does it: the holder renews
+// renewTime every `retryMs`; a candidate takes the Lease once renewTime + leaseDurationSeconds has passed. Every
+// write carries the Lease's resourceVersion, so of two candidates racing for an expired Lease exactly one wins.
+import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
+import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
+
+export interface LeaderOptions {
+  namespace: string;
+  name: string;
+  identity: string;
+  leaseDurationSeconds: number;
+  retryMs: number;
+  onStartedLeading: () => void;
+  onStoppedLeading: () => void;
+  log: (message: string) => void;
+}
+
+const code = (error: unknown) => (error as { code?: number }).code;
+
+export class LeaderElector {
+  private readonly api: CoordinationV1Api;
+  private leading = false;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private readonly options: LeaderOptions;
+
+  constructor(config: KubeConfig, options: LeaderOptions) {
+    this.api = config.makeApiClient(CoordinationV1Api);
+    this.options = options;
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  start(): void {
+    const loop = async () => {
+      if (this.stopped) return;
+      const leading = await this.tryAcquireOrRenew().catch((error: unknown) => {
+        this.options.log(`leader election: ${(error as Error).message}`);
+        return false;
+      });
+      this.setLeading(leading);
+      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.options.retryMs);
+    };
+    void loop();
+  }
+
+  /** Gives the Lease up (so a successor need not wait for it to expire) and stops. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    if (!this.leading) return;
+    this.setLeading(false);
+    const { namespace, name } = this.options;
+    const lease = await this.api.readNamespacedLease({ name, namespace }).catch(() => undefined);
+    if (lease?.spec?.holderIdentity !== this.options.identity) return;
+    lease.spec = { ...lease.spec, holderIdentity: undefined, leaseDurationSeconds: 1, renewTime: new V1MicroTime(0) };
+    await this.api.replaceNamespacedLease({ name, namespace, body: lease }).catch(() => undefined);
+  }
+
+  private setLeading(leading: boolean): void {
+    if (leading === this.leading) return;
+    this.leading = leading;
+    this.options.log(leading ? `${this.options.identity} became the leader` : `${this.options.identity} lost the leadership`);
+    if (leading) this.options.onStartedLeading();
+    else this.options.onStoppedLeading();
+  }
+
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const { namespace, name, identity, leaseDurationSeconds } = this.options;
+    const now = new V1MicroTime();
+    let lease: V1Lease;
+    try {
+      lease = await this.api.readNamespacedLease({ name, namespace });
+    } catch (error) {
+      if (code(error) !== 404) throw error;
+      try {
+        await this.api.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec: { holderIdentity: identity, leaseDurationSeconds, acquireTime: now, renewTime: now, leaseTransitions: 0 } } });
+        return true;
+      } catch (createError) {
+        if (code(createError) === 409) return false;
+        throw createError;
+      }
+    }
+    const spec = lease.spec ?? {};
+    const holder = spec.holderIdentity;
+    const renewed = spec.renewTime ? new Date(spec.renewTime).getTime() : 0;
+    const expired = renewed + (spec.leaseDurationSeconds ?? leaseDurationSeconds) * 1000 < Date.now();
+    if (holder && holder !== identity && !expired) return false;
+    const taking = holder !== identity;
+    lease.spec = {
+      ...spec,
+      holderIdentity: identity,
+      leaseDurationSeconds,
+      renewTime: now,
+      ...(taking ? { acquireTime: now, leaseTransitions: (spec.leaseTransitions ?? 0) + 1 } : {}),
+    };
+    try {
+      await this.api.replaceNamespacedLease({ name, namespace, body: lease });
+      return true;
+    } catch (error) {
+      if (code(error) === 409) return false; // someone else wrote first: they lead
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,21 @@
+// The dispatcher's Kubernetes objects as TypeScript sees them, and the API coordinates of our CRDs.
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { HarnessConfigSpec } from '../../shared/harness-config.ts';
+import type { RunStatus } from '../../shared/run-status.ts';
+
+export const GROUP = 'tcab.dev';
+export const VERSION = 'v1alpha1';
+export const RUNS = 'runs';
+export const HARNESS_CONFIGS = 'harnessconfigs';
+
+export interface RunObject extends KubernetesObject {
+  spec: Record<string, unknown> & { harness?: string; cancel?: boolean };
+  status?: RunStatus;
+}
+
+export interface HarnessConfigObject extends KubernetesObject {
+  spec: HarnessConfigSpec;
+}
+
+export const runsPath = (namespace: string) => `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${RUNS}`;
+export const harnessConfigsPath = () => `/apis/${GROUP}/${VERSION}/${HARNESS_CONFIGS}`;

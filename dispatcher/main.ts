@@ -1,0 +1,97 @@
+// `tcab-dispatcher`: the cluster half. Configuration from the environment (dispatcher/config.ts), Kubernetes
+// credentials in-cluster (its ServiceAccount) or from KUBECONFIG, NATS from TCAB_NATS_URL (+ credentials).
+// Every replica serves the HTTP API; only the Lease holder claims and writes Run status.
+import { hostname } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { listHarnesses } from '../harnesses/registry.ts';
+import type { HarnessConfigSpec } from '../shared/harness-config.ts';
+import { buildApi } from './api/server.ts';
+import { dispatcherConfig } from './config.ts';
+import { Dispatcher } from './controller/dispatcher.ts';
+import { dispatcherMetrics } from './controller/metrics.ts';
+import { LeaderElector } from './kube/leader.ts';
+import { GROUP, HARNESS_CONFIGS, VERSION } from './kube/resources.ts';
+import type { HarnessConfigObject } from './kube/resources.ts';
+import { RunStream } from './nats/run-stream.ts';
+
+const log = (message: string) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), component: 'tcab-dispatcher', msg: message })}\n`);
+
+export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const settings = dispatcherConfig(env);
+  const config = new KubeConfig();
+  if (env.KUBECONFIG) config.loadFromFile(env.KUBECONFIG);
+  else config.loadFromCluster();
+  const identity = env.TCAB_DISPATCHER_ID || env.POD_NAME || hostname();
+  const metrics = dispatcherMetrics();
+  const stream = await RunStream.connect({ servers: settings.TCAB_NATS_URL.split(','), user: env.TCAB_NATS_USER || undefined, pass: env.TCAB_NATS_PASSWORD || undefined, token: env.TCAB_NATS_TOKEN || undefined });
+  const dispatcher = new Dispatcher({ config, settings, events: stream, metrics, log, resultGraceSeconds: Number(env.TCAB_RESULT_GRACE_SECONDS || 30) });
+  await dispatcher.start();
+
+  const elector = new LeaderElector(config, {
+    namespace: settings.TCAB_NAMESPACE,
+    name: env.TCAB_LEADER_LEASE || 'tcab-dispatcher',
+    identity,
+    leaseDurationSeconds: Number(env.TCAB_LEASE_DURATION_SECONDS || 10),
+    retryMs: Number(env.TCAB_LEASE_RETRY_MS || 2000),
+    onStartedLeading: () => {
+      dispatcher.setLeading(true);
+      void stream.consumeResults((runId, result, ack) => dispatcher.onResult(runId, result, ack), log).catch((error: unknown) => log(`results consumer: ${(error as Error).message}`));
+    },
+    onStoppedLeading: () => {
+      dispatcher.setLeading(false);
+      void stream.stopConsuming();
+    },
+    log,
+  });
+  elector.start();
+
+  const custom = config.makeApiClient(CustomObjectsApi);
+  const api = buildApi({
+    store: {
+      async list() {
+        const list = (await custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: HARNESS_CONFIGS })) as { items: HarnessConfigObject[] };
+        return new Map(list.items.map((c) => [c.metadata!.name!, c.spec]));
+      },
+      async set(slug: string, spec: HarnessConfigSpec) {
+        const body = { apiVersion: `${GROUP}/${VERSION}`, kind: 'HarnessConfig', metadata: { name: slug }, spec };
+        try {
+          const current = (await custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural: HARNESS_CONFIGS, name: slug })) as HarnessConfigObject;
+          await custom.replaceClusterCustomObject({ group: GROUP, version: VERSION, plural: HARNESS_CONFIGS, name: slug, body: { ...body, metadata: { ...body.metadata, resourceVersion: current.metadata?.resourceVersion } } });
+        } catch (error) {
+          if ((error as { code?: number }).code !== 404) throw error;
+          await custom.createClusterCustomObject({ group: GROUP, version: VERSION, plural: HARNESS_CONFIGS, body });
+        }
+      },
+    },
+    slugs: () => [...listHarnesses().map((h) => h.manifest.slug), 'gg'],
+    token: () => {
+      try {
+        return readFileSync(settings.TCAB_API_TOKEN_FILE, 'utf8').trim();
+      } catch {
+        return env.TCAB_API_TOKEN ?? '';
+      }
+    },
+    metrics: metrics.registry,
+    ready: () => true,
+  });
+  await api.listen({ port: settings.TCAB_API_PORT, host: env.TCAB_API_HOST || '0.0.0.0' });
+  log(`${identity} serving the HTTP API on ${settings.TCAB_API_PORT}`);
+
+  const shutdown = async () => {
+    await elector.stop();
+    await dispatcher.stop();
+    await api.close();
+    await stream.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown());
+  process.once('SIGINT', () => void shutdown());
+}
+
+if (import.meta.main) {
+  await dispatcherMain().catch((error: unknown) => {
+    log(`fatal: ${(error as Error).message}`);
+    process.exit(1);
+  });
+}

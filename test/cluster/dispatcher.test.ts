@@ -1,0 +1,152 @@
+// The dispatcher against the test control plane and a real NATS server: a gg Run goes Pending -> Dispatched ->
+// Running -> Succeeded through a real driver Pod (run by the process kubelet) against the stub model; caps hold
+// when sampled from the apiserver; a canary key never leaves the driver's harness process.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { V1Pod } from '@kubernetes/client-node';
+import { Dispatcher } from '../../dispatcher/controller/dispatcher.ts';
+import { dispatcherMetrics } from '../../dispatcher/controller/metrics.ts';
+import { dispatcherConfig } from '../../dispatcher/config.ts';
+import { LeaderElector } from '../../dispatcher/kube/leader.ts';
+import type { RunObject } from '../../dispatcher/kube/resources.ts';
+import { RunStream } from '../../dispatcher/nats/run-stream.ts';
+import { readRunStream } from '../../cli/nats-reader.ts';
+import type { StreamItem } from '../../cli/nats-reader.ts';
+import { startStubModelServer } from '../../driver/stub-models/server.ts';
+import type { StubModelServer } from '../../driver/stub-models/server.ts';
+import { NatsServer } from '../support/nats-server.ts';
+import { clusterConfig, createNamespace, kubectl, waitFor } from './support.ts';
+
+const CANARY = 'sk-ant-fake-canary-7c1d9e0b5a';
+let ns: string;
+let removeNs: () => Promise<void>;
+let nats: NatsServer;
+let stub: StubModelServer;
+const logs: string[] = [];
+const stops: (() => Promise<void>)[] = [];
+
+async function startDispatcher(identity: string, overrides: Record<string, string> = {}) {
+  const settings = dispatcherConfig({
+    TCAB_NAMESPACE: ns,
+    TCAB_DRIVER_IMAGE: 'ghcr.io/tcab/driver:test',
+    TCAB_DRIVER_CPU: '100m',
+    TCAB_DRIVER_MEMORY: '512Mi',
+    TCAB_NATS_URL: nats.url,
+    TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }]),
+    TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: stub.url }),
+    ...overrides,
+  });
+  const stream = await RunStream.connect({ servers: [nats.url] });
+  const log = (m: string) => logs.push(`${identity}: ${m}`);
+  const dispatcher = new Dispatcher({ config: clusterConfig(), settings, events: stream, metrics: dispatcherMetrics(), log, resultGraceSeconds: 2 });
+  await dispatcher.start();
+  const elector = new LeaderElector(clusterConfig(), {
+    namespace: ns,
+    name: 'tcab-dispatcher',
+    identity,
+    leaseDurationSeconds: 10,
+    retryMs: 1000,
+    onStartedLeading: () => {
+      dispatcher.setLeading(true);
+      void stream.consumeResults((runId, result, ack) => dispatcher.onResult(runId, result, ack), log);
+    },
+    onStoppedLeading: () => dispatcher.setLeading(false),
+    log,
+  });
+  elector.start();
+  const stop = async () => {
+    await elector.stop();
+    await dispatcher.stop();
+    await stream.close();
+  };
+  stops.push(stop);
+  return { dispatcher, elector, stop };
+}
+
+beforeAll(async () => {
+  ({ name: ns, remove: removeNs } = await createNamespace('dispatch'));
+  expect((await kubectl(['apply', '-f', join(import.meta.dirname, '..', '..', 'deploy', 'crds')])).code).toBe(0);
+  await kubectl(['wait', '--for=condition=Established', 'crd/runs.tcab.dev', 'crd/harnessconfigs.tcab.dev', '--timeout=30s']);
+  nats = await NatsServer.start();
+  stub = await startStubModelServer({ script: { steps: [{ tool: { name: 'shell', args: { command: 'echo hi from the pod' } } }, { text: 'All done.' }] } });
+  await kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', ns, `--from-literal=anthropic=${CANARY}`]);
+});
+
+afterAll(async () => {
+  for (const stop of stops) await stop().catch(() => undefined);
+  await stub?.close();
+  await nats?.stop();
+  await removeNs();
+});
+
+const runsPath = () => `/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`;
+const run = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name, namespace: ns }, spec });
+
+describe('dispatcher (test control plane + NATS)', () => {
+  it('runs a gg Run end to end through a driver Pod: status, system events, result, teardown; the key stays secret', async () => {
+    await startDispatcher('dispatcher-a');
+    const events: StreamItem[] = [];
+    const abort = new AbortController();
+    const reading = (async () => {
+      for await (const item of readRunStream({ servers: nats.url, replay: true, untilResult: false, signal: abort.signal })) events.push(item);
+    })().catch(() => undefined);
+
+    await kubectl(['apply', '-f', '-'], JSON.stringify(run('gg-hello', { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'say hi', maxRuntimeSeconds: 120 })));
+    const [done] = await waitFor<RunObject>(runsPath(), (runs) => runs.some((r) => r.metadata?.name === 'gg-hello' && ['Succeeded', 'Failed'].includes(r.status?.phase ?? '')), 120_000);
+    expect(done!.status, logs.join('\n')).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded', harnessVersion: '0.1.0', authMode: 'api-key', canonicalModel: 'anthropic/claude-sonnet-4.5', pod: 'tcab-run-gg-hello' });
+    expect(done!.status!.usage!.output).toBeGreaterThan(0);
+    expect(done!.status!.conditions!.map((c) => c.type)).toEqual(expect.arrayContaining(['Dispatched', 'Finished']));
+
+    // The Pod goes away after the end (teardown) and the run's subjects carry the whole story.
+    await waitFor<V1Pod>(`/api/v1/namespaces/${ns}/pods`, (pods) => !pods.some((p) => p.metadata?.name === 'tcab-run-gg-hello'), 60_000);
+    const runId = `${ns}-gg-hello`;
+    const stages = () => events.filter((e) => e.kind === 'event' && e.runId === runId && e.event.type === 'system').map((e) => (e.kind === 'event' && e.event.type === 'system' ? `${e.event.stage}:${e.event.status}` : ''));
+    await waitFor(runsPath(), () => stages().includes('teardown:completed'), 30_000);
+    expect(stages()).toEqual(expect.arrayContaining(['pull_image:started', 'pull_image:completed', 'start_container:started', 'start_container:completed', 'probe_harness:completed', 'teardown:started', 'teardown:completed']));
+    expect(events.some((e) => e.kind === 'event' && e.runId === runId && e.event.type === 'command')).toBe(true);
+    expect(events.some((e) => e.kind === 'result' && e.runId === runId && e.result.outcome === 'succeeded')).toBe(true);
+    abort.abort();
+    await reading;
+
+    // The canary key: not in the Run, its Events, the NATS messages or the dispatcher's log lines.
+    const everything = [JSON.stringify(done), (await kubectl(['get', 'events', '-n', ns, '-o', 'json'])).stdout, JSON.stringify(events), logs.join('\n')].join('\n');
+    expect(everything).not.toContain(CANARY);
+    expect(stub.requests.some((r) => r.headers['x-api-key'] === CANARY)).toBe(true); // it did reach the model
+  }, 300_000);
+
+  it('never exceeds a harness cap or the global cap, sampled from the apiserver, and every Run ends', async () => {
+    // Short jobs instead of drivers: the caps are the dispatcher's, whatever the Pod does.
+    for (const stop of stops.splice(0)) await stop();
+    const caps: Record<string, number | null> = { claude: 2, codex: 3, gemini: null };
+    for (const [slug, cap] of Object.entries(caps)) {
+      await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'tcab.dev/v1alpha1', kind: 'HarnessConfig', metadata: { name: slug }, spec: { maxParallelism: cap } }));
+    }
+    const harnesses = Object.keys(caps);
+    const runs = Array.from({ length: 30 }, (_, i) => run(`cap-${i}`, { harness: harnesses[i % 3], model: 'm', prompt: 'p', maxRuntimeSeconds: 60 }));
+    await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: runs }));
+    await kubectl(['create', 'secret', 'generic', 'fake-keys', '-n', ns, '--from-literal=anthropic=sk-fake-a', '--from-literal=openai=sk-fake-o', '--from-literal=gemini=fake-g']);
+    await startDispatcher('dispatcher-caps', {
+      TCAB_DRIVER_IMAGE: 'tcab-test/short-job:1',
+      TCAB_DISPATCHER_MAX_INFLIGHT: '5',
+      TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'fake-keys', key: 'anthropic' }, { env: 'OPENAI_API_KEY', secret: 'fake-keys', key: 'openai' }, { env: 'GEMINI_API_KEY', secret: 'fake-keys', key: 'gemini' }]),
+    });
+    const peak: Record<string, number> = {};
+    let peakTotal = 0;
+    const occupying = ['Dispatched', 'Starting', 'Running'];
+    const finished = await waitFor<RunObject>(runsPath(), (all) => {
+      const mine = all.filter((r) => r.metadata?.name?.startsWith('cap-'));
+      const counts: Record<string, number> = {};
+      for (const r of mine) if (occupying.includes(r.status?.phase ?? '')) counts[String(r.spec.harness)] = (counts[String(r.spec.harness)] ?? 0) + 1;
+      for (const [h, n] of Object.entries(counts)) peak[h] = Math.max(peak[h] ?? 0, n);
+      peakTotal = Math.max(peakTotal, Object.values(counts).reduce((a, b) => a + b, 0));
+      return mine.length === 30 && mine.every((r) => ['Succeeded', 'Failed', 'Cancelled'].includes(r.status?.phase ?? ''));
+    }, 240_000);
+    expect(peak.claude ?? 0).toBeLessThanOrEqual(2);
+    expect(peak.codex ?? 0).toBeLessThanOrEqual(3);
+    expect(peakTotal).toBeLessThanOrEqual(5);
+    expect(peakTotal).toBeGreaterThanOrEqual(3); // the caps were actually exercised
+    // Every Run ended (the short job publishes no result: the dispatcher says so).
+    const mine = finished.filter((r) => r.metadata?.name?.startsWith('cap-'));
+    expect(mine.every((r) => r.status?.message?.includes('without publishing a result'))).toBe(true);
+  }, 300_000);
+});
