@@ -149,4 +149,24 @@ describe('dispatcher (test control plane + NATS)', () => {
     const mine = finished.filter((r) => r.metadata?.name?.startsWith('cap-'));
     expect(mine.every((r) => r.status?.message?.includes('without publishing a result'))).toBe(true);
   }, 300_000);
+
+  it('spec.cancel stops the Pod and ends the Run Cancelled; a deleted Pod fails its Run with the reason', async () => {
+    for (const stop of stops.splice(0)) await stop();
+    await kubectl(['delete', 'harnessconfigs', '--all']);
+    await startDispatcher('dispatcher-cancel', { TCAB_DRIVER_IMAGE: 'tcab-test/long-job:1' });
+    const spec = { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'p', maxRuntimeSeconds: 300 };
+    await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [run('to-cancel', spec), run('pod-lost', spec)] }));
+    const podsPath = `/api/v1/namespaces/${ns}/pods`;
+    await waitFor<V1Pod>(podsPath, (pods) => ['tcab-run-to-cancel', 'tcab-run-pod-lost'].every((n) => pods.some((p) => p.metadata?.name === n && p.status?.phase === 'Running')), 60_000);
+
+    await kubectl(['patch', 'run', 'to-cancel', '-n', ns, '--type=merge', '-p', '{"spec":{"cancel":true}}']);
+    await kubectl(['delete', 'pod', 'tcab-run-pod-lost', '-n', ns, '--wait=false']);
+    const runs = await waitFor<RunObject>(runsPath(), (all) => ['to-cancel', 'pod-lost'].every((n) => ['Cancelled', 'Failed'].includes(all.find((r) => r.metadata?.name === n)?.status?.phase ?? '')), 60_000);
+    const byName = (n: string) => runs.find((r) => r.metadata?.name === n)!.status!;
+    expect(byName('to-cancel')).toMatchObject({ phase: 'Cancelled', outcome: 'cancelled' });
+    expect(byName('pod-lost')).toMatchObject({ phase: 'Failed', outcome: 'infrastructure_failed', message: 'the driver pod was deleted before the run finished' });
+    await waitFor<V1Pod>(podsPath, (pods) => !pods.some((p) => p.metadata?.name === 'tcab-run-to-cancel'), 60_000);
+    const reasons = (await kubectl(['get', 'events', '-n', ns, '--field-selector', 'involvedObject.name=to-cancel', '-o', 'jsonpath={.items[*].reason}'])).stdout.split(' ');
+    expect(reasons).toEqual(expect.arrayContaining(['Dispatched', 'Cancelled']));
+  }, 300_000);
 });

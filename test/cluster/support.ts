@@ -99,3 +99,31 @@ async function fetchJson(config: KubeConfig, path: string, query: Record<string,
     req.end();
   });
 }
+
+/**
+ * Every change to a collection until `stop()`: watches, and when a watch ends (client-node's idle timeout, a
+ * server close) resumes from the last resourceVersion seen, so no event in between is missed.
+ */
+export async function watchAll<T extends KubernetesObject>(path: string, query: Record<string, string>, onEvent: (type: string, obj: T) => void): Promise<{ stop: () => void }> {
+  const config = clusterConfig();
+  const list = (await fetchJson(config, path, query)) as { items: T[]; metadata: { resourceVersion: string } };
+  for (const item of list.items) onEvent('ADDED', item);
+  let resourceVersion = list.metadata.resourceVersion;
+  let stopped = false;
+  let abort: AbortController | undefined;
+  const start = async () => {
+    abort = await new Watch(config).watch(path, { ...query, resourceVersion, allowWatchBookmarks: 'true' }, (type, obj: T) => {
+      resourceVersion = obj.metadata?.resourceVersion ?? resourceVersion;
+      if (type !== 'BOOKMARK') onEvent(type, obj);
+    }, () => {
+      if (!stopped) void start();
+    });
+  };
+  await start();
+  return {
+    stop: () => {
+      stopped = true;
+      abort?.abort();
+    },
+  };
+}
