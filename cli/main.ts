@@ -5,6 +5,7 @@ import { registerRunCommand } from './commands/run.ts';
 import { registerEventsCommands } from './commands/events/index.ts';
 import { registerHarnessesCommands } from './commands/harnesses/index.ts';
 import { registerModelsCommands } from './commands/models/index.ts';
+import { registerHarnessConfigCommands } from './commands/harness-config.ts';
 import { EXIT, exitCodeHelp } from './exit-codes.ts';
 import { watchForBrokenPipe } from './output/broken-pipe.ts';
 
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerEventsCommands(program);
   registerHarnessesCommands(program);
   registerModelsCommands(program);
+  registerHarnessConfigCommands(program);
   registerTranslateCommand(program);
   return program;
 }

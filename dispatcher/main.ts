@@ -3,16 +3,14 @@
 // Every replica serves the HTTP API; only the Lease holder claims and writes Run status.
 import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
-import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import { listHarnesses } from '../harnesses/registry.ts';
-import type { HarnessConfigSpec } from '../shared/harness-config.ts';
 import { buildApi } from './api/server.ts';
+import { kubeHarnessConfigStore } from './api/kube-store.ts';
 import { dispatcherConfig } from './config.ts';
 import { Dispatcher } from './controller/dispatcher.ts';
 import { dispatcherMetrics } from './controller/metrics.ts';
 import { LeaderElector } from './kube/leader.ts';
-import { GROUP, HARNESS_CONFIGS, VERSION } from './kube/resources.ts';
-import type { HarnessConfigObject } from './kube/resources.ts';
 import { RunStream } from './nats/run-stream.ts';
 
 const log = (message: string) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), component: 'tcab-dispatcher', msg: message })}\n`);
@@ -46,24 +44,8 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
   });
   elector.start();
 
-  const custom = config.makeApiClient(CustomObjectsApi);
   const api = buildApi({
-    store: {
-      async list() {
-        const list = (await custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: HARNESS_CONFIGS })) as { items: HarnessConfigObject[] };
-        return new Map(list.items.map((c) => [c.metadata!.name!, c.spec]));
-      },
-      async set(slug: string, spec: HarnessConfigSpec) {
-        const body = { apiVersion: `${GROUP}/${VERSION}`, kind: 'HarnessConfig', metadata: { name: slug }, spec };
-        try {
-          const current = (await custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural: HARNESS_CONFIGS, name: slug })) as HarnessConfigObject;
-          await custom.replaceClusterCustomObject({ group: GROUP, version: VERSION, plural: HARNESS_CONFIGS, name: slug, body: { ...body, metadata: { ...body.metadata, resourceVersion: current.metadata?.resourceVersion } } });
-        } catch (error) {
-          if ((error as { code?: number }).code !== 404) throw error;
-          await custom.createClusterCustomObject({ group: GROUP, version: VERSION, plural: HARNESS_CONFIGS, body });
-        }
-      },
-    },
+    store: kubeHarnessConfigStore(config),
     slugs: () => [...listHarnesses().map((h) => h.manifest.slug), 'gg'],
     token: () => {
       try {

@@ -1,0 +1,57 @@
+// `tcab harness-config get|set`: the dispatcher's HTTP API from the command line. get is open; set needs the
+// bearer token (--token-file, or TCAB_API_TOKEN), never taken as a flag value so it stays out of shell history.
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { InvalidInputError } from '../../shared/errors.ts';
+
+interface Common {
+  url: string;
+}
+
+async function call(url: string, init: RequestInit = {}): Promise<unknown> {
+  const response = await fetch(url, init);
+  const body = (await response.json().catch(() => ({}))) as { error?: string };
+  if (!response.ok) throw new InvalidInputError(`${init.method ?? 'GET'} ${new URL(url).pathname}`, `HTTP ${response.status}: ${body.error ?? response.statusText}`);
+  return body;
+}
+
+export function parseLimit(value: string): number | null {
+  if (value === 'unlimited') return null;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidInputError('limit', `must be a non-negative integer or "unlimited", got "${value}"`);
+  return n;
+}
+
+export function registerHarnessConfigCommands(program: Command): void {
+  const group = program
+    .command('harness-config')
+    .description("per-harness settings through the dispatcher's HTTP API (max parallelism)")
+    .option('--url <url>', 'the dispatcher API', process.env.TCAB_DISPATCHER_URL ?? 'http://127.0.0.1:8080');
+  group
+    .command('get')
+    .description('every harness with its max parallelism (or the default)')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const { url } = group.opts<Common>();
+      const configs = (await call(`${url}/harness-config`)) as { slug: string; maxParallelism: number | null; default: boolean }[];
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(configs, null, 2)}\n`);
+        return;
+      }
+      for (const c of configs) process.stdout.write(`${c.slug.padEnd(12)} ${String(c.maxParallelism ?? 'unlimited').padEnd(10)} ${c.default ? '(default)' : ''}\n`);
+    });
+  group
+    .command('set')
+    .description('set a harness max parallelism: a number (0 pauses it) or "unlimited"')
+    .argument('<slug>')
+    .argument('<limit>')
+    .option('--token-file <file>', 'file holding the API bearer token (default: TCAB_API_TOKEN)')
+    .action(async (slug: string, limit: string, options: { tokenFile?: string }) => {
+      const { url } = group.opts<Common>();
+      const maxParallelism = parseLimit(limit);
+      const token = options.tokenFile ? readFileSync(options.tokenFile, 'utf8').trim() : process.env.TCAB_API_TOKEN;
+      if (!token) throw new InvalidInputError('token', 'set TCAB_API_TOKEN or pass --token-file');
+      const saved = (await call(`${url}/harness-config/${encodeURIComponent(slug)}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ maxParallelism }) })) as { maxParallelism: number | null };
+      process.stdout.write(`${slug}: max parallelism ${saved.maxParallelism ?? 'unlimited'}\n`);
+    });
+}
