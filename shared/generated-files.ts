@@ -5,6 +5,7 @@ import { stringify } from 'yaml';
 import { HarnessEvent } from './events.ts';
 import { RunResult, RunSpec } from './run.ts';
 import { CRDS } from '../deploy/crds.ts';
+import { ChartValues } from './chart-values.ts';
 
 export interface GeneratedFile {
   /** Path relative to the repository root. */
@@ -30,8 +31,15 @@ export const GENERATED_FILES: GeneratedFile[] = [
     path: 'deploy/schema/run-result.schema.json',
     render: () => jsonSchema(RunResult, 'https://tcab.dev/schema/run-result.schema.json', 'Run result'),
   },
-  ...Object.entries(CRDS).map(([file, build]) => ({
-    path: `deploy/crds/${file}`,
-    render: () => `# Generated from the zod schemas in shared/ by \`npm run generate\`: do not edit.\n${stringify(build(), { lineWidth: 0 })}`,
-  })),
+  {
+    path: 'charts/tcab/values.schema.json',
+    render: () => `${JSON.stringify(z.toJSONSchema(ChartValues, { target: 'draft-07', io: 'input' }), null, 2)}\n`,
+  },
+  // The same CRDs twice: deploy/crds for `kubectl apply`, the chart's crds/ for `helm install`.
+  ...['deploy/crds', 'charts/tcab/crds'].flatMap((dir) =>
+    Object.entries(CRDS).map(([file, build]) => ({
+      path: `${dir}/${file}`,
+      render: () => `# Generated from the zod schemas in shared/ by \`npm run generate\`: do not edit.\n${stringify(build(), { lineWidth: 0 })}`,
+    })),
+  ),
 ];

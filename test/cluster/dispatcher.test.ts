@@ -10,12 +10,11 @@ import { dispatcherConfig } from '../../dispatcher/config.ts';
 import { LeaderElector } from '../../dispatcher/kube/leader.ts';
 import type { RunObject } from '../../dispatcher/kube/resources.ts';
 import { RunStream } from '../../dispatcher/nats/run-stream.ts';
-import { readRunStream } from '../../cli/nats-reader.ts';
 import type { StreamItem } from '../../cli/nats-reader.ts';
 import { startStubModelServer } from '../../driver/stub-models/server.ts';
 import type { StubModelServer } from '../../driver/stub-models/server.ts';
 import { NatsServer } from '../support/nats-server.ts';
-import { clusterConfig, createNamespace, kubectl, waitFor } from './support.ts';
+import { clusterConfig, createNamespace, kubectl, readRunUntil, waitFor } from './support.ts';
 
 const CANARY = 'sk-ant-fake-canary-7c1d9e0b5a';
 let ns: string;
@@ -85,12 +84,6 @@ const run = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'tca
 describe('dispatcher (test control plane + NATS)', () => {
   it('runs a gg Run end to end through a driver Pod: status, system events, result, teardown; the key stays secret', async () => {
     await startDispatcher('dispatcher-a');
-    const events: StreamItem[] = [];
-    const abort = new AbortController();
-    const reading = (async () => {
-      for await (const item of readRunStream({ servers: nats.url, replay: true, untilResult: false, signal: abort.signal })) events.push(item);
-    })().catch(() => undefined);
-
     await kubectl(['apply', '-f', '-'], JSON.stringify(run('gg-hello', { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'say hi', maxRuntimeSeconds: 120 })));
     const [done] = await waitFor<RunObject>(runsPath(), (runs) => runs.some((r) => r.metadata?.name === 'gg-hello' && ['Succeeded', 'Failed'].includes(r.status?.phase ?? '')), 120_000);
     expect(done!.status, logs.join('\n')).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded', harnessVersion: '0.1.0', authMode: 'api-key', canonicalModel: 'anthropic/claude-sonnet-4.5', pod: 'tcab-run-gg-hello' });
@@ -99,14 +92,13 @@ describe('dispatcher (test control plane + NATS)', () => {
 
     // The Pod goes away after the end (teardown) and the run's subjects carry the whole story.
     await waitFor<V1Pod>(`/api/v1/namespaces/${ns}/pods`, (pods) => !pods.some((p) => p.metadata?.name === 'tcab-run-gg-hello'), 60_000);
-    const runId = `${ns}-gg-hello`;
-    const stages = () => events.filter((e) => e.kind === 'event' && e.runId === runId && e.event.type === 'system').map((e) => (e.kind === 'event' && e.event.type === 'system' ? `${e.event.stage}:${e.event.status}` : ''));
-    await waitFor(runsPath(), () => stages().includes('teardown:completed'), 30_000);
-    expect(stages()).toEqual(expect.arrayContaining(['pull_image:started', 'pull_image:completed', 'start_container:started', 'start_container:completed', 'probe_harness:completed', 'teardown:started', 'teardown:completed']));
-    expect(events.some((e) => e.kind === 'event' && e.runId === runId && e.event.type === 'command')).toBe(true);
-    expect(events.some((e) => e.kind === 'result' && e.runId === runId && e.result.outcome === 'succeeded')).toBe(true);
-    abort.abort();
-    await reading;
+    const stageOf = (i: StreamItem) => (i.kind === 'event' && i.event.type === 'system' ? `${i.event.stage}:${i.event.status}` : '');
+    // teardown twice: the driver's own (run home and workspace) and the dispatcher's (the Pod deleted).
+    const podDeleted = (i: StreamItem) => i.kind === 'event' && i.event.type === 'system' && i.event.stage === 'teardown' && i.event.status === 'completed' && /driver pod .* deleted/.test(i.event.message ?? '');
+    const events = await readRunUntil(nats.url, `${ns}-gg-hello`, (all) => all.some(podDeleted), 30_000);
+    expect(events.map(stageOf)).toEqual(expect.arrayContaining(['pull_image:started', 'pull_image:completed', 'start_container:started', 'start_container:completed', 'probe_harness:completed', 'teardown:started', 'teardown:completed']));
+    expect(events.some((e) => e.kind === 'event' && e.event.type === 'command')).toBe(true);
+    expect(events.some((e) => e.kind === 'result' && e.result.outcome === 'succeeded')).toBe(true);
 
     // The canary key: not in the Run, its Events, the NATS messages or the dispatcher's log lines.
     const everything = [JSON.stringify(done), (await kubectl(['get', 'events', '-n', ns, '-o', 'json'])).stdout, JSON.stringify(events), logs.join('\n')].join('\n');

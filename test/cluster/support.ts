@@ -8,6 +8,8 @@ import { promisify } from 'node:util';
 import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { inject } from 'vitest';
+import { readRunStream } from '../../cli/nats-reader.ts';
+import type { StreamItem } from '../../cli/nats-reader.ts';
 
 const run = promisify(execFile);
 
@@ -126,4 +128,23 @@ export async function watchAll<T extends KubernetesObject>(path: string, query: 
       abort?.abort();
     },
   };
+}
+
+/** Reads a run's NATS subjects from the first message until `done(items)` holds (or fails after timeoutMs). */
+export async function readRunUntil(servers: string, runId: string, done: (items: StreamItem[]) => boolean, timeoutMs: number): Promise<StreamItem[]> {
+  const items: StreamItem[] = [];
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
+  try {
+    for await (const item of readRunStream({ servers, runId, replay: true, untilResult: false, signal: abort.signal })) {
+      items.push(item);
+      if (done(items)) return items;
+    }
+  } catch (error) {
+    if (!abort.signal.aborted) throw error;
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
+  }
+  throw new Error(`timed out after ${timeoutMs}ms reading run ${runId}: ${JSON.stringify(items.map((i) => (i.kind === 'event' ? i.event.type : i.kind)))}`);
 }

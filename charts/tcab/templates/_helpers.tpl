@@ -1,0 +1,39 @@
+{{- define "tcab.fullname" -}}
+{{- printf "%s-tcab" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "tcab.labels" -}}
+app.kubernetes.io/name: tcab
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{- define "tcab.selector" -}}
+app.kubernetes.io/name: tcab
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: dispatcher
+{{- end -}}
+
+{{- define "tcab.tokenSecret" -}}
+{{- default (printf "%s-api-token" (include "tcab.fullname" .)) .Values.dispatcher.api.existingTokenSecret -}}
+{{- end -}}
+
+{{- define "tcab.natsUrl" -}}
+{{- if .Values.nats.url -}}
+{{- .Values.nats.url -}}
+{{- else if .Values.nats.bundled.enabled -}}
+{{- printf "nats://%s-nats.%s.svc:4222" (include "tcab.fullname" .) .Release.Namespace -}}
+{{- else -}}
+{{- fail "set nats.url, or nats.bundled.enabled=true to try it with a bundled NATS" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "tcab.driverEnv" -}}
+{{- $env := deepCopy .Values.driver.env -}}
+{{- if .Values.npmCache.enabled -}}
+{{- $_ := set $env "TCAB_NPM_REGISTRY" (printf "http://%s-npm-cache.%s.svc:4873/" (include "tcab.fullname" .) .Release.Namespace) -}}
+{{- end -}}
+{{- toJson $env -}}
+{{- end -}}

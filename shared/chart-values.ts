@@ -1,0 +1,37 @@
+// The Helm chart's values (charts/tcab/values.yaml) as a zod schema: charts/tcab/values.schema.json is generated
+// from it, so `helm install` refuses a bad value with its path named before anything reaches the cluster.
+import { z } from 'zod';
+
+const quantity = z.union([z.string().regex(/^[0-9]+(\.[0-9]+)?(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/), z.number().positive()]);
+const image = z.strictObject({ repository: z.string().min(1), tag: z.string(), pullPolicy: z.enum(['Always', 'IfNotPresent', 'Never']).optional() });
+const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/);
+const secretName = z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/);
+
+export const ChartValues = z.strictObject({
+  dispatcher: z.strictObject({
+    replicas: z.int().min(1),
+    image,
+    maxInFlight: z.int().min(0).nullable(),
+    resources: z.record(z.string(), z.unknown()),
+    api: z.strictObject({ port: z.int().min(1).max(65535), existingTokenSecret: z.union([z.literal(''), secretName]) }),
+    leaseDurationSeconds: z.int().min(2),
+    nodeSelector: z.record(z.string(), z.string()),
+    tolerations: z.array(z.record(z.string(), z.unknown())),
+  }),
+  driver: z.strictObject({
+    image,
+    resources: z.strictObject({ cpu: quantity, memory: quantity }),
+    env: z.record(envName, z.string()),
+  }),
+  nats: z.strictObject({
+    url: z.union([z.literal(''), z.string().regex(/^(nats|tls|ws|wss):\/\//)]),
+    credentialsSecret: z.union([z.literal(''), secretName]),
+    bundled: z.strictObject({ enabled: z.boolean(), image: z.string().min(1), storage: quantity }),
+  }),
+  credentials: z.strictObject({
+    apiKeys: z.array(z.strictObject({ env: envName, secret: secretName, key: z.string().min(1) })),
+    subscriptions: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), secretName),
+  }),
+  npmCache: z.strictObject({ enabled: z.boolean(), image: z.string().min(1), storage: quantity, upstream: z.url() }),
+  podSecurityContext: z.record(z.string(), z.unknown()),
+});

@@ -1,0 +1,66 @@
+// The whole path on the test control plane: `helm install` the chart (the dispatcher replicas run as Pods of the
+// process kubelet under the chart's ServiceAccount token, so its RBAC is exercised for real), `kubectl apply` a
+// Run, and a NATS subscriber sees the run's events and result; the Run ends Succeeded with usage and cost.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { V1Pod } from '@kubernetes/client-node';
+import type { RunObject } from '../../dispatcher/kube/resources.ts';
+import { startStubModelServer } from '../../driver/stub-models/server.ts';
+import type { StubModelServer } from '../../driver/stub-models/server.ts';
+import { NatsServer, freePort } from '../support/nats-server.ts';
+import { createNamespace, kubectl, readRunUntil, waitFor } from '../cluster/support.ts';
+
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, '..', '..');
+const CANARY = 'sk-ant-fake-e2e-canary-93b1';
+let ns: string;
+let removeNs: () => Promise<void>;
+let nats: NatsServer;
+let stub: StubModelServer;
+
+const helm = (args: string[]) => run(join(inject('clusterBinDir'), 'helm'), ['--kubeconfig', inject('kubeconfig'), ...args], { encoding: 'utf8' });
+
+beforeAll(async () => {
+  ({ name: ns, remove: removeNs } = await createNamespace('e2e'));
+  nats = await NatsServer.start();
+  stub = await startStubModelServer({ script: { steps: [{ tool: { name: 'write_file', args: { path: 'hello.txt', content: 'hello\n' } } }, { text: 'Wrote hello.txt.' }] } });
+  await kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', ns, `--from-literal=anthropic=${CANARY}`]);
+});
+
+afterAll(async () => {
+  await helm(['uninstall', 'tcab', '-n', ns, '--wait']).catch(() => undefined);
+  await stub?.close();
+  await nats?.stop();
+  await removeNs();
+});
+
+describe('helm install -> kubectl apply Run -> NATS subscriber', () => {
+  it('runs a gg Run through the installed dispatcher and driver Pods', async () => {
+    const values = {
+      dispatcher: { api: { port: await freePort() }, leaseDurationSeconds: 5 },
+      nats: { url: nats.url, bundled: { enabled: false } },
+      credentials: { apiKeys: [{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }] },
+      driver: { env: { TCAB_BASE_URL_GG: stub.url } },
+    };
+    const install = await helm(['install', 'tcab', join(ROOT, 'charts', 'tcab'), '-n', ns, '--set-json', `dispatcher=${JSON.stringify(values.dispatcher)}`, '--set-json', `nats=${JSON.stringify(values.nats)}`, '--set-json', `credentials=${JSON.stringify(values.credentials)}`, '--set-json', `driver=${JSON.stringify(values.driver)}`, '--wait', '--timeout', '120s']);
+    expect(install.stdout).toContain('STATUS: deployed');
+    expect(install.stdout).toContain('kubectl apply'); // NOTES.txt tells how to submit a Run
+    const dispatchers = await waitFor<V1Pod>(`/api/v1/namespaces/${ns}/pods`, (pods) => pods.filter((p) => p.status?.phase === 'Running').length === 2, 60_000, { labelSelector: 'app.kubernetes.io/component=dispatcher' });
+    expect(dispatchers.every((p) => p.spec?.serviceAccountName === 'tcab-tcab-dispatcher')).toBe(true);
+
+    const applied = await kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify({ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name: 'hello' }, spec: { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'write hello.txt', maxRuntimeSeconds: 120 } }));
+    expect(applied.code).toBe(0);
+    const [done] = await waitFor<RunObject>(`/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`, (runs) => ['Succeeded', 'Failed'].includes(runs[0]?.status?.phase ?? ''), 180_000);
+    expect(done!.status).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded', harnessVersion: '0.1.0', canonicalModel: 'anthropic/claude-sonnet-4.5' });
+    expect(done!.status!.comparableCostUsd).toBeGreaterThan(0);
+    // A subscriber that comes late still gets the whole run from the stream.
+    const items = await readRunUntil(nats.url, `${ns}-hello`, (all) => all.some((i) => i.kind === 'result'), 30_000);
+    const types = new Set(items.filter((i) => i.kind === 'event').map((i) => (i.kind === 'event' ? i.event.type : '')));
+    expect([...types]).toEqual(expect.arrayContaining(['system', 'write', 'agent']));
+    expect(JSON.stringify(items)).not.toContain(CANARY);
+    const printed = await kubectl(['get', 'runs', '-n', ns]);
+    expect(printed.stdout).toMatch(/hello\s+gg\s+claude-sonnet-4-5\s+Succeeded/);
+  }, 400_000);
+});
