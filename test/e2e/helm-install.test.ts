@@ -62,5 +62,12 @@ describe('helm install -> kubectl apply Run -> NATS subscriber', () => {
     expect(JSON.stringify(items)).not.toContain(CANARY);
     const printed = await kubectl(['get', 'runs', '-n', ns]);
     expect(printed.stdout).toMatch(/hello\s+gg\s+claude-sonnet-4-5\s+Succeeded/);
+
+    // The API token is generated once and survives an upgrade (users keep the token they hold).
+    const token = async () => (await kubectl(['get', 'secret', 'tcab-tcab-api-token', '-n', ns, '-o', 'jsonpath={.data.token}'])).stdout;
+    const before = await token();
+    expect(Buffer.from(before, 'base64').toString()).toMatch(/^[A-Za-z0-9]{40}$/);
+    await helm(['upgrade', 'tcab', join(ROOT, 'charts', 'tcab'), '-n', ns, '--reuse-values', '--set', 'dispatcher.maxInFlight=5']);
+    expect(await token()).toBe(before);
   }, 400_000);
 });

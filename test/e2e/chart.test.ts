@@ -1,0 +1,80 @@
+// The chart and the examples, checked with the pinned tools: helm lint --strict, values.schema.json refusing a
+// bad value by path, and kubeconform -strict on the rendered manifests and deploy/examples with schemas of the
+// same Kubernetes version (from the test apiserver's OpenAPI, our CRDs included).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { kubectl } from '../cluster/support.ts';
+import { SCHEMA_LOCATION_TEMPLATE, writeKubeconformSchemas } from '../cluster/kubeconform-schemas.ts';
+
+const exec = promisify(execFile);
+const ROOT = join(import.meta.dirname, '..', '..');
+const CHART = join(ROOT, 'charts', 'tcab');
+const EXAMPLES = join(ROOT, 'deploy', 'examples');
+let dir: string;
+let schemas: string;
+
+const tool = async (name: string, args: string[], input?: string) => {
+  const child = exec(join(inject('clusterBinDir'), name), args, { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (input !== undefined) child.child.stdin!.end(input);
+  try {
+    const { stdout, stderr } = await child;
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+};
+const kubeconform = (files: string[], input?: string) => tool('kubeconform', ['-strict', '-summary', '-kubernetes-version', '1.37.2', '-schema-location', SCHEMA_LOCATION_TEMPLATE(schemas), ...files], input);
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tcab-chart-'));
+  schemas = join(dir, 'schemas');
+  expect((await kubectl(['apply', '-f', join(ROOT, 'deploy', 'crds')])).code).toBe(0);
+  await kubectl(['wait', '--for=condition=Established', 'crd/runs.tcab.dev', 'crd/harnessconfigs.tcab.dev', '--timeout=30s']);
+  const openapi = JSON.parse((await kubectl(['get', '--raw', '/openapi/v2'])).stdout);
+  expect(writeKubeconformSchemas(openapi, schemas)).toBeGreaterThan(100);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('charts/tcab', () => {
+  it('lints clean under --strict with its defaults and with every option on', async () => {
+    expect(await tool('helm', ['lint', '--strict', CHART])).toMatchObject({ code: 0 });
+    const all = await tool('helm', ['lint', '--strict', CHART, '--set', 'npmCache.enabled=true', '--set', 'nats.url=nats://nats.example:4222', '--set', 'nats.credentialsSecret=nats-creds', '--set', 'credentials.subscriptions.claude=claude-sub', '--set-json', 'credentials.apiKeys=[{"env":"ANTHROPIC_API_KEY","secret":"keys","key":"anthropic"}]']);
+    expect(all).toMatchObject({ code: 0 });
+  });
+
+  it('refuses a bad value with its path named', async () => {
+    const bad = await tool('helm', ['template', 't', CHART, '--set-json', 'credentials.apiKeys=[{"env":"not a var","secret":"keys","key":"k"}]']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('/credentials/apiKeys/0/env');
+  });
+
+  it('renders manifests that kubeconform -strict accepts for Kubernetes 1.37.2, and catches a wrong field', async () => {
+    for (const set of [[], ['--set', 'npmCache.enabled=true', '--set', 'nats.credentialsSecret=nats-creds']]) {
+      const rendered = await tool('helm', ['template', 'tcab', CHART, '-n', 'tcab', '--include-crds', ...set]);
+      expect(rendered.code).toBe(0);
+      const file = join(dir, 'rendered.yaml');
+      writeFileSync(file, rendered.stdout);
+      const checked = await kubeconform([file]);
+      expect(checked.stdout + checked.stderr).toMatch(/Invalid: 0, Errors: 0, Skipped: 0/);
+      expect(checked.code).toBe(0);
+    }
+    const wrong = await kubeconform(['-'], 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: x }\nspec: { replicas: 1, selectr: {}, template: {} }\n');
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stdout).toContain('selectr');
+  });
+
+  it('ships examples (Runs for several harnesses, a HarnessConfig, credential Secrets) that validate', async () => {
+    const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.yaml')).map((f) => join(EXAMPLES, f));
+    expect(files.length).toBeGreaterThanOrEqual(6);
+    const checked = await kubeconform(files);
+    expect(checked.stdout + checked.stderr).toMatch(/Invalid: 0, Errors: 0, Skipped: 0/);
+    // And the apiserver itself accepts them (server-side dry run against the CRDs).
+    const dryRun = await kubectl(['apply', '--dry-run=server', '-n', 'default', ...files.flatMap((f) => ['-f', f])]);
+    expect(dryRun.stderr).toBe('');
+  });
+});
