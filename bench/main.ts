@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import { benchPeakRss, benchTranslation } from './translation.ts';
 import { benchNatsLatency } from './nats-latency.ts';
+import { benchDispatcher } from './dispatcher.ts';
 import { readdirSync, statSync } from 'node:fs';
 import { listHarnesses } from '../harnesses/registry.ts';
 
@@ -41,6 +42,11 @@ if (want('harnesses')) {
 if (want('nats')) {
   log('harness line -> NATS subscriber latency vs raw NATS, events/s through one driver');
   report.nats = await benchNatsLatency();
+}
+
+if (want('dispatcher')) {
+  log('dispatcher claims/s for 10,000 queued Runs vs raw Pod creates on the test control plane (builds it on first use)');
+  report.dispatcher = await benchDispatcher(Number(process.env.TCAB_BENCH_RUNS || 10_000), 2_000, log);
 }
 
 report.finished_at = new Date().toISOString();

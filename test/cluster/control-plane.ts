@@ -29,6 +29,8 @@ export interface UpOptions {
   dieWithParent: boolean;
   /** Image -> command mapping for the process kubelet (see kubelet/images.ts). */
   imagesFile?: string;
+  /** Benchmarks of the API alone leave out the scheduler and the kubelet: Pods then stay Pending, nothing runs. */
+  withWorkloads?: boolean;
 }
 
 /** The binaries, built or reused (prints the cold/warm time on stderr). */
@@ -134,19 +136,20 @@ export async function up(options: UpOptions): Promise<ControlPlane> {
       '--cluster-signing-cert-file', pki.caCert, '--cluster-signing-key-file', pki.caKey,
       '--v=1',
     ]);
-    start('kube-scheduler', [
+    const workloads = options.withWorkloads !== false;
+    if (workloads) start('kube-scheduler', [
       bin('kube-scheduler'), '--kubeconfig', schedulerConfig, '--authentication-kubeconfig', schedulerConfig, '--authorization-kubeconfig', schedulerConfig,
       '--bind-address', '127.0.0.1', '--secure-port', '0', '--leader-elect=false', '--v=1',
     ]);
     const kubeletDir = join(dir, 'kubelet');
     mkdirSync(kubeletDir, { recursive: true });
-    const kubelet = start('process-kubelet', [
+    const kubelet = !workloads ? undefined : start('process-kubelet', [
       process.execPath, join(ROOT, 'test/cluster/kubelet/main.ts'), '--kubeconfig', kubeletConfig, '--node', NODE_NAME, '--root', kubeletDir,
       '--images', options.imagesFile ?? join(ROOT, 'test/cluster/kubelet/images.json'), '--api-server', server, '--ca', pki.caCert,
     ]);
     // Ready = the node reports Ready and the default ServiceAccount exists (pods can be admitted).
     const kubectl = (...args: string[]) => execFileSync(bin('kubectl'), ['--kubeconfig', adminConfig, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    await waitFor('the node to be Ready', async () => kubectl('get', 'node', NODE_NAME, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}') === 'True', { timeoutMs: 30_000, process: kubelet });
+    if (kubelet) await waitFor('the node to be Ready', async () => kubectl('get', 'node', NODE_NAME, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}') === 'True', { timeoutMs: 30_000, process: kubelet });
     await waitFor('the default ServiceAccount', async () => kubectl('get', 'serviceaccount', 'default', '-o', 'name').trim() === 'serviceaccount/default', { timeoutMs: 30_000 });
     mark('ready_ms');
     return { dir, kubeconfig: adminConfig, server, binDir, processes, timings, down };

@@ -37,7 +37,8 @@ async function startDispatcher(identity: string, overrides: Record<string, strin
   });
   const stream = await RunStream.connect({ servers: [nats.url] });
   const log = (m: string) => logs.push(`${identity}: ${m}`);
-  const dispatcher = new Dispatcher({ config: clusterConfig(), settings, events: stream, metrics: dispatcherMetrics(), log, resultGraceSeconds: 2 });
+  const metrics = dispatcherMetrics();
+  const dispatcher = new Dispatcher({ config: clusterConfig(), settings, events: stream, metrics, log, resultGraceSeconds: 2 });
   await dispatcher.start();
   const elector = new LeaderElector(clusterConfig(), {
     namespace: ns,
@@ -59,7 +60,7 @@ async function startDispatcher(identity: string, overrides: Record<string, strin
     await stream.close();
   };
   stops.push(stop);
-  return { dispatcher, elector, stop };
+  return { dispatcher, elector, metrics, stop };
 }
 
 beforeAll(async () => {
@@ -83,7 +84,7 @@ const run = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'tca
 
 describe('dispatcher (test control plane + NATS)', () => {
   it('runs a gg Run end to end through a driver Pod: status, system events, result, teardown; the key stays secret', async () => {
-    await startDispatcher('dispatcher-a');
+    const { metrics } = await startDispatcher('dispatcher-a');
     await kubectl(['apply', '-f', '-'], JSON.stringify(run('gg-hello', { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'say hi', maxRuntimeSeconds: 120 })));
     const [done] = await waitFor<RunObject>(runsPath(), (runs) => runs.some((r) => r.metadata?.name === 'gg-hello' && ['Succeeded', 'Failed'].includes(r.status?.phase ?? '')), 120_000);
     expect(done!.status, logs.join('\n')).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded', harnessVersion: '0.1.0', authMode: 'api-key', canonicalModel: 'anthropic/claude-sonnet-4.5', pod: 'tcab-run-gg-hello' });
@@ -98,7 +99,11 @@ describe('dispatcher (test control plane + NATS)', () => {
     const events = await readRunUntil(nats.url, `${ns}-gg-hello`, (all) => all.some(podDeleted), 30_000);
     expect(events.map(stageOf)).toEqual(expect.arrayContaining(['pull_image:started', 'pull_image:completed', 'start_container:started', 'start_container:completed', 'probe_harness:completed', 'teardown:started', 'teardown:completed']));
     expect(events.some((e) => e.kind === 'event' && e.event.type === 'command')).toBe(true);
-    expect(events.some((e) => e.kind === 'result' && e.result.outcome === 'succeeded')).toBe(true);
+    expect(events.some((e) => e.kind === 'result' && e.result.outcome === 'succeeded' && e.result.harness_slug === 'gg')).toBe(true);
+    // Writes over the Run's life: status (claim, Starting/Running as seen, final) plus the Pod's create and delete.
+    const writes = (await metrics.statusWrites.get()).values[0]!.value + (await metrics.podWrites.get()).values[0]!.value;
+    expect(writes).toBeGreaterThanOrEqual(4);
+    expect(writes).toBeLessThanOrEqual(6);
 
     // The canary key: not in the Run, its Events, the NATS messages or the dispatcher's log lines.
     const everything = [JSON.stringify(done), (await kubectl(['get', 'events', '-n', ns, '-o', 'json'])).stdout, JSON.stringify(events), logs.join('\n')].join('\n');

@@ -1,7 +1,7 @@
 // The process kubelet (test code): registers a Ready Node, watches the pods bound to it and runs each as local
 // processes (pod-worker.ts). Stops every pod on SIGTERM/SIGINT.
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -28,7 +28,8 @@ const root = required('root');
 mkdirSync(join(root, 'pods'), { recursive: true });
 const images = loadImageMap(required('images'), { node: process.execPath, root: join(import.meta.dirname, '..', '..', '..') });
 const workers = new Map<string, PodWorker>();
-const deps = { api, images, root, apiServer: { host: server.hostname, port: Number(server.port) }, log };
+const repository = join(import.meta.dirname, '..', '..', '..');
+const deps = { api, images, root, apiServer: { host: server.hostname, port: Number(server.port) }, log, imageRoots: [repository, dirname(dirname(process.execPath))] };
 
 function observe(pod: V1Pod): void {
   const uid = pod.metadata?.uid;

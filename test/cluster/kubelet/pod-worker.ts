@@ -19,6 +19,12 @@ export interface WorkerDeps {
   root: string;
   apiServer: { host: string; port: number };
   log: (line: string) => void;
+  /**
+   * The "image contents": host directories the mapped commands run from (the repository, Node 24). A volume
+   * mounted over one of their parents (the driver Pod's emptyDir at /tmp, with the repository cloned under /tmp)
+   * would hide them, so they are bind-mounted back on top, as an image's files would be there.
+   */
+  imageRoots: string[];
 }
 
 /** Host paths the kubelet created as mount targets, shared by pods; removed when the last user is gone. */
@@ -148,7 +154,12 @@ export class PodWorker {
       if (m.readOnly) mounts.push(`mount -o remount,bind,ro ${quote(m.mountPath)}`);
     }
     const identity = uid === 0 && gid === 0 && groups.length === 0 ? '' : `setpriv --reuid=${uid} --regid=${gid} ${groups.length > 0 ? `--groups=${groups.join(',')}` : '--clear-groups'} --pdeathsig KILL -- `;
-    const script = ['set -e', ...mounts, `cd ${quote(c.spec.workingDir ?? '/')}`, `exec ${identity}"$@"`].join('\n');
+    // Keep a handle on the image roots (a private tmpfs at /mnt), mount the volumes, then put back any root a
+    // volume hid (same device:inode = still visible).
+    const roots = this.deps.imageRoots;
+    const keep = roots.length === 0 ? [] : ['mount -t tmpfs tcab-image-roots /mnt', ...roots.map((r, i) => `mkdir -p /mnt/${i} && mount --bind ${quote(r)} /mnt/${i}`)];
+    const restore = roots.map((r, i) => `[ "$(stat -c %d:%i ${quote(r)} 2>/dev/null)" = "$(stat -c %d:%i /mnt/${i})" ] || { mkdir -p ${quote(r)} && mount --bind /mnt/${i} ${quote(r)}; }`);
+    const script = ['set -e', ...keep, ...mounts, ...restore, `cd ${quote(c.spec.workingDir ?? '/')}`, `exec ${identity}"$@"`].join('\n');
     const logFile = join(this.dir, `${c.spec.name}.log`);
     const fd = openSync(logFile, 'a');
     const child = spawn('setpriv', ['--pdeathsig', 'KILL', '--', 'unshare', '--mount', '--propagation', 'private', '--', '/bin/sh', '-c', script, 'sh', ...argv], { env, detached: true, stdio: ['ignore', fd, fd] });
