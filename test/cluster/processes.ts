@@ -4,7 +4,6 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { openSync, closeSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 export interface Managed {
@@ -43,16 +42,7 @@ export function startProcess(name: string, argv: string[], options: StartOptions
   };
 }
 
-/** A free loopback port (the kernel picks; a tiny race with other processes is accepted in tests). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (typeof address !== 'object' || address === null) throw new Error('no port');
-  return address.port;
-}
+export { freePort } from '../support/nats-server.ts';
 
 /** Polls `check` until it is true; fails with the log's tail when the process dies or time runs out. */
 export async function waitFor(what: string, check: () => Promise<boolean>, options: { timeoutMs: number; process?: Managed }): Promise<void> {

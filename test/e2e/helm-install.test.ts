@@ -10,6 +10,7 @@ import type { RunObject } from '../../dispatcher/kube/resources.ts';
 import { startStubModelServer } from '../../driver/stub-models/server.ts';
 import type { StubModelServer } from '../../driver/stub-models/server.ts';
 import { NatsServer, freePort } from '../support/nats-server.ts';
+import { NETWORK_PASSTHROUGH } from '../../driver/child-env.ts';
 import { createNamespace, kubectl, readRunUntil, waitFor } from '../cluster/support.ts';
 
 const run = promisify(execFile);
@@ -19,19 +20,23 @@ let ns: string;
 let removeNs: () => Promise<void>;
 let nats: NatsServer;
 let stub: StubModelServer;
+let claudeStub: StubModelServer;
 
+const networkEnv = () => Object.fromEntries(NETWORK_PASSTHROUGH.filter((name) => process.env[name]).map((name) => [name, process.env[name]!]));
 const helm = (args: string[]) => run(join(inject('clusterBinDir'), 'helm'), ['--kubeconfig', inject('kubeconfig'), ...args], { encoding: 'utf8' });
 
 beforeAll(async () => {
   ({ name: ns, remove: removeNs } = await createNamespace('e2e'));
   nats = await NatsServer.start();
   stub = await startStubModelServer({ script: { steps: [{ tool: { name: 'write_file', args: { path: 'hello.txt', content: 'hello\n' } } }, { text: 'Wrote hello.txt.' }] } });
+  claudeStub = await startStubModelServer({ script: { steps: [{ text: 'Hello from the stub model.' }] } });
   await kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', ns, `--from-literal=anthropic=${CANARY}`]);
 });
 
 afterAll(async () => {
   await helm(['uninstall', 'tcab', '-n', ns, '--wait']).catch(() => undefined);
   await stub?.close();
+  await claudeStub?.close();
   await nats?.stop();
   await removeNs();
 });
@@ -42,7 +47,9 @@ describe('helm install -> kubectl apply Run -> NATS subscriber', () => {
       dispatcher: { api: { port: await freePort() }, leaseDurationSeconds: 5 },
       nats: { url: nats.url, bundled: { enabled: false } },
       credentials: { apiKeys: [{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }] },
-      driver: { env: { TCAB_BASE_URL_GG: stub.url } },
+      // Driver Pods run as uid 1000 with HOME=/: npm's cache goes to the Pod's scratch space.
+      // This machine reaches the npm registry through its CA/proxy settings: the operator's driver.env carries them.
+      driver: { env: { TCAB_BASE_URL_GG: stub.url, TCAB_BASE_URL_CLAUDE: claudeStub.url, TCAB_NPM_CACHE: '/tmp/npm-cache', ...networkEnv() } },
     };
     const install = await helm(['install', 'tcab', join(ROOT, 'charts', 'tcab'), '-n', ns, '--set-json', `dispatcher=${JSON.stringify(values.dispatcher)}`, '--set-json', `nats=${JSON.stringify(values.nats)}`, '--set-json', `credentials=${JSON.stringify(values.credentials)}`, '--set-json', `driver=${JSON.stringify(values.driver)}`, '--wait', '--timeout', '120s']);
     expect(install.stdout).toContain('STATUS: deployed');
@@ -70,4 +77,31 @@ describe('helm install -> kubectl apply Run -> NATS subscriber', () => {
     await helm(['upgrade', 'tcab', join(ROOT, 'charts', 'tcab'), '-n', ns, '--reuse-values', '--set', 'dispatcher.maxInFlight=5']);
     expect(await token()).toBe(before);
   }, 400_000);
+
+  it('runs the real Claude Code CLI (newest release, installed in the driver Pod) with a test case; `tcab events follow` gets the ordered stream', async () => {
+    const spec = { harness: 'claude', model: 'claude-sonnet-4-5', prompt: 'Say hello.', maxRuntimeSeconds: 300, testCase: { source: { files: [{ path: 'README.md', content: '# scratch\n' }] }, init: 'echo ready > .initialized' } };
+    expect((await kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify({ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name: 'claude-hello' }, spec }))).code).toBe(0);
+    // `tcab events follow` from the start: replays, follows live, stops at the result; exit status = outcome.
+    const follow = await run(process.execPath, [join(ROOT, 'cli/main.ts'), 'events', 'follow', `${ns}-claude-hello`, '--nats', nats.url, '--json'], { encoding: 'utf8', timeout: 300_000, maxBuffer: 64 << 20 }).catch((error: { stdout: string; stderr: string; code: number }) => error);
+    const events = follow.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; stage?: string; status?: string });
+    const stages = events.filter((e) => e.type === 'system').map((e) => `${e.stage}:${e.status}`);
+    const order = ['pull_image:completed', 'start_container:completed', 'install_harness:completed', 'probe_harness:completed', 'init_test_case:completed', 'teardown:completed'];
+    expect(order.map((s) => stages.indexOf(s)), follow.stderr + stages.join(' ')).toEqual([...order.map((s) => stages.indexOf(s))].sort((a, b) => a - b));
+    expect(order.every((s) => stages.includes(s)), stages.join(' ')).toBe(true);
+    // The session's own events sit between init and teardown.
+    const agentAt = events.findIndex((e) => e.type === 'agent');
+    expect(agentAt).toBeGreaterThan(events.findIndex((e) => e.type === 'system' && e.stage === 'init_test_case'));
+    const [done] = await waitFor<RunObject>(`/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`, (runs) => ['Succeeded', 'Failed'].includes(runs.find((r) => r.metadata?.name === 'claude-hello')?.status?.phase ?? ''), 60_000, { fieldSelector: 'metadata.name=claude-hello' });
+    expect(done!.status).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded', authMode: 'api-key' });
+    expect(done!.status!.harnessVersion).toMatch(/^\d+\.\d+\.\d+/);
+    expect(done!.status!.usage!.input).toBeGreaterThan(0);
+  }, 400_000);
+
+  it('helm uninstall leaves no dispatcher, RBAC or Service behind', async () => {
+    await helm(['uninstall', 'tcab', '-n', ns, '--wait']);
+    const left = await kubectl(['get', 'deployments,pods,services,serviceaccounts,roles,rolebindings', '-n', ns, '-l', 'app.kubernetes.io/instance=tcab', '-o', 'name']);
+    expect(left.stdout.trim()).toBe('');
+    const cluster = await kubectl(['get', 'clusterroles,clusterrolebindings', '-o', 'name']);
+    expect(cluster.stdout).not.toContain(`tcab-tcab-${ns}-harnessconfigs`);
+  }, 120_000);
 });
