@@ -346,7 +346,8 @@ export class Dispatcher {
     if (run.status && this.settled.has(run.metadata!.uid!) && isFinal(run.status)) this.settled.delete(run.metadata!.uid!);
     if (!name) return;
     const pod = this.pods.get(name, run.metadata!.namespace);
-    if (!pod || pod.metadata?.deletionTimestamp) return;
+    // Asked once: until the watch shows the deletion, a second pass must not send the delete again.
+    if (!pod || pod.metadata?.deletionTimestamp || this.teardownStarted.has(`${run.metadata!.namespace}/${name}`)) return;
     await this.publishKubeletEvents(run, pod);
     await this.deletePod(run, name);
   }
