@@ -97,6 +97,24 @@ describe('helm install -> kubectl apply Run -> NATS subscriber', () => {
     expect(done!.status!.usage!.input).toBeGreaterThan(0);
   }, 400_000);
 
+  it('a HarnessConfig cap of 1: three Runs go one at a time (sampled from the apiserver) and all succeed', async () => {
+    await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'tcab.dev/v1alpha1', kind: 'HarnessConfig', metadata: { name: 'gg' }, spec: { maxParallelism: 1 } }));
+    try {
+      const runs = ['one', 'two', 'three'].map((name) => ({ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name: `capped-${name}`, namespace: ns }, spec: { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'write hello.txt', maxRuntimeSeconds: 120 } }));
+      await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: runs }));
+      let peak = 0;
+      const capped = (all: RunObject[]) => all.filter((r) => r.metadata?.name?.startsWith('capped-'));
+      const done = await waitFor<RunObject>(`/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`, (all) => {
+        peak = Math.max(peak, capped(all).filter((r) => ['Dispatched', 'Starting', 'Running'].includes(r.status?.phase ?? '')).length);
+        return capped(all).length === 3 && capped(all).every((r) => ['Succeeded', 'Failed'].includes(r.status?.phase ?? ''));
+      }, 180_000);
+      expect(peak).toBe(1);
+      expect(capped(done).map((r) => r.status?.phase)).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
+    } finally {
+      await kubectl(['delete', 'harnessconfig', 'gg']);
+    }
+  }, 300_000);
+
   it('helm uninstall leaves no dispatcher, RBAC or Service behind', async () => {
     await helm(['uninstall', 'tcab', '-n', ns, '--wait']);
     const left = await kubectl(['get', 'deployments,pods,services,serviceaccounts,roles,rolebindings', '-n', ns, '-l', 'app.kubernetes.io/instance=tcab', '-o', 'name']);
