@@ -12,15 +12,9 @@ import { dispatcherMetrics } from '../dispatcher/controller/metrics.ts';
 import { dispatcherConfig } from '../dispatcher/config.ts';
 import { buildDriverPod } from '../dispatcher/pods/driver-pod.ts';
 import { RunSpec } from '../shared/run.ts';
+import { concurrently } from '../shared/concurrently.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-
-async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  const queue = [...items];
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await fn(item);
-  }));
-}
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
@@ -44,7 +38,7 @@ export async function benchDispatcher(runs = 10_000, rawPods = 2_000, log: (m: s
     // The same Pod the dispatcher makes, created directly: the apiserver's own rate for this work.
     log(`raw Pod creates: ${rawPods} at concurrency ${CLAIM_CONCURRENCY}`);
     const rawStart = performance.now();
-    await pool(Array.from({ length: rawPods }, (_, i) => i), CLAIM_CONCURRENCY, (i) => {
+    await concurrently(Array.from({ length: rawPods }, (_, i) => i), CLAIM_CONCURRENCY, (i) => {
       const pod = buildDriverPod({ namespace: 'bench-raw', name: `raw-${i}`, uid: '00000000-0000-0000-0000-000000000000' }, spec, settings, ['ANTHROPIC_API_KEY']);
       pod.metadata!.ownerReferences = undefined;
       return core.createNamespacedPod({ namespace: 'bench-raw', body: pod });
@@ -52,7 +46,7 @@ export async function benchDispatcher(runs = 10_000, rawPods = 2_000, log: (m: s
     const rawPerSecond = rawPods / ((performance.now() - rawStart) / 1000);
 
     log(`queueing ${runs} Runs`);
-    await pool(Array.from({ length: runs }, (_, i) => i), 32, (i) => custom.createNamespacedCustomObject({ group: 'tcab.dev', version: 'v1alpha1', namespace: 'bench', plural: 'runs', body: { apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name: `r-${i}` }, spec: { harness: 'claude', model: 'claude-sonnet-4-5', prompt: 'bench' } } }));
+    await concurrently(Array.from({ length: runs }, (_, i) => i), 32, (i) => custom.createNamespacedCustomObject({ group: 'tcab.dev', version: 'v1alpha1', namespace: 'bench', plural: 'runs', body: { apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name: `r-${i}` }, spec: { harness: 'claude', model: 'claude-sonnet-4-5', prompt: 'bench' } } }));
 
     const metrics = dispatcherMetrics();
     const latencies: number[] = [];

@@ -17,6 +17,7 @@ import { RunSpec } from '../../shared/run.ts';
 import type { RunResult } from '../../shared/run.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
 import { formatIssues } from '../../shared/zod-issues.ts';
+import { concurrently } from '../../shared/concurrently.ts';
 import { decideClaims } from '../claims/decide.ts';
 import type { QueuedRun } from '../claims/decide.ts';
 import type { DispatcherConfig } from '../config.ts';
@@ -71,6 +72,8 @@ export class Dispatcher {
   private readonly recordedTransitions = new Set<string>();
   /** Runs whose terminal write went through, while the informer catches up (no second write). */
   private readonly settled = new Map<string, RunStatus>();
+  /** Driver Pods whose deletion this dispatcher asked for, with the time: the teardown events' start. */
+  private readonly teardownStarted = new Map<string, string>();
 
   constructor(deps: DispatcherDeps) {
     this.deps = deps;
@@ -236,15 +239,11 @@ export class Dispatcher {
     const decision = decideClaims({ runs: queued, limits, maxInFlight: this.deps.settings.TCAB_DISPATCHER_MAX_INFLIGHT });
     const byKey = new Map(runs.map((r) => [key(r), r]));
     // Claims of different Runs are independent: a few at a time keep the apiserver busy without flooding it.
-    const queue = decision.claim.map((k) => byKey.get(k)!);
-    const worker = async () => {
-      for (let run = queue.shift(); run; run = queue.shift()) {
-        const t0 = performance.now();
-        await this.claimOne(run);
-        this.deps.metrics.claimLatency.observe((performance.now() - t0) / 1000);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(CLAIM_CONCURRENCY, queue.length) }, worker));
+    await concurrently(decision.claim.map((k) => byKey.get(k)!), CLAIM_CONCURRENCY, async (run) => {
+      const t0 = performance.now();
+      await this.claimOne(run);
+      this.deps.metrics.claimLatency.observe((performance.now() - t0) / 1000);
+    });
     if (decision.claim.length > 0) this.deps.log(`claimed ${decision.claim.length} run(s) in ${Math.round(performance.now() - started)} ms`);
   }
 
@@ -362,7 +361,6 @@ export class Dispatcher {
     );
   }
 
-  private readonly teardownStarted = new Map<string, string>();
 
   private async podDeleted(pod: V1Pod): Promise<void> {
     const started = this.teardownStarted.get(key(pod));

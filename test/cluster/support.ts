@@ -19,12 +19,10 @@ export function clusterConfig(): KubeConfig {
   return config;
 }
 
-export async function kubectl(args: string[], input?: string): Promise<{ stdout: string; stderr: string; code: number }> {
-  const bin = join(inject('clusterBinDir'), 'kubectl');
-  const child = run(bin, ['--kubeconfig', inject('kubeconfig'), ...args], { encoding: 'utf8', maxBuffer: 16 << 20 });
-  if (input !== undefined) {
-    child.child.stdin!.end(input);
-  }
+/** Runs a program to its end, capturing both streams and the exit code instead of throwing on failure. */
+export async function runCaptured(bin: string, args: string[], input?: string): Promise<{ stdout: string; stderr: string; code: number }> {
+  const child = run(bin, args, { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (input !== undefined) child.child.stdin!.end(input);
   try {
     const { stdout, stderr } = await child;
     return { stdout, stderr, code: 0 };
@@ -32,6 +30,11 @@ export async function kubectl(args: string[], input?: string): Promise<{ stdout:
     const e = error as { stdout: string; stderr: string; code: number };
     return { stdout: e.stdout, stderr: e.stderr, code: e.code };
   }
+}
+
+/** The pinned kubectl, as the cluster admin. */
+export function kubectl(args: string[], input?: string): Promise<{ stdout: string; stderr: string; code: number }> {
+  return runCaptured(join(inject('clusterBinDir'), 'kubectl'), ['--kubeconfig', inject('kubeconfig'), ...args], input);
 }
 
 /** A fresh namespace (deleted by the returned cleanup). */

@@ -1,33 +1,20 @@
 // The chart and the examples, checked with the pinned tools: helm lint --strict, values.schema.json refusing a
 // bad value by path, and kubeconform -strict on the rendered manifests and deploy/examples with schemas of the
 // same Kubernetes version (from the test apiserver's OpenAPI, our CRDs included).
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { kubectl } from '../cluster/support.ts';
+import { kubectl, runCaptured } from '../cluster/support.ts';
 import { SCHEMA_LOCATION_TEMPLATE, writeKubeconformSchemas } from '../cluster/kubeconform-schemas.ts';
 
-const exec = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
 const CHART = join(ROOT, 'charts', 'tcab');
 const EXAMPLES = join(ROOT, 'deploy', 'examples');
 let dir: string;
 let schemas: string;
 
-const tool = async (name: string, args: string[], input?: string) => {
-  const child = exec(join(inject('clusterBinDir'), name), args, { encoding: 'utf8', maxBuffer: 64 << 20 });
-  if (input !== undefined) child.child.stdin!.end(input);
-  try {
-    const { stdout, stderr } = await child;
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-};
+const tool = (name: string, args: string[], input?: string) => runCaptured(join(inject('clusterBinDir'), name), args, input);
 const kubeconform = (files: string[], input?: string) => tool('kubeconform', ['-strict', '-summary', '-kubernetes-version', '1.37.2', '-schema-location', SCHEMA_LOCATION_TEMPLATE(schemas), ...files], input);
 
 beforeAll(async () => {

@@ -51,6 +51,8 @@ export class PodWorker {
   private message: string | undefined;
   private startTime = now();
   private terminating = false;
+  /** cleanup() ran: files and mount targets are gone, `done` resolved. */
+  private finished = false;
   private stopped = false;
   private deadlineTimer?: NodeJS.Timeout;
   private statusChain: Promise<unknown> = Promise.resolve();
@@ -286,7 +288,6 @@ export class PodWorker {
     this.finish();
   }
 
-  private finished = false;
 
   private baseEnv(): Record<string, string> {
     const { host, port } = this.deps.apiServer;
