@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { benchPeakRss, benchTranslation } from './translation.ts';
 import { benchNatsLatency } from './nats-latency.ts';
 import { benchDispatcher } from './dispatcher.ts';
+import { benchRunLatency } from './run-latency.ts';
 import { readdirSync, statSync } from 'node:fs';
 import { listHarnesses } from '../harnesses/registry.ts';
 
@@ -47,6 +48,11 @@ if (want('nats')) {
 if (want('dispatcher')) {
   log('dispatcher claims/s for 10,000 queued Runs vs raw Pod creates on the test control plane (builds it on first use)');
   report.dispatcher = await benchDispatcher(Number(process.env.TCAB_BENCH_RUNS || 10_000), 2_000, log);
+}
+
+if (want('e2e')) {
+  log('kubectl apply -> first event -> Run Succeeded through the helm-installed chart, split by stage (gg, stub model)');
+  report.run_latency = await benchRunLatency(Number(process.env.TCAB_BENCH_E2E_RUNS || 5), log);
 }
 
 report.finished_at = new Date().toISOString();

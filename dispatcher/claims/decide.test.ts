@@ -32,12 +32,20 @@ describe('decideClaims', () => {
       waiting: { a1: 'harness-cap', a2: 'harness-cap' },
     },
     {
-      name: 'the global in-flight cap counts every harness and takes the oldest first',
+      name: 'the global in-flight cap counts every harness; its room goes to the harness holding fewest slots, then the oldest',
       runs: [run('x', 'a', 'Dispatched'), run('b1', 'b'), run('a1', 'a'), run('c1', 'c')],
       limits: {},
       maxInFlight: 3,
-      claim: ['b1', 'a1'],
-      waiting: { c1: 'global-cap' },
+      claim: ['b1', 'c1'],
+      waiting: { a1: 'global-cap' },
+    },
+    {
+      name: 'a long, older queue of one harness does not starve a newer harness under the global cap',
+      runs: [run('g0', 'g', 'Running'), run('g00', 'g', 'Running'), run('g1', 'g'), run('g2', 'g'), run('g3', 'g'), run('c1', 'c')],
+      limits: {},
+      maxInFlight: 3,
+      claim: ['c1'],
+      waiting: { g1: 'global-cap', g2: 'global-cap', g3: 'global-cap' },
     },
     {
       name: 'both caps compose: a run must clear both',
@@ -67,6 +75,14 @@ describe('decideClaims', () => {
     const decision = decideClaims({ runs, limits, maxInFlight });
     expect(decision.claim).toEqual(claim);
     expect(decision.waiting).toEqual(waiting);
+  });
+
+  it('shares global room evenly among harnesses with queued runs', () => {
+    const runs = ['a', 'b', 'c'].flatMap((h) => Array.from({ length: 10 }, (_, i) => run(`${h}${i}`, h)));
+    const { claim } = decideClaims({ runs, limits: { a: 2 }, maxInFlight: 8 });
+    const per = (h: string) => claim.filter((k) => k.startsWith(h)).length;
+    expect([per('a'), per('b'), per('c')]).toEqual([2, 3, 3]);
+    expect(claim.filter((k) => k.startsWith('b'))).toEqual(['b0', 'b1', 'b2']); // oldest first within a harness
   });
 
   it('orders by creation time, not by input order, with the key as a stable tie-break', () => {

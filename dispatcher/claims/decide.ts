@@ -1,7 +1,8 @@
 // The claim decision, pure (spec: "The backend's queue enforces the limit at claim time"). A pending run is
 // claimed only when its harness has fewer runs occupying a slot (Dispatched, Starting, Running) than its limit
 // AND the dispatcher's in-flight count is below the global cap. Oldest first within a harness; a capped harness
-// never holds back another harness's runs (no head-of-line blocking). Inputs are a snapshot; the caller writes
+// never holds back another harness's runs (no head-of-line blocking); under the global cap, the harness holding
+// the fewest slots goes next, so a long queue of one harness never starves another. Inputs are a snapshot; the caller writes
 // the claims with resourceVersion preconditions, so a stale snapshot can only lose a race, never over-claim.
 
 export const OCCUPYING_PHASES = ['Dispatched', 'Starting', 'Running'] as const;
@@ -41,30 +42,42 @@ const byAge = (a: QueuedRun, b: QueuedRun) => a.createdAt - b.createdAt || (a.ke
 export function decideClaims(input: ClaimInput): ClaimDecision {
   const occupied: Record<string, number> = {};
   let inFlight = 0;
+  const queues = new Map<string, QueuedRun[]>();
   for (const run of input.runs) {
+    if (run.phase === 'Pending') {
+      const queue = queues.get(run.harness) ?? [];
+      queue.push(run);
+      queues.set(run.harness, queue);
+    }
     if (!isOccupying(run.phase)) continue;
     occupied[run.harness] = (occupied[run.harness] ?? 0) + 1;
     inFlight += 1;
   }
-  const claim: string[] = [];
-  const waiting: ClaimDecision['waiting'] = {};
+  for (const queue of queues.values()) queue.sort(byAge);
+  const capOf = (harness: string) => input.limits[harness] ?? Infinity;
   const used = { ...occupied };
+  const next: Record<string, number> = {};
+  const claim: string[] = [];
   let globalRoom = input.maxInFlight === null ? Infinity : Math.max(0, input.maxInFlight - inFlight);
-  // Global order is oldest first across harnesses; a run whose harness is full is skipped, not a barrier.
-  for (const run of input.runs.filter((r) => r.phase === 'Pending').sort(byAge)) {
-    const limit = input.limits[run.harness];
-    const cap = limit === null || limit === undefined ? Infinity : limit;
-    if ((used[run.harness] ?? 0) >= cap) {
-      waiting[run.key] = 'harness-cap';
-      continue;
+  // Each free global slot goes to the harness holding the fewest slots (ties: the one whose next run is oldest), so
+  // a long queue of one harness never starves another; a harness at its own cap is skipped, never a barrier.
+  while (globalRoom > 0) {
+    let chosen: string | undefined;
+    for (const [harness, queue] of queues) {
+      const head = queue[next[harness] ?? 0];
+      if (!head || (used[harness] ?? 0) >= capOf(harness)) continue;
+      const best = chosen === undefined ? undefined : queues.get(chosen)![next[chosen] ?? 0]!;
+      if (!best || (used[harness] ?? 0) < (used[chosen!] ?? 0) || ((used[harness] ?? 0) === (used[chosen!] ?? 0) && byAge(head, best) < 0)) chosen = harness;
     }
-    if (globalRoom <= 0) {
-      waiting[run.key] = 'global-cap';
-      continue;
-    }
-    claim.push(run.key);
-    used[run.harness] = (used[run.harness] ?? 0) + 1;
+    if (chosen === undefined) break;
+    claim.push(queues.get(chosen)![next[chosen] ?? 0]!.key);
+    next[chosen] = (next[chosen] ?? 0) + 1;
+    used[chosen] = (used[chosen] ?? 0) + 1;
     globalRoom -= 1;
+  }
+  const waiting: ClaimDecision['waiting'] = {};
+  for (const [harness, queue] of queues) {
+    for (const run of queue.slice(next[harness] ?? 0)) waiting[run.key] = (used[harness] ?? 0) >= capOf(harness) ? 'harness-cap' : 'global-cap';
   }
   return { claim, waiting, occupied, inFlight };
 }

@@ -1,12 +1,17 @@
 // The dispatcher's control loop (the only writer of Run status). Informers (list + watch) keep caches of Runs,
 // HarnessConfigs, driver Pods, their kubelet Events and the Secrets' names; every change kicks one reconcile pass
-// (single-flight). While leader it:
-//   1. cancels Runs asked to stop (spec.cancel) by deleting their Pod;
-//   2. follows Pods of running Runs (Pod phase -> Run phase; kubelet Events -> pull_image/start_container
-//      system events); recreates the Pod of a Run claimed by a dispatcher that died before creating it;
-//   3. claims Pending Runs by the pure decision (claims/decide.ts), writing each claim with the Run's
-//      resourceVersion as precondition BEFORE creating the deterministic-named Pod (409 on create = already made).
-// Writes per Run: claim, Starting, Running, final status, Pod create (and the Pod delete after the end).
+// (single-flight). While leader, each pass:
+//   1. settles Runs whose driver published a result (frees their slots first);
+//   2. claims Pending Runs by the pure decision (claims/decide.ts). The claim IS the Pod create: its name is
+//      derived from the Run and it is owned by the Run, so a second create (another leader, a retry) gets 409 and
+//      there is never a second Pod. A Run whose Pod exists occupies its slot whether or not its status says so yet,
+//      so a dispatcher that dies between the create and the status write neither loses the Run nor over-claims;
+//   3. follows the other Runs, a few at a time: status from their Pod (Dispatched, Starting, Running; each write
+//      with the Run's resourceVersion as precondition), kubelet Events -> pull_image/start_container system events,
+//      spec.cancel -> Pod deleted and Run Cancelled, Pod gone -> Run Failed, finished Runs -> Pod deleted (teardown).
+// Claims go before status writes: under a burst, starting work comes first and statuses follow in the next pass.
+// Writes per Run: Pod create, Dispatched/Starting and Running (a write per phase seen; phases passed between two
+// passes share one), final status, Pod delete. Kubernetes Events on the Run go out behind them (event-recorder.ts).
 import { CoreV1Api, CustomObjectsApi, makeInformer } from '@kubernetes/client-node';
 import type { CoreV1Event, Informer, KubeConfig, KubernetesObject, V1Pod, V1Secret } from '@kubernetes/client-node';
 import { getHarness } from '../../harnesses/registry.ts';
@@ -27,6 +32,7 @@ import { isFinal, nextStatus } from '../status/transitions.ts';
 import type { Observation } from '../status/transitions.ts';
 import { lifecycleEvent, teardownEvents } from '../status/lifecycle-events.ts';
 import { GROUP, HARNESS_CONFIGS, harnessConfigsPath, RUNS, runsPath, VERSION } from '../kube/resources.ts';
+import { RunEventRecorder } from '../kube/event-recorder.ts';
 import type { HarnessConfigObject, RunObject } from '../kube/resources.ts';
 import type { DispatcherMetrics } from './metrics.ts';
 
@@ -46,9 +52,10 @@ export interface DispatcherDeps {
 }
 
 const code = (error: unknown) => (error as { code?: number }).code;
-/** Claims written at once (each is a status write, then a Pod create). */
+/** Claims (Pod creates) in flight at once, and likewise status writes while following Runs. */
 export const CLAIM_CONCURRENCY = 16;
 const key = (o: KubernetesObject) => `${o.metadata!.namespace}/${o.metadata!.name}`;
+const ownedBy = (pod: V1Pod, runUid: string) => pod.metadata?.ownerReferences?.some((o) => o.kind === 'Run' && o.uid === runUid) === true;
 const at = () => new Date().toISOString();
 
 export class Dispatcher {
@@ -74,6 +81,11 @@ export class Dispatcher {
   private readonly settled = new Map<string, RunStatus>();
   /** Driver Pods whose deletion this dispatcher asked for, with the time: the teardown events' start. */
   private readonly teardownStarted = new Map<string, string>();
+  /** Runs (by uid) whose Pod this dispatcher created and its Pod informer has not shown yet. */
+  private readonly claimed = new Map<string, { pod: string; eventsSubject: string; at: string }>();
+  /** The kubelet's Events by the uid of the Pod they are about, rebuilt once per pass. */
+  private podEvents = new Map<string, CoreV1Event[]>();
+  private readonly recorder: RunEventRecorder;
 
   constructor(deps: DispatcherDeps) {
     this.deps = deps;
@@ -86,6 +98,7 @@ export class Dispatcher {
     this.pods = makeInformer<V1Pod>(config, `/api/v1/namespaces/${ns}/pods`, () => this.core.listNamespacedPod({ namespace: ns, labelSelector: RUN_LABEL }), RUN_LABEL);
     this.kubeEvents = makeInformer<CoreV1Event>(config, `/api/v1/namespaces/${ns}/events`, () => this.core.listNamespacedEvent({ namespace: ns }));
     this.secrets = makeInformer<V1Secret>(config, `/api/v1/namespaces/${ns}/secrets`, () => this.core.listNamespacedSecret({ namespace: ns }));
+    this.recorder = new RunEventRecorder(this.core, deps.metrics.eventsDropped, deps.log);
   }
 
   async start(): Promise<void> {
@@ -98,6 +111,13 @@ export class Dispatcher {
         setTimeout(() => void informer.start(), 1000);
       });
     }
+    // Once the informer shows (or has lost) a Pod this dispatcher created, the cache speaks for the claim.
+    const seen = (pod: V1Pod) => {
+      const owner = pod.metadata?.ownerReferences?.find((o) => o.kind === 'Run')?.uid;
+      if (owner) this.claimed.delete(owner);
+    };
+    this.pods.on('add', seen);
+    this.pods.on('delete', seen);
     this.pods.on('delete', (pod: V1Pod) => void this.podDeleted(pod));
     await Promise.all([this.runs, this.configs, this.pods, this.kubeEvents, this.secrets].map((i) => i.start()));
     // A periodic pass catches what no watch event announces (a result grace period running out).
@@ -109,6 +129,7 @@ export class Dispatcher {
     clearInterval(this.resync);
     await Promise.all([this.runs, this.configs, this.pods, this.kubeEvents, this.secrets].map((i) => i.stop()));
     await this.running;
+    await this.recorder.drained();
   }
 
   setLeading(leading: boolean): void {
@@ -162,25 +183,51 @@ export class Dispatcher {
       this.pendingResults.delete(runId);
       ack();
     }
-    for (const run of runs) {
-      const status = this.statusOf(run);
-      if (isFinal(status)) {
-        await this.cleanupFinished(run);
-        continue;
-      }
-      if (run.spec.cancel === true) {
-        await this.observe(run, { kind: 'cancel', at: at() });
-        await this.deletePod(run);
-        continue;
-      }
-      if (status.phase && status.phase !== 'Pending') await this.follow(run, status);
-    }
     await this.claim(this.runs.list());
+    this.podEvents = new Map();
+    for (const e of this.kubeEvents.list()) {
+      const uid = e.involvedObject?.kind === 'Pod' ? e.involvedObject.uid : undefined;
+      if (!uid || this.seenKubeEvents.has(e.metadata!.uid!)) continue;
+      const list = this.podEvents.get(uid) ?? [];
+      list.push(e);
+      this.podEvents.set(uid, list);
+    }
+    await concurrently(this.runs.list(), CLAIM_CONCURRENCY, (run) => this.tend(run).catch((error: unknown) => this.deps.log(`${key(run)}: ${(error as Error).message}`)));
     this.updateGauges();
   }
 
-  private statusOf(run: RunObject): RunStatus {
+  /** One Run after the claims: cancel it, follow its Pod, or tear the Pod down after the end. */
+  private async tend(run: RunObject): Promise<void> {
+    const status = this.statusOf(run);
+    if (isFinal(status)) return this.cleanupFinished(run);
+    if (run.spec.cancel === true) {
+      const written = await this.observe(run, { kind: 'cancel', at: at() });
+      if (written === 'written' && status.pod) await this.deletePod(run, status.pod);
+      return;
+    }
+    if (status.phase && status.phase !== 'Pending') await this.follow(run, status);
+  }
+
+  /** The status as written (or written by this dispatcher and not yet back through the informer). */
+  private written(run: RunObject): RunStatus {
     return this.settled.get(run.metadata!.uid!) ?? run.status ?? {};
+  }
+
+  /**
+   * The status that counts for claims: the written one, or Dispatched when the Run's Pod exists (made by this
+   * dispatcher, or by a leader that died before writing the status) and no status says so yet.
+   */
+  private statusOf(run: RunObject): RunStatus {
+    const status = this.written(run);
+    if (status.phase && status.phase !== 'Pending') return status;
+    const uid = run.metadata!.uid!;
+    const mine = this.claimed.get(uid);
+    if (mine) return nextStatus(status, { kind: 'claimed', ...mine });
+    const ref = this.ref(run);
+    const pod = this.pods.get(driverPodName(ref), ref.namespace);
+    if (!pod || !ownedBy(pod, uid)) return status;
+    const created = new Date(pod.metadata!.creationTimestamp ?? Date.now()).toISOString();
+    return nextStatus(status, { kind: 'claimed', pod: driverPodName(ref), eventsSubject: eventsSubject(ref), at: created });
   }
 
   private ref(run: RunObject) {
@@ -192,13 +239,12 @@ export class Dispatcher {
     const podName = status.pod ?? driverPodName(this.ref(run));
     const pod = this.pods.get(podName, run.metadata!.namespace);
     if (!pod) {
-      if (status.phase === 'Dispatched') await this.createPod(run);
-      else await this.observe(run, { kind: 'pod-gone', at: at() });
+      // Created by this dispatcher a moment ago: the informer has not shown it yet.
+      if (!this.claimed.has(run.metadata!.uid!)) await this.observe(run, { kind: 'pod-gone', at: at() });
       return;
     }
     await this.publishKubeletEvents(run, pod);
-    const phase = pod.status?.phase as 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown' | undefined;
-    if (!phase) return;
+    const phase = (pod.status?.phase ?? 'Pending') as 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
     const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
     if (phase === 'Succeeded' || (phase === 'Failed' && terminated && terminated.exitCode !== undefined && pod.status?.reason !== 'DeadlineExceeded')) {
       // The driver's exit: its result message settles the Run. Without one after a grace period, the exit does.
@@ -209,13 +255,13 @@ export class Dispatcher {
       await this.observe(run, { kind: 'pod', phase: 'Failed', reason: 'NoResult', message: `the driver exited (code ${terminated?.exitCode ?? 0}) without publishing a result`, at: at() });
       return;
     }
-    await this.observe(run, { kind: 'pod', phase, reason: pod.status?.reason, message: pod.status?.message, exitCode: terminated?.exitCode, at: at() });
+    const scheduled = Boolean(pod.spec?.nodeName) || pod.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'True') === true;
+    await this.observe(run, { kind: 'pod', phase, scheduled, reason: pod.status?.reason, message: pod.status?.message, exitCode: terminated?.exitCode, at: at() });
   }
 
   private async publishKubeletEvents(run: RunObject, pod: V1Pod): Promise<void> {
-    const fresh = this.kubeEvents
-      .list(run.metadata!.namespace)
-      .filter((e) => e.involvedObject?.uid === pod.metadata!.uid && !this.seenKubeEvents.has(e.metadata!.uid!))
+    const fresh = (this.podEvents.get(pod.metadata!.uid!) ?? [])
+      .filter((e) => !this.seenKubeEvents.has(e.metadata!.uid!))
       .sort((a, b) => String(a.lastTimestamp ?? a.eventTime ?? '').localeCompare(String(b.lastTimestamp ?? b.eventTime ?? '')));
     const systemEvents: HarnessEvent[] = [];
     for (const e of fresh) {
@@ -268,28 +314,31 @@ export class Dispatcher {
       return;
     }
     const ref = this.ref(run);
-    const outcome = await this.observe(run, { kind: 'claimed', pod: driverPodName(ref), eventsSubject: eventsSubject(ref), at: at() });
-    if (outcome !== 'written') return;
+    const made = await this.createPod(run, spec, apiKeySources(spec.harness, auth));
+    if (made === 'foreign') return; // a Pod of an earlier Run of the same name is still going away: claim later
+    this.claimed.set(ref.uid, { pod: driverPodName(ref), eventsSubject: eventsSubject(ref), at: at() });
     this.deps.metrics.claims.inc({ harness: spec.harness });
-    await this.createPod(run, spec, apiKeySources(spec.harness, auth));
   }
 
-  private async createPod(run: RunObject, spec?: RunSpec, keyVars?: readonly string[]): Promise<void> {
-    const runSpec = spec ?? RunSpec.parse(run.spec);
-    const vars = keyVars ?? apiKeySources(runSpec.harness, runSpec.harness === 'gg' ? ggDescriptor(runSpec.model).auth : getHarness(runSpec.harness).manifest.auth);
-    const pod = buildDriverPod(this.ref(run), runSpec, this.deps.settings, vars);
+  /** Creates the Run's driver Pod. 'exists' = already made (by this or a previous leader): one Pod per Run. */
+  private async createPod(run: RunObject, spec: RunSpec, keyVars: readonly string[]): Promise<'created' | 'exists' | 'foreign'> {
+    const pod = buildDriverPod(this.ref(run), spec, this.deps.settings, keyVars);
+    const namespace = run.metadata!.namespace!;
     try {
-      await this.core.createNamespacedPod({ namespace: run.metadata!.namespace!, body: pod });
+      await this.core.createNamespacedPod({ namespace, body: pod });
       this.deps.metrics.podWrites.inc();
+      return 'created';
     } catch (error) {
-      if (code(error) !== 409) throw error; // 409: made by us or a previous leader: one Pod per Run
+      if (code(error) !== 409) throw error;
+      const existing = await this.core.readNamespacedPod({ namespace, name: pod.metadata!.name! }).catch(() => undefined);
+      return existing && ownedBy(existing, run.metadata!.uid!) ? 'exists' : 'foreign';
     }
   }
 
   /** Applies an observation; writes the status only when it changes, with the Run's resourceVersion. */
   private async observe(run: RunObject, observation: Observation): Promise<'written' | 'unchanged' | 'conflict'> {
-    const before = this.statusOf(run);
-    const after = nextStatus(before, observation);
+    const before = this.written(run);
+    const after = nextStatus(this.statusOf(run), observation);
     if (JSON.stringify(after) === JSON.stringify(before)) return 'unchanged';
     try {
       const body = { ...run, status: after };
@@ -298,8 +347,7 @@ export class Dispatcher {
       // Until the informer shows the write, keep it, so this pass and the next do not repeat it.
       if (isFinal(after)) this.settled.set(run.metadata!.uid!, after);
       Object.assign(run, { status: after, metadata: { ...run.metadata, resourceVersion: written.metadata?.resourceVersion } });
-      // Recorded without holding up the claim: an Event is history, not state.
-      void this.recordTransition(run, before, after);
+      this.recordTransitions(run, before, after);
       if (isFinal(after)) this.deps.metrics.outcomes.inc({ outcome: after.outcome ?? 'unknown' });
       return 'written';
     } catch (error) {
@@ -313,36 +361,22 @@ export class Dispatcher {
   }
 
   /** A Kubernetes Event on the Run for each phase it enters (`kubectl describe run` shows the history). */
-  private async recordTransition(run: RunObject, before: RunStatus, after: RunStatus): Promise<void> {
-    if (before.phase === after.phase) return;
-    const id = `${run.metadata!.uid}/${after.phase}`;
-    if (this.recordedTransitions.has(id)) return;
-    this.recordedTransitions.add(id);
-    const now = new Date();
-    const warning = after.phase === 'Failed';
-    await this.core
-      .createNamespacedEvent({
-        namespace: run.metadata!.namespace!,
-        body: {
-          metadata: { generateName: `${run.metadata!.name}.`, namespace: run.metadata!.namespace },
-          involvedObject: { apiVersion: `${GROUP}/${VERSION}`, kind: 'Run', name: run.metadata!.name, namespace: run.metadata!.namespace, uid: run.metadata!.uid },
-          reason: after.phase ?? 'Unknown',
-          message: after.message ?? (after.phase === 'Dispatched' ? `driver pod ${after.pod} created` : `run is ${after.phase}`),
-          type: warning ? 'Warning' : 'Normal',
-          source: { component: 'tcab-dispatcher' },
-          reportingComponent: 'tcab-dispatcher',
-          firstTimestamp: now,
-          lastTimestamp: now,
-          count: 1,
-        },
-      })
-      .catch((error: unknown) => this.deps.log(`event on ${key(run)}: ${(error as Error).message}`));
+  private recordTransitions(run: RunObject, before: RunStatus, after: RunStatus): void {
+    const entered = [...(after.dispatchedTime && !before.dispatchedTime ? ['Dispatched'] : []), ...(after.phase && after.phase !== 'Dispatched' && after.phase !== before.phase ? [after.phase] : [])];
+    for (const phase of entered) {
+      const id = `${run.metadata!.uid}/${phase}`;
+      if (this.recordedTransitions.has(id)) continue;
+      this.recordedTransitions.add(id);
+      const message = phase === 'Dispatched' ? `driver pod ${after.pod} created` : phase === after.phase && after.message ? after.message : `run is ${phase}`;
+      this.recorder.record(run, phase, message, phase === 'Failed' ? 'Warning' : 'Normal');
+    }
   }
 
   /** After the end: the driver Pod is deleted (teardown); its deletion is published when the watch sees it. */
   private async cleanupFinished(run: RunObject): Promise<void> {
     const name = run.status?.pod ?? this.settled.get(run.metadata!.uid!)?.pod;
     if (run.status && this.settled.has(run.metadata!.uid!) && isFinal(run.status)) this.settled.delete(run.metadata!.uid!);
+    this.claimed.delete(run.metadata!.uid!);
     if (!name) return;
     const pod = this.pods.get(name, run.metadata!.namespace);
     // Asked once: until the watch shows the deletion, a second pass must not send the delete again.

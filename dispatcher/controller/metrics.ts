@@ -6,11 +6,12 @@ export function dispatcherMetrics(registry = new Registry()) {
     registry,
     queueDepth: new Gauge({ name: 'tcab_dispatcher_queue_depth', help: 'Pending Runs per harness', labelNames: ['harness'], registers: [registry] }),
     occupied: new Gauge({ name: 'tcab_dispatcher_occupied_slots', help: 'Runs holding a slot (Dispatched, Starting, Running) per harness', labelNames: ['harness'], registers: [registry] }),
-    claimLatency: new Histogram({ name: 'tcab_dispatcher_claim_latency_seconds', help: 'Time to claim one Run: its status write and its Pod create', buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [registry] }),
+    claimLatency: new Histogram({ name: 'tcab_dispatcher_claim_latency_seconds', help: 'Time to claim one Run: availability from config and Secret names, then its Pod create', buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [registry] }),
     claims: new Counter({ name: 'tcab_dispatcher_claims_total', help: 'Runs claimed', labelNames: ['harness'], registers: [registry] }),
     conflicts: new Counter({ name: 'tcab_dispatcher_apiserver_conflicts_total', help: 'Status writes refused with 409 Conflict (stale cache)', registers: [registry] }),
     statusWrites: new Counter({ name: 'tcab_dispatcher_status_writes_total', help: 'Run status writes', registers: [registry] }),
     podWrites: new Counter({ name: 'tcab_dispatcher_pod_writes_total', help: 'Driver Pod creates and deletes', registers: [registry] }),
+    eventsDropped: new Counter({ name: 'tcab_dispatcher_run_events_dropped_total', help: 'Kubernetes Events on Runs dropped because too many were queued', registers: [registry] }),
     outcomes: new Counter({ name: 'tcab_dispatcher_runs_total', help: 'Finished Runs by outcome', labelNames: ['outcome'], registers: [registry] }),
   };
 }

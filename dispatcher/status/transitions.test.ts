@@ -33,6 +33,12 @@ describe('nextStatus', () => {
     expect(fold([{ kind: 'result', result: result({ outcome }), at }])).toMatchObject({ phase, outcome });
   });
 
+  it('stays Dispatched while its Pod waits for a node, Starting once it has one', () => {
+    const claimed = fold([{ kind: 'claimed', pod: 'p', eventsSubject: 's', at }]);
+    expect(nextStatus(claimed, { kind: 'pod', phase: 'Pending', scheduled: false, at }).phase).toBe('Dispatched');
+    expect(nextStatus(claimed, { kind: 'pod', phase: 'Pending', scheduled: true, at }).phase).toBe('Starting');
+  });
+
   it('never moves backwards, and a finished Run never changes', () => {
     const running = fold([{ kind: 'claimed', pod: 'p', eventsSubject: 's', at }, { kind: 'pod', phase: 'Running', at }]);
     expect(nextStatus(running, { kind: 'pod', phase: 'Pending', at }).phase).toBe('Running');

@@ -6,7 +6,7 @@ import type { RunStatus } from '../../shared/run-status.ts';
 export type Observation =
   | { kind: 'claimed'; pod: string; eventsSubject: string; at: string }
   | { kind: 'unavailable'; reason: string; at: string }
-  | { kind: 'pod'; phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown'; reason?: string; message?: string; exitCode?: number; at: string }
+  | { kind: 'pod'; phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown'; scheduled?: boolean; reason?: string; message?: string; exitCode?: number; at: string }
   | { kind: 'pod-gone'; at: string }
   | { kind: 'result'; result: RunResult; at: string }
   | { kind: 'cancel'; at: string };
@@ -79,7 +79,8 @@ export function nextStatus(status: RunStatus, observation: Observation): RunStat
     case 'pod':
       switch (observation.phase) {
         case 'Pending':
-          return advance(status, 'Starting', at);
+          // Not yet on a node: still only Dispatched (the claim). On a node (pulling, creating): Starting.
+          return observation.scheduled === false ? status : advance(status, 'Starting', at);
         case 'Running':
           return advance(status, 'Running', at);
         case 'Succeeded':
