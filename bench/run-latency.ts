@@ -7,13 +7,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { up } from '../test/cluster/control-plane.ts';
 import { NatsServer, freePort } from '../test/support/nats-server.ts';
 import { startStubModelServer } from '../driver/stub-models/server.ts';
 import { readRunStream } from '../cli/nats-reader.ts';
 import type { StreamItem } from '../cli/nats-reader.ts';
 import type { RunObject } from '../dispatcher/kube/resources.ts';
+import { NETWORK_PASSTHROUGH } from '../driver/child-env.ts';
+import { driverPodName } from '../dispatcher/pods/driver-pod.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const exec = promisify(execFile);
@@ -25,7 +28,7 @@ export async function benchRunLatency(runs = 5, log: (m: string) => void = () =>
   const dir = mkdtempSync(join(tmpdir(), 'tcab-bench-e2e-'));
   const plane = await up({ dir, dieWithParent: true });
   const nats = await NatsServer.start();
-  const stub = await startStubModelServer({ script: { steps: [{ tool: { name: 'shell', args: { command: 'echo hi' } } }, { text: 'Done.' }] } });
+  const stub = await startStubModelServer({ script: { steps: [{ tool: { name: 'write_file', args: { path: 'hello.txt', content: 'hello\n' } } }, { text: 'Wrote hello.txt.' }] } });
   try {
     const kubectl = (args: string[]) => exec(join(plane.binDir, 'kubectl'), ['--kubeconfig', plane.kubeconfig, ...args], { encoding: 'utf8' });
     const ns = 'bench-e2e';
@@ -36,12 +39,33 @@ export async function benchRunLatency(runs = 5, log: (m: string) => void = () =>
       dispatcher: { api: { port: await freePort() } },
       nats: { url: nats.url, bundled: { enabled: false } },
       credentials: { apiKeys: [{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }] },
-      driver: { env: { TCAB_BASE_URL_GG: stub.url } },
+      // As in the end-to-end test: npm's cache in the Pod's scratch space, and this machine's CA/proxy settings.
+      driver: { env: { TCAB_BASE_URL_GG: stub.url, TCAB_NPM_CACHE: '/tmp/npm-cache', ...Object.fromEntries(NETWORK_PASSTHROUGH.filter((name) => process.env[name]).map((name) => [name, process.env[name]!])) } },
     };
     await exec(join(plane.binDir, 'helm'), ['--kubeconfig', plane.kubeconfig, 'install', 'tcab', join(ROOT, 'charts', 'tcab'), '-n', ns, ...Object.entries(values).flatMap(([k, v]) => ['--set-json', `${k}=${JSON.stringify(v)}`]), '--wait', '--timeout', '180s'], { encoding: 'utf8' });
     const config = new KubeConfig();
     config.loadFromFile(plane.kubeconfig);
     const custom = config.makeApiClient(CustomObjectsApi);
+    // When this process first saw each driver Pod and each Run phase, on one clock: the objects' own timestamps
+    // (creationTimestamp, kubelet Events) have one-second resolution, too coarse for these figures.
+    const firstSeen = new Map<string, number>();
+    const waiters = new Map<string, () => void>();
+    const see = (key: string) => {
+      if (firstSeen.has(key)) return;
+      firstSeen.set(key, Date.now());
+      waiters.get(key)?.();
+    };
+    const seen = (key: string) => (firstSeen.has(key) ? Promise.resolve() : new Promise<void>((resolve) => waiters.set(key, resolve)));
+    const watch = new Watch(config);
+    let closing = false;
+    const noteError = (error: unknown) => error && !closing && log(`watch ended: ${(error as Error).message}`);
+    const watches = await Promise.all([
+      watch.watch(`/api/v1/namespaces/${ns}/pods`, {}, (type: string, pod: KubernetesObject) => type === 'ADDED' && see(`pod:${pod.metadata!.name}`), noteError),
+      watch.watch(`/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`, {}, (_type: string, run: RunObject) => {
+        const phase = run.status?.phase;
+        if (phase) see(`run:${run.metadata!.name}:${['Succeeded', 'Failed', 'Cancelled'].includes(phase) ? 'final' : phase}`);
+      }, noteError),
+    ]);
 
     const samples: Record<string, number>[] = [];
     for (let i = 0; i < runs; i++) {
@@ -54,13 +78,9 @@ export async function benchRunLatency(runs = 5, log: (m: string) => void = () =>
       })();
       const applied = Date.now(); // the apiserver create is what `kubectl apply` does
       await custom.createNamespacedCustomObject({ group: 'tcab.dev', version: 'v1alpha1', namespace: ns, plural: 'runs', body: { apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name }, spec: { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'say hi', maxRuntimeSeconds: 120 } } });
-      let run: RunObject;
-      for (;;) {
-        run = (await custom.getNamespacedCustomObject({ group: 'tcab.dev', version: 'v1alpha1', namespace: ns, plural: 'runs', name })) as RunObject;
-        if (['Succeeded', 'Failed', 'Cancelled'].includes(run.status?.phase ?? '')) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      const finished = Date.now();
+      await seen(`run:${name}:final`);
+      const finished = firstSeen.get(`run:${name}:final`)!;
+      const run = (await custom.getNamespacedCustomObject({ group: 'tcab.dev', version: 'v1alpha1', namespace: ns, plural: 'runs', name })) as RunObject;
       if (run.status?.phase !== 'Succeeded') throw new Error(`${name} ended ${run.status?.phase}: ${run.status?.message}`);
       await reading;
       abort.abort();
@@ -72,7 +92,7 @@ export async function benchRunLatency(runs = 5, log: (m: string) => void = () =>
       const sample: Record<string, number> = {
         apply_to_first_event_ms: (events[0]?.at ?? finished) - applied,
         apply_to_succeeded_ms: finished - applied,
-        apply_to_claim_ms: Date.parse(run.status!.dispatchedTime!) - applied,
+        apply_to_claim_ms: firstSeen.get(`pod:${driverPodName({ namespace: ns, name, uid: '' })}`)! - applied,
       };
       for (const stage of STAGES) {
         const started = stageTime(stage, 'started');
@@ -82,17 +102,19 @@ export async function benchRunLatency(runs = 5, log: (m: string) => void = () =>
       const sessionEvents = events.filter(({ event }) => event.type !== 'system');
       if (sessionEvents.length > 0) sample.session_ms = Date.parse(sessionEvents.at(-1)!.event.timestamp) - Date.parse(sessionEvents[0]!.event.timestamp);
       const result = arrivals.find(({ item }) => item.kind === 'result');
-      if (result) sample.result_to_succeeded_ms = Date.parse(run.status!.completionTime!) - result.at;
+      if (result) sample.result_to_succeeded_ms = finished - result.at;
       samples.push(sample);
       log(`${name}: ${JSON.stringify(sample)}`);
     }
+    closing = true;
+    for (const w of watches) w.abort();
     const keys = [...new Set(samples.flatMap((s) => Object.keys(s)))];
     return {
       runs,
-      harness: 'gg (stub model, one tool call and a reply)',
+      harness: 'gg (stub model: one write_file call and a reply)',
       median_ms: Object.fromEntries(keys.map((k) => [k, median(samples.flatMap((s) => (s[k] === undefined ? [] : [s[k]!])))])),
       per_run_ms: samples,
-      what: 'wall times on one machine; stage figures from the system events (started -> completed); apply_to_claim = the Pod create; result_to_succeeded = driver result on NATS -> Run status written',
+      what: 'wall times on one machine; stage figures from the system events (started -> completed); apply_to_claim = the driver Pod appears; result_to_succeeded = driver result on NATS -> Run Succeeded seen; apply, Pod, Run phases and NATS arrivals all timed by this process (pull_image/start_container come from kubelet Events, one-second resolution)',
     };
   } finally {
     await stub.close();

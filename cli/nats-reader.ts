@@ -1,10 +1,11 @@
 // Reads a run's events back from JetStream with an ordered consumer: replay from the first event, then live.
 // Used by `tcab events follow` (one run, stops at the result) and `tcab events tail` (all runs, live).
 import { connect } from '@nats-io/transport-node';
-import { DeliverPolicy, jetstream } from '@nats-io/jetstream';
+import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { HarnessEvent } from '../shared/events.ts';
 import type { HarnessEventType } from '../shared/events.ts';
 import { RunResult } from '../shared/run.ts';
+import { ensureRunStream } from '../shared/run-stream.ts';
 import { ALL_RUNS_SUBJECT, HEADER, STREAM_NAME, eventSubject, eventTypeSubject, resultSubject, runSubjects } from '../shared/subjects.ts';
 
 export type StreamItem =
@@ -37,6 +38,8 @@ function filterSubjects(options: ReadOptions): string[] {
 export async function* readRunStream(options: ReadOptions): AsyncGenerator<StreamItem> {
   const nc = await connect({ servers: options.servers, user: options.user, pass: options.pass, token: options.token, name: 'tcab-events' });
   try {
+    // Following before the first run anywhere is normal (right after install): the stream is made, then waited on.
+    await ensureRunStream(await jetstreamManager(nc));
     const js = jetstream(nc);
     const consumer = await js.consumers.get(STREAM_NAME, {
       filter_subjects: filterSubjects(options),

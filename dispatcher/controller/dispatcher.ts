@@ -13,7 +13,7 @@
 // Writes per Run: Pod create, Dispatched/Starting and Running (a write per phase seen; phases passed between two
 // passes share one), final status, Pod delete. Kubernetes Events on the Run go out behind them (event-recorder.ts).
 import { CoreV1Api, CustomObjectsApi, makeInformer } from '@kubernetes/client-node';
-import type { CoreV1Event, Informer, KubeConfig, KubernetesObject, V1Pod, V1Secret } from '@kubernetes/client-node';
+import type { CoreV1Event, Informer, KubeConfig, KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import { getHarness } from '../../harnesses/registry.ts';
 import { ggDescriptor } from '../../harnesses/gg/adapter.ts';
 import { apiKeySources } from '../../shared/auth.ts';
@@ -27,6 +27,7 @@ import { decideClaims } from '../claims/decide.ts';
 import type { QueuedRun } from '../claims/decide.ts';
 import type { DispatcherConfig } from '../config.ts';
 import { clusterAvailability } from '../pods/availability.ts';
+import { secretMetadataInformer } from '../kube/metadata-only.ts';
 import { buildDriverPod, clusterRunId, driverPodName, eventsSubject, RUN_LABEL } from '../pods/driver-pod.ts';
 import { isFinal, nextStatus } from '../status/transitions.ts';
 import type { Observation } from '../status/transitions.ts';
@@ -75,6 +76,7 @@ export class Dispatcher {
   private readonly podFinishedAt = new Map<string, number>();
   private readonly deps: DispatcherDeps;
   private resync: NodeJS.Timeout | undefined;
+  private stopped = false;
   /** Kubernetes Events already recorded on Runs, so a transition is recorded once. */
   private readonly recordedTransitions = new Set<string>();
   /** Runs whose terminal write went through, while the informer catches up (no second write). */
@@ -97,7 +99,8 @@ export class Dispatcher {
     this.configs = makeInformer<HarnessConfigObject>(config, harnessConfigsPath(), async () => (await this.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: HARNESS_CONFIGS })) as never);
     this.pods = makeInformer<V1Pod>(config, `/api/v1/namespaces/${ns}/pods`, () => this.core.listNamespacedPod({ namespace: ns, labelSelector: RUN_LABEL }), RUN_LABEL);
     this.kubeEvents = makeInformer<CoreV1Event>(config, `/api/v1/namespaces/${ns}/events`, () => this.core.listNamespacedEvent({ namespace: ns }));
-    this.secrets = makeInformer<V1Secret>(config, `/api/v1/namespaces/${ns}/secrets`, () => this.core.listNamespacedSecret({ namespace: ns }));
+    // Which Secrets exist, never what they hold: listed and watched as metadata only.
+    this.secrets = secretMetadataInformer(config, ns);
     this.recorder = new RunEventRecorder(this.core, deps.metrics.eventsDropped, deps.log);
   }
 
@@ -107,8 +110,9 @@ export class Dispatcher {
       informer.on('update', () => this.kick());
       informer.on('delete', () => this.kick());
       informer.on('error', (error: unknown) => {
+        if (this.stopped) return; // stopping closes the watches: not an error to recover from
         this.deps.log(`watch error: ${(error as Error | undefined)?.message ?? 'closed'}; restarting`);
-        setTimeout(() => void informer.start(), 1000);
+        setTimeout(() => void (this.stopped || informer.start()), 1000);
       });
     }
     // Once the informer shows (or has lost) a Pod this dispatcher created, the cache speaks for the claim.
@@ -126,6 +130,7 @@ export class Dispatcher {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.resync);
     await Promise.all([this.runs, this.configs, this.pods, this.kubeEvents, this.secrets].map((i) => i.stop()));
     await this.running;
@@ -149,6 +154,7 @@ export class Dispatcher {
   }
 
   private kick(): void {
+    if (this.stopped) return;
     if (this.running) {
       this.again = true;
       return;
@@ -307,8 +313,8 @@ export class Dispatcher {
       await this.observe(run, { kind: 'unavailable', reason: `unknown harness "${spec.harness}"`, at: at() });
       return;
     }
-    const secretKeys = new Map(this.secrets.list().map((s) => [s.metadata!.name!, new Set(Object.keys(s.data ?? {}))]));
-    const availability = clusterAvailability(auth, spec, this.deps.settings, secretKeys, this.deps.settings.TCAB_DRIVER_ENV);
+    const secretNames = new Set(this.secrets.list().map((s) => s.metadata!.name!));
+    const availability = clusterAvailability(auth, spec, this.deps.settings, secretNames, this.deps.settings.TCAB_DRIVER_ENV);
     if (!availability.available) {
       await this.observe(run, { kind: 'unavailable', reason: availability.reason, at: at() });
       return;
@@ -330,7 +336,11 @@ export class Dispatcher {
       return 'created';
     } catch (error) {
       if (code(error) !== 409) throw error;
-      const existing = await this.core.readNamespacedPod({ namespace, name: pod.metadata!.name! }).catch(() => undefined);
+      // Gone again since the 409 (an old Pod finishing its deletion): 'foreign', so the claim is tried later.
+      const existing = await this.core.readNamespacedPod({ namespace, name: pod.metadata!.name! }).catch((readError: unknown) => {
+        if (code(readError) === 404) return undefined;
+        throw readError;
+      });
       return existing && ownedBy(existing, run.metadata!.uid!) ? 'exists' : 'foreign';
     }
   }

@@ -4,11 +4,12 @@
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { headers as natsHeaders } from '@nats-io/nats-core';
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ConsumerMessages } from '@nats-io/jetstream';
 import type { HarnessEvent } from '../../shared/events.ts';
 import { RunResult } from '../../shared/run.ts';
-import { ALL_RUNS_SUBJECT, HEADER, STREAM_NAME, eventSubject } from '../../shared/subjects.ts';
+import { ensureRunStream } from '../../shared/run-stream.ts';
+import { HEADER, STREAM_NAME, eventSubject } from '../../shared/subjects.ts';
 import type { SystemEventPublisher } from '../controller/dispatcher.ts';
 
 export const RESULTS_CONSUMER = 'tcab-dispatcher-results';
@@ -31,12 +32,7 @@ export class RunStream implements SystemEventPublisher {
 
   static async connect(settings: NatsSettings): Promise<RunStream> {
     const nc = await connect({ servers: settings.servers, user: settings.user, pass: settings.pass, token: settings.token, name: 'tcab-dispatcher', maxReconnectAttempts: -1 });
-    const jsm = await jetstreamManager(nc);
-    try {
-      await jsm.streams.info(STREAM_NAME);
-    } catch {
-      await jsm.streams.add({ name: STREAM_NAME, subjects: [ALL_RUNS_SUBJECT], storage: StorageType.File, duplicate_window: 15 * 60 * 1_000_000_000 });
-    }
+    await ensureRunStream(await jetstreamManager(nc));
     return new RunStream(nc);
   }
 

@@ -1,26 +1,29 @@
 // Claim-time availability: the same resolver as `tcab harnesses status` and the driver, fed from configuration
-// and Secret metadata only (which keys a Secret has), never Secret data. An unavailable harness fails its Run
-// before any Pod is made, with the message naming what to configure.
+// and Secret metadata only (which Secrets exist: the dispatcher watches Secrets as PartialObjectMetadata and never
+// receives their data). A configured key reference counts when its Secret exists. A key missing from an existing
+// Secret is caught one step later: the Pod's secretKeyRefs are optional, so the driver starts without the variable
+// and its own resolver (this same one) fails the Run before any install, naming the variable to set.
+// An unavailable harness fails its Run before any Pod is made, naming what to configure.
 import { basename } from 'node:path';
 import { apiKeySources, resolveAuth } from '../../shared/auth.ts';
 import type { AuthResolution, ManifestAuth } from '../../shared/auth.ts';
 import type { RunSpec } from '../../shared/run.ts';
 import type { DispatcherConfig } from '../config.ts';
 
-/** Secret name -> the data keys it holds (from metadata: the apiserver lists keys without values for us). */
-export type SecretKeys = ReadonlyMap<string, ReadonlySet<string>>;
+/** Names of the Secrets that exist in the dispatcher's namespace. */
+export type ExistingSecrets = ReadonlySet<string>;
 
-export function clusterAvailability(auth: ManifestAuth, spec: RunSpec, config: DispatcherConfig, secrets: SecretKeys, driverEnv: Readonly<Record<string, string>>): AuthResolution {
+export function clusterAvailability(auth: ManifestAuth, spec: RunSpec, config: DispatcherConfig, secrets: ExistingSecrets, driverEnv: Readonly<Record<string, string>>): AuthResolution {
   const sources = new Set(apiKeySources(spec.harness, auth));
-  // A key "is set" for the Pod when a configured Secret reference exists and that Secret has the key.
+  // A key "is set" for the Pod when a configured Secret reference names a Secret that exists.
   const env: Record<string, string | undefined> = { ...driverEnv };
   for (const ref of config.TCAB_API_KEY_SECRETS) {
-    if (sources.has(ref.env) && secrets.get(ref.secret)?.has(ref.key)) env[ref.env] = 'present-in-secret';
+    if (sources.has(ref.env) && secrets.has(ref.secret)) env[ref.env] = 'present-in-secret';
   }
   const subscriptionSecret = config.TCAB_SUBSCRIPTION_SECRETS[spec.harness];
   const resolution = resolveAuth(auth, spec.harness, {
     env,
-    credentialFilePresent: (file) => subscriptionSecret !== undefined && (secrets.get(subscriptionSecret)?.has(basename(file)) ?? false),
+    credentialFilePresent: () => subscriptionSecret !== undefined && secrets.has(subscriptionSecret),
     specOverride: spec.authMode,
   });
   if (resolution.available) return resolution;

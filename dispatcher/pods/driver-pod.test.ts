@@ -51,18 +51,19 @@ describe('buildDriverPod', () => {
 });
 
 describe('clusterAvailability (Secret metadata only)', () => {
-  it('prefers the subscription Secret when it holds the credential file', () => {
-    const secrets = new Map([['claude-subscription', new Set(['.credentials.json'])], ['provider-keys', new Set(['anthropic'])]]);
-    expect(clusterAvailability(claudeAuth, spec, config, secrets, {})).toMatchObject({ available: true, mode: 'subscription' });
+  it('prefers the subscription Secret when it exists', () => {
+    expect(clusterAvailability(claudeAuth, spec, config, new Set(['claude-subscription', 'provider-keys']), {})).toMatchObject({ available: true, mode: 'subscription' });
   });
-  it('falls back to an API key present in its Secret', () => {
-    const secrets = new Map([['provider-keys', new Set(['anthropic'])]]);
-    expect(clusterAvailability(claudeAuth, spec, config, secrets, {})).toMatchObject({ available: true, mode: 'api-key', keyVar: 'ANTHROPIC_API_KEY' });
+  it('falls back to an API key whose configured Secret exists', () => {
+    expect(clusterAvailability(claudeAuth, spec, config, new Set(['provider-keys']), {})).toMatchObject({ available: true, mode: 'api-key', keyVar: 'ANTHROPIC_API_KEY' });
   });
-  it('is unavailable with a message naming the chart settings when neither exists', () => {
-    const result = clusterAvailability(claudeAuth, spec, config, new Map([['provider-keys', new Set(['openai'])]]), {});
+  it('is unavailable with a message naming the chart settings when no configured Secret exists', () => {
+    const result = clusterAvailability(claudeAuth, spec, config, new Set(['some-other-secret']), {});
     expect(result).toMatchObject({ available: false });
     expect(!result.available && result.reason).toMatch(/^configure a Secret key for TCAB_API_KEY_CLAUDE or ANTHROPIC_API_KEY in the chart's credentials.apiKeys, or a Secret holding .credentials.json in credentials.subscriptions.claude/);
+  });
+  it('counts a key from the driver environment even with no Secret', () => {
+    expect(clusterAvailability(claudeAuth, spec, config, new Set(), { ANTHROPIC_API_KEY: 'sk-ant-fake' })).toMatchObject({ available: true, mode: 'api-key' });
   });
 });
 

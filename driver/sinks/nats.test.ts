@@ -88,6 +88,30 @@ describe('NatsSink with a real nats-server', () => {
     expect(raw.length).toBeLessThan(64 * 1024);
   });
 
+  it('lets a reader follow a run before any stream exists (right after install), then delivers the run to it', async () => {
+    const fresh = await NatsServer.start();
+    const nc = await connect({ servers: fresh.url });
+    try {
+      const jsm = await jetstreamManager(nc);
+      await expect(jsm.streams.info(STREAM_NAME)).rejects.toThrow(/stream not found/);
+      const items: StreamItem[] = [];
+      const following = (async () => {
+        for await (const item of readRunStream({ servers: fresh.url, runId: 'run-early', replay: true, untilResult: true })) items.push(item);
+      })();
+      // The reader made the stream (the one definition every component uses); only then does the run start.
+      await expect.poll(() => jsm.streams.info(STREAM_NAME).then((info) => info.config, () => undefined)).toMatchObject({ subjects: ['tcab.run.>'], duplicate_window: 15 * 60 * 1e9 });
+      const sink = new NatsSink({ servers: fresh.url, deliverBy: Date.now() + 30_000 });
+      for (let i = 1; i <= 3; i++) sink.event({ runId: 'run-early', seq: i, event: agent(i) });
+      sink.result(result('run-early', 3));
+      await sink.close();
+      await following;
+      expect(items.map((i) => (i.kind === 'event' ? i.seq : i.kind))).toEqual([1, 2, 3, 'result']);
+    } finally {
+      await nc.close();
+      await fresh.dispose();
+    }
+  });
+
   it('writes undelivered messages as NDJSON when NATS never comes back before the deadline', async () => {
     const lines: string[] = [];
     const sink = new NatsSink({ servers: 'nats://127.0.0.1:1', deliverBy: Date.now() + 1500, fallback: (l) => lines.push(l) });

@@ -9,10 +9,11 @@ import { tmpdir } from 'node:os';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { headers as natsHeaders } from '@nats-io/nats-core';
-import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { RunResult } from '../../shared/run.ts';
-import { ALL_RUNS_SUBJECT, HEADER, STREAM_NAME, eventSubject, resultSubject } from '../../shared/subjects.ts';
+import { HEADER, eventSubject, resultSubject } from '../../shared/subjects.ts';
+import { ensureRunStream } from '../../shared/run-stream.ts';
 import type { EventSink, SequencedEvent } from './sink.ts';
 import { SpillQueue } from './spill-queue.ts';
 import { fitJson } from './fit-payload.ts';
@@ -147,17 +148,7 @@ export class NatsSink implements EventSink {
 
   private async ensureStream(): Promise<void> {
     if (this.streamReady || !this.nc) return;
-    const jsm = await jetstreamManager(this.nc, { timeout: 2000 });
-    try {
-      await jsm.streams.info(STREAM_NAME);
-    } catch {
-      await jsm.streams.add({
-        name: STREAM_NAME,
-        subjects: [ALL_RUNS_SUBJECT],
-        storage: StorageType.File,
-        duplicate_window: (this.options.duplicateWindowMs ?? 15 * 60_000) * 1_000_000,
-      });
-    }
+    await ensureRunStream(await jetstreamManager(this.nc, { timeout: 2000 }), this.options.duplicateWindowMs);
     this.streamReady = true;
   }
 

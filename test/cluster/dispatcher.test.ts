@@ -223,14 +223,18 @@ describe('dispatcher (test control plane + NATS)', () => {
     expect(mine.filter((r) => !r.status?.message?.includes('without publishing a result'))).toEqual([]);
   }, 1_000_000);
 
-  it('spec.cancel stops the Pod and ends the Run Cancelled; a deleted Pod fails its Run with the reason', async () => {
+  it('spec.cancel stops the Pod and ends the Run Cancelled; a deleted Pod fails its Run with the reason; a deleted Run takes its Pod with it', async () => {
     for (const stop of stops.splice(0)) await stop();
     await kubectl(['delete', 'harnessconfigs', '--all']);
     await startDispatcher('dispatcher-cancel', { TCAB_DRIVER_IMAGE: 'tcab-test/long-job:1' });
     const spec = { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'p', maxRuntimeSeconds: 300 };
-    await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [run('to-cancel', spec), run('pod-lost', spec)] }));
+    await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [run('to-cancel', spec), run('pod-lost', spec), run('run-deleted', spec)] }));
     const podsPath = `/api/v1/namespaces/${ns}/pods`;
-    await waitFor<V1Pod>(podsPath, (pods) => ['tcab-run-to-cancel', 'tcab-run-pod-lost'].every((n) => pods.some((p) => p.metadata?.name === n && p.status?.phase === 'Running')), 60_000);
+    await waitFor<V1Pod>(podsPath, (pods) => ['tcab-run-to-cancel', 'tcab-run-pod-lost', 'tcab-run-run-deleted'].every((n) => pods.some((p) => p.metadata?.name === n && p.status?.phase === 'Running')), 60_000);
+
+    // `kubectl delete run`: the Pod goes with it (owner reference, garbage collector), so the driver is stopped.
+    await kubectl(['delete', 'run', 'run-deleted', '-n', ns, '--wait=false']);
+    await waitFor<V1Pod>(podsPath, (pods) => !pods.some((p) => p.metadata?.name === 'tcab-run-run-deleted'), 60_000);
 
     await kubectl(['patch', 'run', 'to-cancel', '-n', ns, '--type=merge', '-p', '{"spec":{"cancel":true}}']);
     await kubectl(['delete', 'pod', 'tcab-run-pod-lost', '-n', ns, '--wait=false']);
