@@ -15,6 +15,7 @@ import { startStubModelServer } from '../driver/stub-models/server.ts';
 import { readRunStream } from '../cli/nats-reader.ts';
 import type { StreamItem } from '../cli/nats-reader.ts';
 import type { RunObject } from '../dispatcher/kube/resources.ts';
+import { FINAL_PHASES } from '../shared/run-status.ts';
 import { NETWORK_PASSTHROUGH } from '../driver/child-env.ts';
 import { driverPodName } from '../dispatcher/pods/driver-pod.ts';
 
@@ -63,7 +64,7 @@ export async function benchRunLatency(runs = 5, log: (m: string) => void = () =>
       watch.watch(`/api/v1/namespaces/${ns}/pods`, {}, (type: string, pod: KubernetesObject) => type === 'ADDED' && see(`pod:${pod.metadata!.name}`), noteError),
       watch.watch(`/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`, {}, (_type: string, run: RunObject) => {
         const phase = run.status?.phase;
-        if (phase) see(`run:${run.metadata!.name}:${['Succeeded', 'Failed', 'Cancelled'].includes(phase) ? 'final' : phase}`);
+        if (phase) see(`run:${run.metadata!.name}:${FINAL_PHASES.has(phase) ? 'final' : phase}`);
       }, noteError),
     ]);
 

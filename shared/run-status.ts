@@ -5,6 +5,9 @@ import { OUTCOMES } from './run.ts';
 import { TokenUsage } from './usage.ts';
 
 export const RUN_PHASES = ['Pending', 'Dispatched', 'Starting', 'Running', 'Succeeded', 'Failed', 'Cancelled'] as const;
+export type RunPhase = (typeof RUN_PHASES)[number];
+/** A Run in one of these never changes again. */
+export const FINAL_PHASES: ReadonlySet<RunPhase> = new Set(['Succeeded', 'Failed', 'Cancelled']);
 
 const time = z.string().describe('RFC 3339 time');
 

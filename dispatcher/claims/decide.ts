@@ -6,8 +6,9 @@
 // the claims with resourceVersion preconditions, so a stale snapshot can only lose a race, never over-claim.
 
 export const OCCUPYING_PHASES = ['Dispatched', 'Starting', 'Running'] as const;
-export const RUN_PHASES = ['Pending', 'Dispatched', 'Starting', 'Running', 'Succeeded', 'Failed', 'Cancelled'] as const;
-export type RunPhase = (typeof RUN_PHASES)[number];
+import type { RunPhase } from '../../shared/run-status.ts';
+
+export type { RunPhase };
 
 export interface QueuedRun {
   key: string;

@@ -1,6 +1,7 @@
 // Run status as a pure function of what the dispatcher observed. The dispatcher is the only writer of Run
 // status; every write goes through here, so phases only move forward and a finished Run never changes again.
 import type { RunResult } from '../../shared/run.ts';
+import { FINAL_PHASES } from '../../shared/run-status.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
 
 export type Observation =
@@ -11,11 +12,10 @@ export type Observation =
   | { kind: 'result'; result: RunResult; at: string }
   | { kind: 'cancel'; at: string };
 
-const FINAL = new Set(['Succeeded', 'Failed', 'Cancelled']);
 const ORDER = ['Pending', 'Dispatched', 'Starting', 'Running'];
 
 export function isFinal(status: RunStatus): boolean {
-  return status.phase !== undefined && FINAL.has(status.phase);
+  return status.phase !== undefined && FINAL_PHASES.has(status.phase);
 }
 
 function condition(type: string, status: 'True' | 'False', reason: string, message: string, at: string) {

@@ -15,6 +15,7 @@ import { startStubModelServer } from '../../driver/stub-models/server.ts';
 import type { StubModelServer } from '../../driver/stub-models/server.ts';
 import { NatsServer } from '../support/nats-server.ts';
 import { RUN_LABEL } from '../../dispatcher/pods/driver-pod.ts';
+import { isFinal } from '../../dispatcher/status/transitions.ts';
 import { clusterConfig, createNamespace, kubectl, readRunUntil, waitFor, watchAll } from './support.ts';
 
 interface Change {
@@ -197,10 +198,9 @@ describe('dispatcher (test control plane + NATS)', () => {
       TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'fake-keys', key: 'anthropic' }, { env: 'OPENAI_API_KEY', secret: 'fake-keys', key: 'openai' }, { env: 'GEMINI_API_KEY', secret: 'fake-keys', key: 'gemini' }]),
     }, 0);
     const started = Date.now();
-    const final = ['Succeeded', 'Failed', 'Cancelled'];
     const finished = await waitFor<RunObject>(runsPath(), (all) => {
       const mine = all.filter((r) => r.metadata?.name?.startsWith('cap-'));
-      return mine.length === runs.length && mine.every((r) => final.includes(r.status?.phase ?? ''));
+      return mine.length === runs.length && mine.every((r) => isFinal(r.status ?? {}));
     }, 900_000);
     for (const w of watches) w.stop();
 

@@ -10,6 +10,7 @@ import type { V1Lease, V1Pod } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import type { RunObject } from '../../dispatcher/kube/resources.ts';
 import { NatsServer, freePort } from '../support/nats-server.ts';
+import { isFinal } from '../../dispatcher/status/transitions.ts';
 import { createNamespace, kubectl, waitFor, watchAll } from './support.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -90,7 +91,7 @@ describe('dispatcher leader election', () => {
       await waitFor<V1Lease>(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`, (items) => items.some((l) => l.metadata?.name === 'tcab-dispatcher' && l.spec?.holderIdentity !== leader && replicas.has(l.spec?.holderIdentity ?? '')), 30_000);
       failovers.push(Date.now() - killedAt);
     }
-    const finished = await waitFor<RunObject>(`/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`, (all) => all.length === RUNS && all.every((r) => ['Succeeded', 'Failed', 'Cancelled'].includes(r.status?.phase ?? '')), 600_000);
+    const finished = await waitFor<RunObject>(`/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`, (all) => all.length === RUNS && all.every((r) => isFinal(r.status ?? {})), 600_000);
     watch.stop();
     process.stderr.write(`failover ms: ${JSON.stringify(failovers)}\n`);
     expect(finished).toHaveLength(RUNS);
