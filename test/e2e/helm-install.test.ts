@@ -116,7 +116,9 @@ describe('helm install -> kubectl apply Run -> NATS subscriber', () => {
   }, 300_000);
 
   it('helm uninstall leaves no dispatcher, RBAC or Service behind', async () => {
-    await helm(['uninstall', 'tcab', '-n', ns, '--wait']);
+    // Foreground cascade: helm returns only once the Deployments' ReplicaSets and Pods are gone too (the default
+    // background cascade returns while the garbage collector is still deleting the dispatcher Pods).
+    await helm(['uninstall', 'tcab', '-n', ns, '--cascade', 'foreground', '--wait']);
     const left = await kubectl(['get', 'deployments,pods,services,serviceaccounts,roles,rolebindings', '-n', ns, '-l', 'app.kubernetes.io/instance=tcab', '-o', 'name']);
     expect(left.stdout.trim()).toBe('');
     const cluster = await kubectl(['get', 'clusterroles,clusterrolebindings', '-o', 'name']);
