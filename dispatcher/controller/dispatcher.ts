@@ -30,6 +30,7 @@ import { clusterAvailability } from '../pods/availability.ts';
 import { secretMetadataInformer } from '../kube/metadata-only.ts';
 import { buildDriverPod, clusterRunId, driverPodName, eventsSubject, RUN_LABEL } from '../pods/driver-pod.ts';
 import { isFinal, nextStatus } from '../status/transitions.ts';
+import { podDisruption } from '../status/pod-disruption.ts';
 import type { Observation } from '../status/transitions.ts';
 import { lifecycleEvent, teardownEvents } from '../status/lifecycle-events.ts';
 import { GROUP, HARNESS_CONFIGS, harnessConfigsPath, RUNS, runsPath, VERSION } from '../kube/resources.ts';
@@ -85,6 +86,8 @@ export class Dispatcher {
   private readonly teardownStarted = new Map<string, string>();
   /** Runs (by uid) whose Pod this dispatcher created and its Pod informer has not shown yet. */
   private readonly claimed = new Map<string, { pod: string; eventsSubject: string; at: string }>();
+  /** Runs (by uid) whose driver Pod someone else deleted or evicted, with how: ends them Failed, not Cancelled. */
+  private readonly disruptions = new Map<string, string>();
   /** The kubelet's Events by the uid of the Pod they are about, rebuilt once per pass. */
   private podEvents = new Map<string, CoreV1Event[]>();
   private readonly recorder: RunEventRecorder;
@@ -122,6 +125,10 @@ export class Dispatcher {
     };
     this.pods.on('add', seen);
     this.pods.on('delete', seen);
+    // Before podDeleted forgets which deletions were this dispatcher's own.
+    this.pods.on('add', (pod: V1Pod) => this.noteDisruption(pod, false));
+    this.pods.on('update', (pod: V1Pod) => this.noteDisruption(pod, false));
+    this.pods.on('delete', (pod: V1Pod) => this.noteDisruption(pod, true));
     this.pods.on('delete', (pod: V1Pod) => void this.podDeleted(pod));
     await Promise.all([this.runs, this.configs, this.pods, this.kubeEvents, this.secrets].map((i) => i.start()));
     // A periodic pass catches what no watch event announces (a result grace period running out).
@@ -185,7 +192,10 @@ export class Dispatcher {
         }
         continue;
       }
-      if (!isFinal(this.statusOf(run)) && (await this.observe(run, { kind: 'result', result, at: at() })) === 'conflict') continue;
+      if (!isFinal(this.statusOf(run))) {
+        const disruption = result.outcome === 'cancelled' && run.spec.cancel !== true ? await this.disruptionOf(run) : undefined;
+        if ((await this.observe(run, { kind: 'result', result, disruption, at: at() })) === 'conflict') continue;
+      }
       this.pendingResults.delete(runId);
       ack();
     }
@@ -246,7 +256,7 @@ export class Dispatcher {
     const pod = this.pods.get(podName, run.metadata!.namespace);
     if (!pod) {
       // Created by this dispatcher a moment ago: the informer has not shown it yet.
-      if (!this.claimed.has(run.metadata!.uid!)) await this.observe(run, { kind: 'pod-gone', at: at() });
+      if (!this.claimed.has(run.metadata!.uid!)) await this.observe(run, { kind: 'pod-gone', disruption: this.disruptions.get(run.metadata!.uid!), at: at() });
       return;
     }
     await this.publishKubeletEvents(run, pod);
@@ -387,6 +397,7 @@ export class Dispatcher {
     const name = run.status?.pod ?? this.settled.get(run.metadata!.uid!)?.pod;
     if (run.status && this.settled.has(run.metadata!.uid!) && isFinal(run.status)) this.settled.delete(run.metadata!.uid!);
     this.claimed.delete(run.metadata!.uid!);
+    this.disruptions.delete(run.metadata!.uid!);
     if (!name) return;
     const pod = this.pods.get(name, run.metadata!.namespace);
     // Asked once: until the watch shows the deletion, a second pass must not send the delete again.
@@ -405,6 +416,32 @@ export class Dispatcher {
     );
   }
 
+
+  /** A driver Pod being deleted (or gone) that this dispatcher did not delete: remember how, for its Run. */
+  private noteDisruption(pod: V1Pod, gone: boolean): void {
+    const owner = pod.metadata?.ownerReferences?.find((o) => o.kind === 'Run')?.uid;
+    if (!owner || this.teardownStarted.has(key(pod))) return;
+    // A force-deleted Pod's last state may carry no deletionTimestamp: gone is still "deleted".
+    const disruption = podDisruption(pod) ?? (gone ? podDisruption(undefined) : undefined);
+    // Keep the richer word seen earlier (the DisruptionTarget condition) over a bare "deleted".
+    if (disruption && !(disruption === podDisruption(undefined) && this.disruptions.has(owner))) this.disruptions.set(owner, disruption);
+  }
+
+  /**
+   * A "cancelled" result for a Run nobody cancelled: the driver got SIGTERM. From the cache when its watch already
+   * showed the deletion; otherwise the Pod is read once (the result can outrun the Pod watch).
+   */
+  private async disruptionOf(run: RunObject): Promise<string | undefined> {
+    const known = this.disruptions.get(run.metadata!.uid!);
+    if (known) return known;
+    const name = this.statusOf(run).pod ?? driverPodName(this.ref(run));
+    if (this.teardownStarted.has(`${run.metadata!.namespace}/${name}`)) return undefined;
+    const pod = await this.core.readNamespacedPod({ namespace: run.metadata!.namespace!, name }).catch((error: unknown) => {
+      if (code(error) === 404) return undefined;
+      throw error;
+    });
+    return pod && !ownedBy(pod, run.metadata!.uid!) ? 'deleted' : podDisruption(pod);
+  }
 
   private async podDeleted(pod: V1Pod): Promise<void> {
     const started = this.teardownStarted.get(key(pod));

@@ -47,11 +47,29 @@ describe('nextStatus', () => {
     expect(nextStatus(done, { kind: 'result', result: result({}), at })).toBe(done);
   });
 
+  it('a driver stopped by the deletion or eviction of its Pod ends the Run Failed with how, keeping the spend', () => {
+    const running = fold([{ kind: 'claimed', pod: 'p', eventsSubject: 's', at }, { kind: 'pod', phase: 'Running', at }]);
+    const cancelled = result({ outcome: 'cancelled', message: 'cancelled during the session' });
+    expect(nextStatus(running, { kind: 'result', result: cancelled, disruption: 'evicted (EvictionByEvictionAPI: Eviction API: evicting)', at })).toMatchObject({
+      phase: 'Failed',
+      outcome: 'infrastructure_failed',
+      message: 'the driver pod was evicted (EvictionByEvictionAPI: Eviction API: evicting) before the run finished',
+      actualCostUsd: 0.5,
+      usage: { input: 1, output: 2 },
+      sessionIds: ['s1'],
+    });
+    // Without a disruption the driver's word stands; a result that is not "cancelled" is never rewritten.
+    expect(nextStatus(running, { kind: 'result', result: cancelled, at })).toMatchObject({ phase: 'Cancelled', outcome: 'cancelled', message: 'cancelled during the session' });
+    expect(nextStatus(running, { kind: 'result', result: result({}), disruption: 'deleted', at })).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded', message: 'ok' });
+    expect(nextStatus(running, { kind: 'result', result: result({ outcome: 'harness_failed', message: 'exit 1' }), disruption: 'deleted', at })).toMatchObject({ phase: 'Failed', outcome: 'harness_failed', message: 'exit 1' });
+  });
+
   it.each([
     [{ kind: 'pod', phase: 'Failed', reason: 'DeadlineExceeded', at } as Observation, 'timed_out', 'driver pod failed (DeadlineExceeded)'],
     [{ kind: 'pod', phase: 'Failed', reason: 'OOMKilled', exitCode: 137, at } as Observation, 'infrastructure_failed', 'driver pod failed (OOMKilled: exit code 137)'],
     [{ kind: 'pod', phase: 'Failed', reason: 'Evicted', message: 'node low on memory', at } as Observation, 'infrastructure_failed', 'driver pod failed (Evicted: node low on memory)'],
     [{ kind: 'pod-gone', at } as Observation, 'infrastructure_failed', 'the driver pod was deleted before the run finished'],
+    [{ kind: 'pod-gone', disruption: 'preempted (PreemptionByScheduler: p)', at } as Observation, 'infrastructure_failed', 'the driver pod was preempted (PreemptionByScheduler: p) before the run finished'],
     [{ kind: 'unavailable', reason: 'configure a Secret key for ANTHROPIC_API_KEY', at } as Observation, 'infrastructure_failed', 'configure a Secret key for ANTHROPIC_API_KEY'],
   ])('fails the Run with the reason: %j', (observation, outcome, message) => {
     expect(fold([observation])).toMatchObject({ phase: 'Failed', outcome, message });

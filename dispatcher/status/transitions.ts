@@ -8,8 +8,10 @@ export type Observation =
   | { kind: 'claimed'; pod: string; eventsSubject: string; at: string }
   | { kind: 'unavailable'; reason: string; at: string }
   | { kind: 'pod'; phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown'; scheduled?: boolean; reason?: string; message?: string; exitCode?: number; at: string }
-  | { kind: 'pod-gone'; at: string }
-  | { kind: 'result'; result: RunResult; at: string }
+  /** disruption: how the Pod went ("deleted", "evicted (...)", see pod-disruption.ts). */
+  | { kind: 'pod-gone'; disruption?: string; at: string }
+  /** disruption: set when the Pod was deleted or evicted by someone else while the driver ran. */
+  | { kind: 'result'; result: RunResult; disruption?: string; at: string }
   | { kind: 'cancel'; at: string };
 
 const ORDER = ['Pending', 'Dispatched', 'Starting', 'Running'];
@@ -42,6 +44,10 @@ function finish(status: RunStatus, phase: 'Succeeded' | 'Failed' | 'Cancelled', 
   };
 }
 
+function podGoneMessage(disruption = 'deleted'): string {
+  return `the driver pod was ${disruption} before the run finished`;
+}
+
 export function nextStatus(status: RunStatus, observation: Observation): RunStatus {
   if (isFinal(status)) return status;
   const at = observation.at;
@@ -53,16 +59,20 @@ export function nextStatus(status: RunStatus, observation: Observation): RunStat
     case 'cancel':
       return finish(status, 'Cancelled', { outcome: 'cancelled', message: 'cancelled by request' }, at);
     case 'pod-gone':
-      return finish(status, 'Failed', { outcome: 'infrastructure_failed', message: 'the driver pod was deleted before the run finished' }, at);
+      return finish(status, 'Failed', { outcome: 'infrastructure_failed', message: podGoneMessage(observation.disruption) }, at);
     case 'result': {
       const r = observation.result;
-      const phase = r.outcome === 'succeeded' ? 'Succeeded' : r.outcome === 'cancelled' ? 'Cancelled' : 'Failed';
+      // The driver reports "cancelled" when SIGTERM stops it. Nobody cancelled the Run when its Pod was deleted or
+      // evicted under it: that is a failure of the infrastructure, named as such (the spend so far still counts).
+      const disrupted = r.outcome === 'cancelled' && observation.disruption !== undefined;
+      const outcome = disrupted ? 'infrastructure_failed' : r.outcome;
+      const phase = outcome === 'succeeded' ? 'Succeeded' : outcome === 'cancelled' ? 'Cancelled' : 'Failed';
       return finish(
         status,
         phase,
         {
-          outcome: r.outcome,
-          message: r.message,
+          outcome,
+          message: disrupted ? podGoneMessage(observation.disruption) : r.message,
           harnessVersion: r.harness_version ?? undefined,
           canonicalModel: r.canonical_model ?? undefined,
           authMode: r.auth_mode ?? undefined,

@@ -2,7 +2,8 @@
 // Running -> Succeeded through a real driver Pod (run by the process kubelet) against the stub model; caps hold
 // when sampled from the apiserver; a canary key never leaves the driver's harness process.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CoreV1Api } from '@kubernetes/client-node';
 import type { V1Pod } from '@kubernetes/client-node';
 import { Dispatcher } from '../../dispatcher/controller/dispatcher.ts';
 import { dispatcherMetrics } from '../../dispatcher/controller/metrics.ts';
@@ -245,5 +246,41 @@ describe('dispatcher (test control plane + NATS)', () => {
     await waitFor<V1Pod>(podsPath, (pods) => !pods.some((p) => p.metadata?.name === 'tcab-run-to-cancel'), 60_000);
     const reasons = (await kubectl(['get', 'events', '-n', ns, '--field-selector', 'involvedObject.name=to-cancel', '-o', 'jsonpath={.items[*].reason}'])).stdout.split(' ');
     expect(reasons).toEqual(expect.arrayContaining(['Dispatched', 'Cancelled']));
+  }, 300_000);
+
+  it('a real driver stopped mid-session by an eviction or a Pod deletion reports "cancelled"; its Run ends Failed with how the Pod went', async () => {
+    for (const stop of stops.splice(0)) await stop();
+    // The model asks for a command that outlasts the test: the driver is inside the session when its Pod goes.
+    const sleepy = await startStubModelServer({ script: { steps: [{ tool: { name: 'shell', args: { command: 'sleep 600' } } }, { text: 'never' }] } });
+    try {
+      await startDispatcher('dispatcher-disrupted', { TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: sleepy.url }) });
+      const prompts = { 'driver-evicted': 'evict me', 'driver-deleted': 'delete me' };
+      const spec = (prompt: string) => ({ harness: 'gg', model: 'claude-sonnet-4-5', prompt, maxRuntimeSeconds: 300 });
+      await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: Object.entries(prompts).map(([name, prompt]) => run(name, spec(prompt))) }));
+      // In the session: the stub has answered each driver's first model call with the command.
+      await vi.waitFor(() => {
+        for (const prompt of Object.values(prompts)) expect(sleepy.requests.some((r) => JSON.stringify(r.body).includes(prompt))).toBe(true);
+      }, { timeout: 120_000, interval: 100 });
+
+      const core = clusterConfig().makeApiClient(CoreV1Api);
+      await core.createNamespacedPodEviction({ name: 'tcab-run-driver-evicted', namespace: ns, body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'tcab-run-driver-evicted', namespace: ns } } });
+      await kubectl(['delete', 'pod', 'tcab-run-driver-deleted', '-n', ns, '--wait=false']);
+      const runs = await waitFor<RunObject>(runsPath(), (all) => Object.keys(prompts).every((n) => isFinal(all.find((r) => r.metadata?.name === n)?.status ?? {})), 120_000);
+      const byName = (n: string) => runs.find((r) => r.metadata?.name === n)!.status!;
+      expect(byName('driver-evicted'), logs.join('\n')).toMatchObject({
+        phase: 'Failed',
+        outcome: 'infrastructure_failed',
+        message: expect.stringMatching(/^the driver pod was evicted \(EvictionByEvictionAPI: .+\) before the run finished$/),
+        harnessVersion: '0.1.0',
+      });
+      expect(byName('driver-deleted')).toMatchObject({ phase: 'Failed', outcome: 'infrastructure_failed', message: 'the driver pod was deleted before the run finished', harnessVersion: '0.1.0' });
+      // The drivers themselves said "cancelled" (SIGTERM): the dispatcher is the one that knows better.
+      for (const name of Object.keys(prompts)) {
+        const items = await readRunUntil(nats.url, `${ns}-${name}`, (all) => all.some((i) => i.kind === 'result'), 30_000);
+        expect(items.find((i) => i.kind === 'result')).toMatchObject({ result: { outcome: 'cancelled' } });
+      }
+    } finally {
+      await sleepy.close();
+    }
   }, 300_000);
 });

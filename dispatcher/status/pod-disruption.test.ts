@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import type { V1Pod } from '@kubernetes/client-node';
+import { podDisruption } from './pod-disruption.ts';
+
+const deleting = (conditions: NonNullable<V1Pod['status']>['conditions'] = []): V1Pod => ({
+  metadata: { name: 'tcab-run-a', deletionTimestamp: new Date('2026-12-04T00:00:00Z') },
+  status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }, ...conditions] },
+});
+const target = (reason: string, message?: string, status = 'True') => ({ type: 'DisruptionTarget', status, reason, message });
+
+describe('podDisruption', () => {
+  it.each([
+    ['a live Pod', { metadata: { name: 'p' }, status: { phase: 'Running' } } as V1Pod, undefined],
+    ['a Pod gone from the cache', undefined, 'deleted'],
+    ['kubectl delete pod (deletionTimestamp only)', deleting(), 'deleted'],
+    ['the Eviction API', deleting([target('EvictionByEvictionAPI', 'Eviction API: evicting')]), 'evicted (EvictionByEvictionAPI: Eviction API: evicting)'],
+    ['scheduler preemption', deleting([target('PreemptionByScheduler', 'tcab/high: preempting to accommodate a higher priority pod')]), 'preempted (PreemptionByScheduler: tcab/high: preempting to accommodate a higher priority pod)'],
+    ['the taint manager', deleting([target('DeletionByTaintManager')]), 'deleted by the taint manager (DeletionByTaintManager)'],
+    ['pod GC', deleting([target('DeletionByPodGC', 'PodGC: node no longer exists')]), 'deleted by the pod garbage collector (DeletionByPodGC: PodGC: node no longer exists)'],
+    ['a reason this code does not know', deleting([target('SomethingNew', 'why')]), 'disrupted (SomethingNew: why)'],
+    ['a DisruptionTarget that is False', deleting([target('EvictionByEvictionAPI', 'x', 'False')]), 'deleted'],
+  ])('%s', (_, pod, expected) => {
+    expect(podDisruption(pod)).toBe(expected);
+  });
+});
