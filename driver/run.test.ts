@@ -2,8 +2,8 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processRunning } from '../test/support/process-alive.ts';
 import { executeRun } from './run.ts';
 import type { DriverOptions } from './run.ts';
 import { MemorySink } from './sinks/sink.ts';
@@ -111,12 +111,13 @@ describe('executeRun', () => {
   });
 
   it('kills the whole process tree at the maximum runtime and says so', async () => {
-    const { result, events } = await run({ prompt: 'sleep', maxRuntimeSeconds: 3 });
+    const { result, events, runRoot } = await run({ prompt: 'sleep', maxRuntimeSeconds: 3 }, { keep: true });
     expect(result.outcome).toBe('timed_out');
     expect(events.find((e) => e.type === 'error' && e.code === 'max_runtime_exceeded')).toBeDefined();
-    // The grandchild `sleep 600` must be gone too.
-    const left = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.trim() === 'sleep 600');
-    expect(left).toEqual([]);
+    // The grandchild `sleep 600` (its pid written by the harness) must be gone too.
+    const pid = Number(readFileSync(join(runRoot, 'sleep.pid'), 'utf8'));
+    expect(pid).toBeGreaterThan(1);
+    expect(processRunning(pid)).toBe(false);
   });
 
   it('a non-zero exit is a harness failure with its stderr as a warning and in the terminal error', async () => {

@@ -48,7 +48,7 @@ class GgTranslator implements SessionTranslator {
     const final = obj(record.gg_result);
     if (final) {
       const tokens = TokenUsage.safeParse(final.tokens);
-      this.result = { ...this.result, tokens: tokens.success ? tokens.data : null, raw_usage: final.raw_usage ?? null, is_error: final.stop === 'error' || final.stop === 'runtime_budget', final_text: str(final.final_text), reported_model: str(final.model_id) };
+      this.result = { ...this.result, tokens: tokens.success ? tokens.data : null, raw_usage: final.raw_usage ?? null, is_error: final.stop === 'error' || final.stop === 'runtime_budget' || final.stop === 'cancelled', final_text: str(final.final_text), reported_model: str(final.model_id) };
       return [];
     }
     // gg emits the event contract itself; the engine stamps the time it saw the line, like for any harness.

@@ -1,9 +1,10 @@
 // gg through the real driver path (run user, probe = gg's own version, no install, supervision) against the stub
 // model servers: every tool, a model error, a tool error and the runtime budget, with exact events and usage.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { processRunning } from '../../test/support/process-alive.ts';
 import { executeRun } from '../../driver/run.ts';
 import { MemorySink } from '../../driver/sinks/sink.ts';
 import { resolveRunUser } from '../../driver/run-user.ts';
@@ -19,8 +20,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-async function gg(model: string, script: StubScriptInput, extra: { maxRuntimeSeconds?: number; key?: string } = {}) {
-  const runId = `gg-${Math.random().toString(36).slice(2, 8)}`;
+async function gg(model: string, script: StubScriptInput, extra: { maxRuntimeSeconds?: number; key?: string; runId?: string; signal?: AbortSignal } = {}) {
+  const runId = extra.runId ?? `gg-${Math.random().toString(36).slice(2, 8)}`;
   const dirs = runDirsFor(base, runId);
   const stub = await startStubModelServer({ script: renderScript(script, { workdir: dirs.workspace, home: dirs.home }) });
   const sink = new MemorySink();
@@ -34,6 +35,7 @@ async function gg(model: string, script: StubScriptInput, extra: { maxRuntimeSec
       user: resolveRunUser(env, process.getuid!()),
       credentialSource: { kind: 'home', home: join(base, 'nobody') },
       homeFiles: { '.gg/skills/demo/SKILL.md': '---\nname: demo\n---\nSay hello.\n' },
+      signal: extra.signal,
     });
     return { result, events: sink.events.map((e) => e.event), dirs, requests: stub.requests };
   } finally {
@@ -95,6 +97,25 @@ describe('gg (Anthropic wire)', () => {
     expect(events.find((e) => e.type === 'warning')).toMatchObject({ code: 'tool_error', message: expect.stringContaining('no_such_tool') });
     expect(events.filter((e) => e.type === 'agent').map((e) => (e.type === 'agent' ? e.message : ''))).toContain('Recovered.');
     expect(result.outcome).toBe('succeeded');
+  });
+
+  it('a cancelled run stops gg mid-command: the command is killed with it and the usage so far is reported', async () => {
+    const runId = `gg-cancel-${Math.random().toString(36).slice(2, 8)}`;
+    const pidFile = join(runDirsFor(base, runId).workspace, 'command.pid');
+    const cancel = new AbortController();
+    // The command runs in its own process group (gg's), which the driver's signal to gg's group never reaches.
+    const steps = [{ tool: { name: 'shell', args: { command: 'echo started' } } }, { tool: { name: 'shell', args: { command: 'echo $$ > command.pid; exec sleep 600' } } }, { text: 'never' }];
+    const running = gg('claude-sonnet-4-5', { steps }, { runId, signal: cancel.signal });
+    await vi.waitFor(() => expect(readFileSync(pidFile, 'utf8').trim()).toMatch(/^\d+$/), { timeout: 30_000, interval: 50 });
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    cancel.abort();
+    const { result } = await running;
+    expect(result.outcome).toBe('cancelled');
+    // The model step finished before the signal (the first command's) keeps its usage, one stub call's worth (no
+    // reasoning tokens on the Anthropic wire); the step the signal cut short is not counted: the AI SDK reports a
+    // step's usage only once its tools are done.
+    expect(result.tokens).toEqual({ input: 900, cache_read: 300, cache_write: 50, output: 80, reasoning: 0 });
+    expect(processRunning(pid)).toBe(false);
   });
 
   it('the runtime budget stops a session stuck in a command', async () => {

@@ -23,12 +23,14 @@ export interface AgentOptions {
   deadline: number;
   emit(event: DraftEvent): void;
   commandTimeoutMs?: number;
+  /** Cancellation from outside (SIGTERM/SIGINT): ends the session like the runtime budget, as 'cancelled'. */
+  signal?: AbortSignal;
 }
 
 export interface AgentResult {
   tokens: TokenUsage;
   raw_usage: unknown[];
-  stop: 'completed' | 'turn_budget' | 'runtime_budget' | 'error';
+  stop: 'completed' | 'turn_budget' | 'runtime_budget' | 'cancelled' | 'error';
   final_text: string;
   model_id?: string;
 }
@@ -59,8 +61,13 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   let steps = 0;
   let modelId: string | undefined;
   let stop: AgentResult['stop'] = 'completed';
+  // One abort for the model stream and the running commands; its reason says which budget or signal ended it.
   const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), Math.max(0, options.deadline - Date.now()));
+  const timer = setTimeout(() => abort.abort('runtime_budget'), Math.max(0, options.deadline - Date.now()));
+  const cancel = () => abort.abort('cancelled');
+  if (options.signal?.aborted) cancel();
+  options.signal?.addEventListener('abort', cancel, { once: true });
+  const stopOnAbort = (): AgentResult['stop'] => (abort.signal.reason === 'cancelled' ? 'cancelled' : 'runtime_budget');
   const flushText = () => {
     if (text.trim()) emit({ type: 'agent', message: text });
     finalText = text || finalText;
@@ -75,7 +82,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       model: options.model,
       system: SYSTEM_PROMPT,
       prompt: options.prompt,
-      tools: ggTools({ workdir: options.workdir, home: options.home, emit, commandTimeoutMs: options.commandTimeoutMs ?? 120_000, maxOutputChars: 30_000 }),
+      tools: ggTools({ workdir: options.workdir, home: options.home, emit, commandTimeoutMs: options.commandTimeoutMs ?? 120_000, maxOutputChars: 30_000, signal: abort.signal }),
       stopWhen: stepCountIs(options.maxTurns),
       abortSignal: abort.signal,
       maxRetries: 2,
@@ -112,20 +119,21 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
           break;
         }
         case 'abort':
-          stop = 'runtime_budget';
+          stop = stopOnAbort();
           break;
         default:
           break;
       }
     }
   } catch (error) {
-    if (abort.signal.aborted) stop = 'runtime_budget';
+    if (abort.signal.aborted) stop = stopOnAbort();
     else {
       emit({ type: 'error', message: (error as Error).message });
       stop = 'error';
     }
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener('abort', cancel);
   }
   flushReasoning();
   flushText();

@@ -1,5 +1,6 @@
 // `gg`: the project's own harness as a process. Prints normalized events as NDJSON on stdout and, last, one
-// `{"gg_result": …}` line with usage; exit 0 when the agent finished, 1 on a model error, 4 on a budget.
+// `{"gg_result": …}` line with usage; exit 0 when the agent finished, 1 on a model error, 4 on a budget, 130/143
+// when SIGINT/SIGTERM stopped it (its running commands killed, the usage so far still reported).
 // Invoked by the driver like any harness CLI (as the run user, in the workspace, with a minimal environment);
 // the key arrives as TCAB_GG_API_KEY and an endpoint override as TCAB_GG_BASE_URL.
 import { Command } from 'commander';
@@ -27,6 +28,14 @@ export async function ggMain(argv: string[]): Promise<number> {
   }
   const out = (line: unknown) => process.stdout.write(`${JSON.stringify(line)}\n`);
   const emit = (event: DraftEvent) => out({ ...event, timestamp: new Date().toISOString() });
+  const stopped = new AbortController();
+  let signalled: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signalled = signal;
+    stopped.abort();
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
   const result = await runAgent({
     model: languageModel(o.model, apiKey, process.env.TCAB_GG_BASE_URL || undefined),
     prompt: o.prompt,
@@ -35,8 +44,12 @@ export async function ggMain(argv: string[]): Promise<number> {
     maxTurns: Number(o.maxTurns),
     deadline: Date.now() + Number(o.maxRuntime) * 1000,
     emit,
+    signal: stopped.signal,
   });
+  process.off('SIGTERM', onSignal);
+  process.off('SIGINT', onSignal);
   out({ gg_result: result });
+  if (result.stop === 'cancelled') return signalled === 'SIGINT' ? 130 : 143;
   return result.stop === 'completed' || result.stop === 'turn_budget' ? 0 : result.stop === 'error' ? 1 : 4;
 }
 

@@ -15,6 +15,8 @@ export interface ToolContext {
   emit(event: DraftEvent): void;
   commandTimeoutMs: number;
   maxOutputChars: number;
+  /** The session's end (budget or signal): running commands are killed with it, not left behind. */
+  signal?: AbortSignal;
 }
 
 const abs = (ctx: ToolContext, p: string) => (isAbsolute(p) ? p : resolve(ctx.workdir, p));
@@ -22,6 +24,7 @@ const cap = (ctx: ToolContext, text: string) => (text.length > ctx.maxOutputChar
 
 function run(ctx: ToolContext, command: string): Promise<{ code: number | null; output: string; timedOut: boolean }> {
   return new Promise((done) => {
+    // Its own process group, so a timeout or the session's end kills what the command started too.
     const child = spawn('/bin/sh', ['-c', command], { cwd: ctx.workdir, env: process.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     let timedOut = false;
@@ -30,16 +33,22 @@ function run(ctx: ToolContext, command: string): Promise<{ code: number | null; 
     };
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
-    const timer = setTimeout(() => {
-      timedOut = true;
+    const killGroup = () => {
       try {
         process.kill(-child.pid!, 'SIGKILL');
       } catch {
         // already gone
       }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
     }, ctx.commandTimeoutMs);
+    if (ctx.signal?.aborted) killGroup();
+    ctx.signal?.addEventListener('abort', killGroup, { once: true });
     child.on('close', (code) => {
       clearTimeout(timer);
+      ctx.signal?.removeEventListener('abort', killGroup);
       done({ code, output: cap(ctx, output), timedOut });
     });
   });

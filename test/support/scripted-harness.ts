@@ -21,7 +21,7 @@ case "$prompt" in
     exit 7 ;;
   sleep)
     say '{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"sleep 600"}}]},"session_id":"'$sid'"}'
-    sleep 600 & wait ;;
+    sleep 600 & echo $! > "$HOME/../sleep.pid"; wait ;;
   longline)
     head -c 16777216 /dev/zero | tr '\0' 'x'; printf '\n' ;;
   canary)
