@@ -27,7 +27,7 @@ import { decideClaims } from '../claims/decide.ts';
 import type { QueuedRun } from '../claims/decide.ts';
 import type { DispatcherConfig } from '../config.ts';
 import { clusterAvailability } from '../pods/availability.ts';
-import { secretMetadataInformer } from '../kube/metadata-only.ts';
+import { configuredSecretNames, secretMetadataInformer } from '../kube/metadata-only.ts';
 import { buildDriverPod, clusterRunId, driverPodName, eventsSubject, RUN_LABEL } from '../pods/driver-pod.ts';
 import { isFinal, nextStatus } from '../status/transitions.ts';
 import { podDisruption } from '../status/pod-disruption.ts';
@@ -102,8 +102,8 @@ export class Dispatcher {
     this.configs = makeInformer<HarnessConfigObject>(config, harnessConfigsPath(), async () => (await this.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: HARNESS_CONFIGS })) as never);
     this.pods = makeInformer<V1Pod>(config, `/api/v1/namespaces/${ns}/pods`, () => this.core.listNamespacedPod({ namespace: ns, labelSelector: RUN_LABEL }), RUN_LABEL);
     this.kubeEvents = makeInformer<CoreV1Event>(config, `/api/v1/namespaces/${ns}/events`, () => this.core.listNamespacedEvent({ namespace: ns }));
-    // Which Secrets exist, never what they hold: listed and watched as metadata only.
-    this.secrets = secretMetadataInformer(config, ns);
+    // Which of the configured Secrets exist, never what they hold: listed and watched by name, as metadata only.
+    this.secrets = secretMetadataInformer(config, ns, configuredSecretNames(settings));
     this.recorder = new RunEventRecorder(this.core, deps.metrics.eventsDropped, deps.log);
   }
 

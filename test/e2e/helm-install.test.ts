@@ -56,6 +56,13 @@ describe('helm install -> kubectl apply Run -> NATS subscriber', () => {
     expect(install.stdout).toContain('kubectl apply'); // NOTES.txt tells how to submit a Run
     const dispatchers = await waitFor<V1Pod>(`/api/v1/namespaces/${ns}/pods`, (pods) => pods.filter((p) => p.status?.phase === 'Running').length === 2, 60_000, { labelSelector: 'app.kubernetes.io/component=dispatcher' });
     expect(dispatchers.every((p) => p.spec?.serviceAccountName === 'tcab-tcab-dispatcher')).toBe(true);
+    // The dispatcher's token may list/watch the credentials Secrets named in values, and no other Secret (the
+    // Run below is only available because its metadata watch of provider-keys works under this Role).
+    const canI = async (...args: string[]) => (await kubectl(['auth', 'can-i', ...args, '-n', ns, `--as=system:serviceaccount:${ns}:tcab-tcab-dispatcher`])).stdout.trim();
+    expect(await canI('watch', 'secrets/provider-keys')).toBe('yes');
+    expect(await canI('list', 'secrets')).toBe('no');
+    expect(await canI('get', 'secrets/provider-keys')).toBe('no');
+    expect(await canI('watch', 'secrets/tcab-tcab-api-token')).toBe('no');
 
     const applied = await kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify({ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name: 'hello' }, spec: { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'write hello.txt', maxRuntimeSeconds: 120 } }));
     expect(applied.code).toBe(0);

@@ -37,3 +37,11 @@ app.kubernetes.io/component: dispatcher
 {{- end -}}
 {{- toJson $env -}}
 {{- end -}}
+
+{{/* The credentials Secrets named in values (API keys and subscriptions), sorted and unique, as a JSON list. */}}
+{{- define "tcab.credentialSecretNames" -}}
+{{- $names := list -}}
+{{- range .Values.credentials.apiKeys -}}{{- $names = append $names .secret -}}{{- end -}}
+{{- range $slug, $secret := .Values.credentials.subscriptions -}}{{- $names = append $names $secret -}}{{- end -}}
+{{- $names | uniq | sortAlpha | toJson -}}
+{{- end -}}
