@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processRunning } from '../test/support/process-alive.ts';
+import { processRunning } from './leftovers.ts';
 import { executeRun } from './run.ts';
 import type { DriverOptions } from './run.ts';
 import { MemorySink } from './sinks/sink.ts';
@@ -117,7 +117,17 @@ describe('executeRun', () => {
     // The grandchild `sleep 600` (its pid written by the harness) must be gone too.
     const pid = Number(readFileSync(join(runRoot, 'sleep.pid'), 'utf8'));
     expect(pid).toBeGreaterThan(1);
-    expect(processRunning(pid)).toBe(false);
+    expect(await processRunning(pid)).toBe(false);
+  });
+
+  it('teardown kills what the harness left running outside its process group, and says so', async () => {
+    const { result, events, runRoot } = await run({ prompt: 'daemon' }, { keep: true });
+    expect(result.outcome).toBe('succeeded');
+    const pid = Number(readFileSync(join(runRoot, 'daemon.pid'), 'utf8'));
+    expect(pid).toBeGreaterThan(1);
+    expect(await processRunning(pid)).toBe(false);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'warning', code: 'leftover_processes', message: `the harness left 1 process(es) running after its session, killed: sleep (${pid})` }));
+    expect(events).toContainEqual(expect.objectContaining({ type: 'system', stage: 'teardown', status: 'completed', message: expect.stringContaining(`killed 1 process(es) the harness left running: sleep (${pid})`) }));
   });
 
   it('a non-zero exit is a harness failure with its stderr as a warning and in the terminal error', async () => {

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { processRunning } from '../../test/support/process-alive.ts';
+import { processRunning } from '../../driver/leftovers.ts';
 import { executeRun } from '../../driver/run.ts';
 import { MemorySink } from '../../driver/sinks/sink.ts';
 import { resolveRunUser } from '../../driver/run-user.ts';
@@ -109,13 +109,15 @@ describe('gg (Anthropic wire)', () => {
     await vi.waitFor(() => expect(readFileSync(pidFile, 'utf8').trim()).toMatch(/^\d+$/), { timeout: 30_000, interval: 50 });
     const pid = Number(readFileSync(pidFile, 'utf8'));
     cancel.abort();
-    const { result } = await running;
+    const { result, events } = await running;
     expect(result.outcome).toBe('cancelled');
+    // gg killed it itself: the driver's teardown found nothing of the run still running.
+    expect(events.filter((e) => e.type === 'warning' && e.code === 'leftover_processes')).toEqual([]);
     // The model step finished before the signal (the first command's) keeps its usage, one stub call's worth (no
     // reasoning tokens on the Anthropic wire); the step the signal cut short is not counted: the AI SDK reports a
     // step's usage only once its tools are done.
     expect(result.tokens).toEqual({ input: 900, cache_read: 300, cache_write: 50, output: 80, reasoning: 0 });
-    expect(processRunning(pid)).toBe(false);
+    expect(await processRunning(pid)).toBe(false);
   });
 
   it('the runtime budget stops a session stuck in a command', async () => {

@@ -22,6 +22,10 @@ case "$prompt" in
   sleep)
     say '{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"sleep 600"}}]},"session_id":"'$sid'"}'
     sleep 600 & echo $! > "$HOME/../sleep.pid"; wait ;;
+  daemon)
+    # A daemon in its own session (as Cline's hub daemon is): the signal to the harness's group never reaches it.
+    setsid sh -c 'echo $$ > "$HOME/../daemon.pid"; exec sleep 600' </dev/null >/dev/null 2>&1 &
+    while [ ! -s "$HOME/../daemon.pid" ]; do :; done ;;
   longline)
     head -c 16777216 /dev/zero | tr '\0' 'x'; printf '\n' ;;
   canary)
