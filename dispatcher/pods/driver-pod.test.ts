@@ -40,6 +40,7 @@ describe('buildDriverPod', () => {
     expect(JSON.parse(env.TCAB_RUN_SPEC as string)).toEqual(spec);
     expect(env.TCAB_RUN_ID).toBe(clusterRunId(run));
     expect(env.TCAB_NATS_URL).toBe('nats://nats.tcab:4222');
+    expect(env.TCAB_AWAIT_POD_START_SECONDS).toBe('15'); // the driver's events follow this Pod's start events
     expect(env.TCAB_NPM_REGISTRY).toBe('http://verdaccio.tcab:4873/');
     expect(env.ANTHROPIC_API_KEY).toEqual({ secretKeyRef: { name: 'provider-keys', key: 'anthropic', optional: true } });
     expect(env.OPENAI_API_KEY).toBeUndefined();

@@ -33,6 +33,9 @@ export function eventsSubject(run: RunRef): string {
   return runSubjects(clusterRunId(run));
 }
 
+/** How long a driver holds its NATS messages for the Pod's start_container event (a failover takes ~5 s). */
+export const AWAIT_POD_START_SECONDS = 15;
+
 /**
  * @param keyVars the variables this harness reads a key from (apiKeySources): only those Secrets are referenced,
  *   so a Claude run's Pod never carries the OpenAI key.
@@ -45,6 +48,9 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
     { name: 'TCAB_NATS_URL', value: config.TCAB_NATS_URL },
     { name: 'TCAB_CREDENTIALS_DIR', value: CREDENTIALS_MOUNT },
     { name: 'TCAB_RUN_ROOT', value: '/tmp/tcab' },
+    // The driver holds its NATS messages until this dispatcher's start_container event for the Pod is on the
+    // stream, so subscribers see pull -> start -> install in that order; long enough to ride out a failover.
+    { name: 'TCAB_AWAIT_POD_START_SECONDS', value: String(AWAIT_POD_START_SECONDS) },
     ...Object.entries(config.TCAB_DRIVER_ENV).map(([name, value]) => ({ name, value })),
     ...config.TCAB_API_KEY_SECRETS.filter((ref) => keyVars.includes(ref.env)).map((ref) => ({ name: ref.env, valueFrom: { secretKeyRef: { name: ref.secret, key: ref.key, optional: true } } })),
   ];

@@ -8,6 +8,9 @@ import type { StreamItem } from '../../cli/nats-reader.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
 import type { RunResult } from '../../shared/run.ts';
 import { STREAM_NAME } from '../../shared/subjects.ts';
+import { RunStream } from '../../dispatcher/nats/run-stream.ts';
+
+const lifecycle = [['pull_image', 'started'], ['pull_image', 'completed'], ['start_container', 'started'], ['start_container', 'completed']] as const;
 
 let server: NatsServer;
 beforeAll(async () => {
@@ -73,6 +76,34 @@ describe('NatsSink with a real nats-server', () => {
     const seqs = items.filter((i) => i.kind === 'event').map((i) => (i.kind === 'event' ? i.seq : 0));
     expect(seqs).toEqual(Array.from({ length: 150 }, (_, k) => k + 1)); // 0 lost, order kept, no duplicates
     expect(items.at(-1)?.kind).toBe('result');
+  });
+
+  it('in a driver Pod, holds its messages until the start_container end of its Pod is on the stream, so the stream keeps the order things happened in', async () => {
+    const holding = Promise.withResolvers<void>();
+    const sink = new NatsSink({ servers: server.url, deliverBy: Date.now() + 30_000, awaitPodStartMs: 30_000, onHolding: holding.resolve });
+    const install: HarnessEvent = { type: 'system', timestamp: '2026-12-02T12:00:02.000Z', stage: 'install_harness', status: 'started', message: 'npm install' };
+    sink.event({ runId: 'run-held', seq: 1, event: install });
+    sink.event({ runId: 'run-held', seq: 2, event: agent(3) });
+    sink.result(result('run-held', 2));
+    // Connected, stream ready, messages queued: without the hold they would be published now.
+    await holding.promise;
+    const dispatcher = await RunStream.connect({ servers: [server.url] });
+    await dispatcher.publish('run-held', lifecycle.map(([stage, status], i) => ({ type: 'system', timestamp: new Date(Date.UTC(2026, 11, 2, 12, 0, 0, i)).toISOString(), stage, status, message: `${stage} ${status}` })));
+    await dispatcher.close();
+    await sink.close();
+    expect(sink.stats).toMatchObject({ published: 3, podStart: 'seen' });
+    const stages = (await readAll('run-held')).map((i) => (i.kind === 'event' ? (i.event.type === 'system' ? `${i.event.stage}:${i.event.status}` : i.event.type) : i.kind));
+    expect(stages).toEqual(['pull_image:started', 'pull_image:completed', 'start_container:started', 'start_container:completed', 'install_harness:started', 'agent', 'result']);
+  });
+
+  it('publishes after the hold runs out when no start_container event comes (no dispatcher), losing nothing', async () => {
+    const sink = new NatsSink({ servers: server.url, deliverBy: Date.now() + 30_000, awaitPodStartMs: 300 });
+    sink.event({ runId: 'run-unheld', seq: 1, event: agent(1) });
+    sink.result(result('run-unheld', 1));
+    await sink.close();
+    expect(sink.stats).toMatchObject({ published: 2, podStart: 'timed_out' });
+    expect(sink.stats.heldMs).toBeGreaterThanOrEqual(300);
+    expect((await readAll('run-unheld')).map((i) => i.kind)).toEqual(['event', 'result']);
   });
 
   it('truncates an event above the max payload with an explicit marker instead of dropping it', async () => {

@@ -4,15 +4,19 @@
 //   message, and `Nats-Msg-Id` (run id + sequence) lets the server drop the retried copies that had landed.
 // - NATS unreachable: the driver keeps going; the queue is bounded in memory and spills to disk. On close the sink
 //   waits for delivery until the run's deadline, then writes what it could not deliver to stdout as NDJSON.
+// - In a driver Pod, the dispatcher publishes the Pod's pull_image/start_container events into the same run's
+//   subjects; they happened before the driver started but reach NATS through the dispatcher's watch. The sink
+//   holds the driver's messages until start_container's end is on the stream (bounded), so the run's stream is in
+//   the order things happened.
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { headers as natsHeaders } from '@nats-io/nats-core';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { RunResult } from '../../shared/run.ts';
-import { HEADER, eventSubject, resultSubject } from '../../shared/subjects.ts';
+import { HEADER, STREAM_NAME, eventSubject, resultSubject } from '../../shared/subjects.ts';
 import { ensureRunStream } from '../../shared/run-stream.ts';
 import type { EventSink, SequencedEvent } from './sink.ts';
 import { SpillQueue } from './spill-queue.ts';
@@ -34,6 +38,10 @@ export interface NatsSinkOptions {
   window?: number;
   /** Dedup window of a stream this sink creates: bounds how long an outage may last without duplicates. */
   duplicateWindowMs?: number;
+  /** Hold the first publish until the run's start_container completed/failed event is on the stream, at most this long. */
+  awaitPodStartMs?: number;
+  /** Called when the sink, connected and ready to publish, starts holding (tests observe the hold with it). */
+  onHolding?: () => void;
 }
 
 interface Envelope {
@@ -60,7 +68,10 @@ export class NatsSink implements EventSink {
   private closing = false;
   private wake: (() => void) | undefined;
   /** Counters for tests, the bench and the pod log. */
-  readonly stats = { published: 0, retried: 0, truncated: 0, undelivered: 0 };
+  readonly stats = { published: 0, retried: 0, truncated: 0, undelivered: 0, podStart: 'not_awaited' as 'not_awaited' | 'seen' | 'timed_out', heldMs: 0 };
+  /** When holding for the Pod's start gives up (set at the first attempt, so retries after an outage share it). */
+  private holdUntil: number | undefined;
+  private holdDone = false;
 
   constructor(options: NatsSinkOptions) {
     this.options = options;
@@ -163,6 +174,7 @@ export class NatsSink implements EventSink {
       try {
         await this.ensureConnected();
         await this.ensureStream();
+        await this.holdForPodStart((JSON.parse(this.queue.peek(1)[0]!) as Envelope).runId);
         const batch = this.queue.peek(this.options.window ?? 64).map((item) => JSON.parse(item) as Envelope);
         const acks = await Promise.allSettled(batch.map((envelope) => this.publish(envelope)));
         const firstFailure = acks.findIndex((a) => a.status === 'rejected');
@@ -180,6 +192,35 @@ export class NatsSink implements EventSink {
         backoff = Math.min(backoff * 2, 2000);
       }
     }
+  }
+
+  private async holdForPodStart(runId: string): Promise<void> {
+    const wait = this.options.awaitPodStartMs;
+    if (!wait || this.holdDone) return;
+    const began = Date.now();
+    this.holdUntil ??= began + wait;
+    let seen = false;
+    if (this.holdUntil > began) {
+      const consumer = await this.js!.consumers.get(STREAM_NAME, { filter_subjects: [eventSubject(runId, 'system')], deliver_policy: DeliverPolicy.All });
+      const messages = await consumer.consume();
+      this.options.onHolding?.();
+      const timer = setTimeout(() => void messages.stop(), this.holdUntil - began);
+      try {
+        for await (const m of messages) {
+          const event = m.json<{ stage?: string; status?: string }>();
+          if (event.stage === 'start_container' && (event.status === 'completed' || event.status === 'failed')) {
+            seen = true;
+            break;
+          }
+        }
+      } finally {
+        clearTimeout(timer);
+        await messages.close().catch(() => undefined);
+      }
+    }
+    this.holdDone = true;
+    this.stats.podStart = seen ? 'seen' : 'timed_out';
+    this.stats.heldMs += Date.now() - began;
   }
 
   private pause(ms: number): Promise<void> {

@@ -155,6 +155,9 @@ describe('dispatcher (test control plane + NATS)', () => {
     const podDeleted = (i: StreamItem) => i.kind === 'event' && i.event.type === 'system' && i.event.stage === 'teardown' && i.event.status === 'completed' && /driver pod .* deleted/.test(i.event.message ?? '');
     const events = await readRunUntil(nats.url, `${ns}-gg-hello`, (all) => all.some(podDeleted), 30_000);
     expect(events.map(stageOf)).toEqual(expect.arrayContaining(['pull_image:started', 'pull_image:completed', 'start_container:started', 'start_container:completed', 'probe_harness:completed', 'teardown:started', 'teardown:completed']));
+    // The Pod's start (published by the dispatcher) precedes everything the driver published (it held its messages).
+    const firstDriverEvent = events.findIndex((i) => i.kind === 'event' && i.seq > 0);
+    expect(events.findIndex((i) => stageOf(i) === 'start_container:completed')).toBeLessThan(firstDriverEvent);
     expect(events.some((e) => e.kind === 'event' && e.event.type === 'command')).toBe(true);
     expect(events.some((e) => e.kind === 'result' && e.result.outcome === 'succeeded' && e.result.harness_slug === 'gg')).toBe(true);
     // Writes over the Run's life: status (claim, Starting/Running as seen, final) plus the Pod's create and delete.
