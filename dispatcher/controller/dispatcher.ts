@@ -30,7 +30,8 @@ import { clusterAvailability } from '../pods/availability.ts';
 import { configuredSecretNames, secretMetadataInformer } from '../kube/metadata-only.ts';
 import { buildDriverPod, clusterRunId, driverPodName, eventsSubject, RUN_LABEL } from '../pods/driver-pod.ts';
 import { isFinal, nextStatus } from '../status/transitions.ts';
-import { podDisruption } from '../status/pod-disruption.ts';
+import { POD_DELETED, podDisruption } from '../status/pod-disruption.ts';
+import type { Disruption } from '../status/pod-disruption.ts';
 import type { Observation } from '../status/transitions.ts';
 import { lifecycleEvent, teardownEvents } from '../status/lifecycle-events.ts';
 import { GROUP, HARNESS_CONFIGS, harnessConfigsPath, RUNS, runsPath, VERSION } from '../kube/resources.ts';
@@ -87,7 +88,7 @@ export class Dispatcher {
   /** Runs (by uid) whose Pod this dispatcher created and its Pod informer has not shown yet. */
   private readonly claimed = new Map<string, { pod: string; eventsSubject: string; at: string }>();
   /** Runs (by uid) whose driver Pod someone else deleted or evicted, with how: ends them Failed, not Cancelled. */
-  private readonly disruptions = new Map<string, string>();
+  private readonly disruptions = new Map<string, Disruption>();
   /** The kubelet's Events by the uid of the Pod they are about, rebuilt once per pass. */
   private podEvents = new Map<string, CoreV1Event[]>();
   private readonly recorder: RunEventRecorder;
@@ -417,21 +418,21 @@ export class Dispatcher {
   }
 
 
-  /** A driver Pod being deleted (or gone) that this dispatcher did not delete: remember how, for its Run. */
+  /** A driver Pod being deleted (or gone, or past its deadline) not by this dispatcher: remember how, for its Run. */
   private noteDisruption(pod: V1Pod, gone: boolean): void {
     const owner = pod.metadata?.ownerReferences?.find((o) => o.kind === 'Run')?.uid;
     if (!owner || this.teardownStarted.has(key(pod))) return;
     // A force-deleted Pod's last state may carry no deletionTimestamp: gone is still "deleted".
-    const disruption = podDisruption(pod) ?? (gone ? podDisruption(undefined) : undefined);
-    // Keep the richer word seen earlier (the DisruptionTarget condition) over a bare "deleted".
-    if (disruption && !(disruption === podDisruption(undefined) && this.disruptions.has(owner))) this.disruptions.set(owner, disruption);
+    const disruption = podDisruption(pod) ?? (gone ? POD_DELETED : undefined);
+    // Keep the richer word seen earlier (the DisruptionTarget condition, the deadline) over a bare "deleted".
+    if (disruption && !(disruption === POD_DELETED && this.disruptions.has(owner))) this.disruptions.set(owner, disruption);
   }
 
   /**
    * A "cancelled" result for a Run nobody cancelled: the driver got SIGTERM. From the cache when its watch already
    * showed the deletion; otherwise the Pod is read once (the result can outrun the Pod watch).
    */
-  private async disruptionOf(run: RunObject): Promise<string | undefined> {
+  private async disruptionOf(run: RunObject): Promise<Disruption | undefined> {
     const known = this.disruptions.get(run.metadata!.uid!);
     if (known) return known;
     const name = this.statusOf(run).pod ?? driverPodName(this.ref(run));
@@ -440,7 +441,7 @@ export class Dispatcher {
       if (code(error) === 404) return undefined;
       throw error;
     });
-    return pod && !ownedBy(pod, run.metadata!.uid!) ? 'deleted' : podDisruption(pod);
+    return pod && !ownedBy(pod, run.metadata!.uid!) ? POD_DELETED : podDisruption(pod);
   }
 
   private async podDeleted(pod: V1Pod): Promise<void> {

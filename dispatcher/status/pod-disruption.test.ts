@@ -6,20 +6,26 @@ const deleting = (conditions: NonNullable<V1Pod['status']>['conditions'] = []): 
   metadata: { name: 'tcab-run-a', deletionTimestamp: new Date('2026-12-04T00:00:00Z') },
   status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }, ...conditions] },
 });
+const gone = (how: string) => ({ outcome: 'infrastructure_failed', message: `the driver pod was ${how} before the run finished` });
 const target = (reason: string, message?: string, status = 'True') => ({ type: 'DisruptionTarget', status, reason, message });
 
 describe('podDisruption', () => {
   it.each([
     ['a live Pod', { metadata: { name: 'p' }, status: { phase: 'Running' } } as V1Pod, undefined],
-    ['a Pod gone from the cache', undefined, 'deleted'],
-    ['kubectl delete pod (deletionTimestamp only)', deleting(), 'deleted'],
-    ['the Eviction API', deleting([target('EvictionByEvictionAPI', 'Eviction API: evicting')]), 'evicted (EvictionByEvictionAPI: Eviction API: evicting)'],
-    ['scheduler preemption', deleting([target('PreemptionByScheduler', 'tcab/high: preempting to accommodate a higher priority pod')]), 'preempted (PreemptionByScheduler: tcab/high: preempting to accommodate a higher priority pod)'],
-    ['the taint manager', deleting([target('DeletionByTaintManager')]), 'deleted by the taint manager (DeletionByTaintManager)'],
-    ['pod GC', deleting([target('DeletionByPodGC', 'PodGC: node no longer exists')]), 'deleted by the pod garbage collector (DeletionByPodGC: PodGC: node no longer exists)'],
-    ['a reason this code does not know', deleting([target('SomethingNew', 'why')]), 'disrupted (SomethingNew: why)'],
-    ['a DisruptionTarget that is False', deleting([target('EvictionByEvictionAPI', 'x', 'False')]), 'deleted'],
+    ['a Pod gone from the cache', undefined, gone('deleted')],
+    ['kubectl delete pod (deletionTimestamp only)', deleting(), gone('deleted')],
+    ['the Eviction API', deleting([target('EvictionByEvictionAPI', 'Eviction API: evicting')]), gone('evicted (EvictionByEvictionAPI: Eviction API: evicting)')],
+    ['scheduler preemption', deleting([target('PreemptionByScheduler', 'tcab/high: preempting to accommodate a higher priority pod')]), gone('preempted (PreemptionByScheduler: tcab/high: preempting to accommodate a higher priority pod)')],
+    ['the taint manager', deleting([target('DeletionByTaintManager')]), gone('deleted by the taint manager (DeletionByTaintManager)')],
+    ['pod GC', deleting([target('DeletionByPodGC', 'PodGC: node no longer exists')]), gone('deleted by the pod garbage collector (DeletionByPodGC: PodGC: node no longer exists)')],
+    ['a reason this code does not know', deleting([target('SomethingNew', 'why')]), gone('disrupted (SomethingNew: why)')],
+    ['a DisruptionTarget that is False', deleting([target('EvictionByEvictionAPI', 'x', 'False')]), gone('deleted')],
+    [
+      'the kubelet at activeDeadlineSeconds',
+      { metadata: { name: 'p' }, status: { phase: 'Failed', reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' } } as V1Pod,
+      { outcome: 'timed_out', message: 'the driver pod reached its activeDeadlineSeconds (DeadlineExceeded: Pod was active on the node longer than the specified deadline)' },
+    ],
   ])('%s', (_, pod, expected) => {
-    expect(podDisruption(pod)).toBe(expected);
+    expect(podDisruption(pod)).toEqual(expected);
   });
 });

@@ -1,7 +1,13 @@
-// Why a driver Pod went away when nobody here asked for it: the words that end its Run's message. The apiserver
-// (Eviction API, scheduler preemption, taint manager, pod GC) and the kubelet mark such a Pod with a
-// DisruptionTarget condition before deleting it; a plain `kubectl delete pod` leaves only a deletionTimestamp.
+// Why a driver Pod stopped its driver when nobody here asked for it: how its Run ends. The apiserver (Eviction API,
+// scheduler preemption, taint manager, pod GC) and the kubelet mark such a Pod with a DisruptionTarget condition
+// before deleting it; a plain `kubectl delete pod` leaves only a deletionTimestamp; the kubelet ends a Pod past
+// its activeDeadlineSeconds with reason DeadlineExceeded. Pure.
 import type { V1Pod } from '@kubernetes/client-node';
+
+export interface Disruption {
+  outcome: 'infrastructure_failed' | 'timed_out';
+  message: string;
+}
 
 const DISRUPTION_VERBS: Record<string, string> = {
   EvictionByEvictionAPI: 'evicted',
@@ -11,15 +17,26 @@ const DISRUPTION_VERBS: Record<string, string> = {
   TerminationByKubelet: 'terminated by the kubelet',
 };
 
+const gone = (how: string): Disruption => ({ outcome: 'infrastructure_failed', message: `the driver pod was ${how} before the run finished` });
+
+/** A Pod that disappeared without a last word: deleted. */
+export const POD_DELETED = gone('deleted');
+
 /**
- * "evicted (EvictionByEvictionAPI: Eviction API: evicting)", "deleted", ...: undefined while the Pod is neither
- * being deleted nor gone. `undefined` for the Pod means it is gone from the cache: deleted.
+ * How the Pod is stopping its driver: "the driver pod was evicted (EvictionByEvictionAPI: ...) before the run
+ * finished", a deadline, ...; undefined while it is neither being deleted nor past its deadline. `undefined` for
+ * the Pod means it is gone from the cache: deleted.
  */
-export function podDisruption(pod: V1Pod | undefined): string | undefined {
-  if (pod && !pod.metadata?.deletionTimestamp) return undefined;
-  const target = pod?.status?.conditions?.find((c) => c.type === 'DisruptionTarget' && c.status === 'True');
-  if (!target) return 'deleted';
+export function podDisruption(pod: V1Pod | undefined): Disruption | undefined {
+  if (!pod) return POD_DELETED;
+  if (pod.status?.reason === 'DeadlineExceeded') {
+    const detail = pod.status.message ? `: ${pod.status.message}` : '';
+    return { outcome: 'timed_out', message: `the driver pod reached its activeDeadlineSeconds (DeadlineExceeded${detail})` };
+  }
+  if (!pod.metadata?.deletionTimestamp) return undefined;
+  const target = pod.status?.conditions?.find((c) => c.type === 'DisruptionTarget' && c.status === 'True');
+  if (!target) return POD_DELETED;
   const verb = DISRUPTION_VERBS[target.reason ?? ''] ?? 'disrupted';
   const detail = [target.reason, target.message].filter(Boolean).join(': ');
-  return detail ? `${verb} (${detail})` : verb;
+  return gone(detail ? `${verb} (${detail})` : verb);
 }

@@ -3,15 +3,17 @@
 import type { RunResult } from '../../shared/run.ts';
 import { FINAL_PHASES } from '../../shared/run-status.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
+import { POD_DELETED } from './pod-disruption.ts';
+import type { Disruption } from './pod-disruption.ts';
 
 export type Observation =
   | { kind: 'claimed'; pod: string; eventsSubject: string; at: string }
   | { kind: 'unavailable'; reason: string; at: string }
   | { kind: 'pod'; phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown'; scheduled?: boolean; reason?: string; message?: string; exitCode?: number; at: string }
-  /** disruption: how the Pod went ("deleted", "evicted (...)", see pod-disruption.ts). */
-  | { kind: 'pod-gone'; disruption?: string; at: string }
-  /** disruption: set when the Pod was deleted or evicted by someone else while the driver ran. */
-  | { kind: 'result'; result: RunResult; disruption?: string; at: string }
+  /** disruption: how the Pod went (deleted, evicted, ...; see pod-disruption.ts). */
+  | { kind: 'pod-gone'; disruption?: Disruption; at: string }
+  /** disruption: set when the Pod was deleted, evicted or ended at its deadline while the driver ran. */
+  | { kind: 'result'; result: RunResult; disruption?: Disruption; at: string }
   | { kind: 'cancel'; at: string };
 
 const ORDER = ['Pending', 'Dispatched', 'Starting', 'Running'];
@@ -44,10 +46,6 @@ function finish(status: RunStatus, phase: 'Succeeded' | 'Failed' | 'Cancelled', 
   };
 }
 
-function podGoneMessage(disruption = 'deleted'): string {
-  return `the driver pod was ${disruption} before the run finished`;
-}
-
 export function nextStatus(status: RunStatus, observation: Observation): RunStatus {
   if (isFinal(status)) return status;
   const at = observation.at;
@@ -59,20 +57,20 @@ export function nextStatus(status: RunStatus, observation: Observation): RunStat
     case 'cancel':
       return finish(status, 'Cancelled', { outcome: 'cancelled', message: 'cancelled by request' }, at);
     case 'pod-gone':
-      return finish(status, 'Failed', { outcome: 'infrastructure_failed', message: podGoneMessage(observation.disruption) }, at);
+      return finish(status, 'Failed', observation.disruption ?? POD_DELETED, at);
     case 'result': {
       const r = observation.result;
-      // The driver reports "cancelled" when SIGTERM stops it. Nobody cancelled the Run when its Pod was deleted or
-      // evicted under it: that is a failure of the infrastructure, named as such (the spend so far still counts).
-      const disrupted = r.outcome === 'cancelled' && observation.disruption !== undefined;
-      const outcome = disrupted ? 'infrastructure_failed' : r.outcome;
+      // The driver reports "cancelled" when SIGTERM stops it. Nobody cancelled the Run when its Pod was deleted,
+      // evicted or ended at its deadline under it: the Pod's reason is the outcome (the spend so far still counts).
+      const disruption = r.outcome === 'cancelled' ? observation.disruption : undefined;
+      const outcome = disruption?.outcome ?? r.outcome;
       const phase = outcome === 'succeeded' ? 'Succeeded' : outcome === 'cancelled' ? 'Cancelled' : 'Failed';
       return finish(
         status,
         phase,
         {
           outcome,
-          message: disrupted ? podGoneMessage(observation.disruption) : r.message,
+          message: disruption?.message ?? r.message,
           harnessVersion: r.harness_version ?? undefined,
           canonicalModel: r.canonical_model ?? undefined,
           authMode: r.auth_mode ?? undefined,
