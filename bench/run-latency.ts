@@ -7,9 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node';
+import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { up } from '../test/cluster/control-plane.ts';
+import { watchAll } from '../test/cluster/watch-all.ts';
 import { NatsServer, freePort } from '../test/support/nats-server.ts';
 import { startStubModelServer } from '../driver/stub-models/server.ts';
 import { readRunStream } from '../cli/nats-reader.ts';
@@ -22,6 +23,15 @@ import { driverPodName } from '../dispatcher/pods/driver-pod.ts';
 const ROOT = join(import.meta.dirname, '..');
 const exec = promisify(execFile);
 const STAGES = ['pull_image', 'start_container', 'install_harness', 'probe_harness', 'init_test_case', 'teardown'] as const;
+
+/** A bench that stops making progress fails, saying what it waited for, instead of hanging. */
+function within<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`bench stalled for ${ms / 1000} s: ${what()}`)), ms);
+  });
+  return Promise.race([promise, stalled]).finally(() => clearTimeout(timer));
+}
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
@@ -57,15 +67,14 @@ export async function benchRunLatency(runs = 5, log: (m: string) => void = () =>
       waiters.get(key)?.();
     };
     const seen = (key: string) => (firstSeen.has(key) ? Promise.resolve() : new Promise<void>((resolve) => waiters.set(key, resolve)));
-    const watch = new Watch(config);
-    let closing = false;
-    const noteError = (error: unknown) => error && !closing && log(`watch ended: ${(error as Error).message}`);
+    // Watches that resume when the apiserver ends them (right after the CRDs are installed it answers 429 while
+    // their watch cache starts).
     const watches = await Promise.all([
-      watch.watch(`/api/v1/namespaces/${ns}/pods`, {}, (type: string, pod: KubernetesObject) => type === 'ADDED' && see(`pod:${pod.metadata!.name}`), noteError),
-      watch.watch(`/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`, {}, (_type: string, run: RunObject) => {
+      watchAll<KubernetesObject>(config, `/api/v1/namespaces/${ns}/pods`, {}, (type, pod) => type === 'ADDED' && see(`pod:${pod.metadata!.name}`)),
+      watchAll<RunObject>(config, `/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`, {}, (_type, run) => {
         const phase = run.status?.phase;
         if (phase) see(`run:${run.metadata!.name}:${FINAL_PHASES.has(phase) ? 'final' : phase}`);
-      }, noteError),
+      }),
     ]);
 
     const samples: Record<string, number>[] = [];
@@ -79,11 +88,12 @@ export async function benchRunLatency(runs = 5, log: (m: string) => void = () =>
       })();
       const applied = Date.now(); // the apiserver create is what `kubectl apply` does
       await custom.createNamespacedCustomObject({ group: 'tcab.dev', version: 'v1alpha1', namespace: ns, plural: 'runs', body: { apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name }, spec: { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'say hi', maxRuntimeSeconds: 120 } } });
-      await seen(`run:${name}:final`);
+      const progress = () => `seen ${[...firstSeen.keys()].filter((k) => k.includes(name)).join(', ') || 'nothing'} of ${name}; ${arrivals.length} NATS messages`;
+      await within(seen(`run:${name}:final`), 120_000, () => `waiting for ${name} to end; ${progress()}`);
       const finished = firstSeen.get(`run:${name}:final`)!;
       const run = (await custom.getNamespacedCustomObject({ group: 'tcab.dev', version: 'v1alpha1', namespace: ns, plural: 'runs', name })) as RunObject;
       if (run.status?.phase !== 'Succeeded') throw new Error(`${name} ended ${run.status?.phase}: ${run.status?.message}`);
-      await reading;
+      await within(reading, 60_000, () => `waiting for the result of ${name} on NATS; ${progress()}`);
       abort.abort();
       const events = arrivals.flatMap(({ at, item }) => (item.kind === 'event' ? [{ at, event: item.event }] : []));
       const stageTime = (stage: string, status: string) => {
@@ -107,8 +117,7 @@ export async function benchRunLatency(runs = 5, log: (m: string) => void = () =>
       samples.push(sample);
       log(`${name}: ${JSON.stringify(sample)}`);
     }
-    closing = true;
-    for (const w of watches) w.abort();
+    for (const w of watches) w.stop();
     const keys = [...new Set(samples.flatMap((s) => Object.keys(s)))];
     return {
       runs,

@@ -1,14 +1,13 @@
 // Helpers for tests against the test control plane: kubectl from the pinned build, a namespace per test file,
 // and waits that follow a watch (list, then watch from its resourceVersion) rather than sleeping.
 import { execFile } from 'node:child_process';
-import { request } from 'node:https';
-import type { RequestOptions } from 'node:https';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import { readRunStream } from '../../cli/nats-reader.ts';
+import { getJson, watchAll as watchAllOf } from './watch-all.ts';
 import type { StreamItem } from '../../cli/nats-reader.ts';
 
 const run = promisify(execFile);
@@ -56,7 +55,7 @@ export async function waitFor<T extends KubernetesObject>(path: string, done: (i
   const deadline = Date.now() + timeoutMs;
   let items = new Map<string, T>();
   while (Date.now() < deadline) {
-    const list = (await fetchJson(config, path, query)) as { items: T[]; metadata: { resourceVersion: string } };
+    const list = (await getJson(config, path, query)) as { items: T[]; metadata: { resourceVersion: string } };
     items = new Map(list.items.map((item) => [item.metadata!.uid!, item]));
     if (done([...items.values()])) return [...items.values()];
     const finished = await new Promise<boolean>((resolve, reject) => {
@@ -88,49 +87,9 @@ export async function waitFor<T extends KubernetesObject>(path: string, done: (i
   throw new Error(`timed out after ${timeoutMs}ms waiting on ${path}: ${JSON.stringify([...items.values()].map((i) => ({ name: i.metadata?.name, status: (i as { status?: unknown }).status })))}`);
 }
 
-async function fetchJson(config: KubeConfig, path: string, query: Record<string, string>): Promise<unknown> {
-  const url = new URL(config.getCurrentCluster()!.server + path);
-  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-  const options: RequestOptions = {};
-  await config.applyToHTTPSOptions(options);
-  return new Promise((resolve, reject) => {
-    const req = request(url, { ...options, method: 'GET' }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(body)) : reject(new Error(`GET ${path}: ${res.statusCode} ${body}`))));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-/**
- * Every change to a collection until `stop()`: watches, and when a watch ends (client-node's idle timeout, a
- * server close) resumes from the last resourceVersion seen, so no event in between is missed.
- */
-export async function watchAll<T extends KubernetesObject>(path: string, query: Record<string, string>, onEvent: (type: string, obj: T) => void): Promise<{ stop: () => void }> {
-  const config = clusterConfig();
-  const list = (await fetchJson(config, path, query)) as { items: T[]; metadata: { resourceVersion: string } };
-  for (const item of list.items) onEvent('ADDED', item);
-  let resourceVersion = list.metadata.resourceVersion;
-  let stopped = false;
-  let abort: AbortController | undefined;
-  const start = async () => {
-    abort = await new Watch(config).watch(path, { ...query, resourceVersion, allowWatchBookmarks: 'true' }, (type, obj: T) => {
-      resourceVersion = obj.metadata?.resourceVersion ?? resourceVersion;
-      if (type !== 'BOOKMARK') onEvent(type, obj);
-    }, () => {
-      if (!stopped) void start();
-    });
-  };
-  await start();
-  return {
-    stop: () => {
-      stopped = true;
-      abort?.abort();
-    },
-  };
+/** watchAll (watch-all.ts) against the test control plane. */
+export function watchAll<T extends KubernetesObject>(path: string, query: Record<string, string>, onEvent: (type: string, obj: T) => void): Promise<{ stop: () => void }> {
+  return watchAllOf<T>(clusterConfig(), path, query, onEvent);
 }
 
 /** Reads a run's NATS subjects from the first message until `done(items)` holds (or fails after timeoutMs). */
