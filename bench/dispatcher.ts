@@ -1,6 +1,7 @@
 // Dispatcher throughput on a real apiserver (the test control plane without scheduler and kubelet, so Pods stay
 // Pending and only the API is measured): claims/s for 10,000 queued Runs next to the raw Pod-create rate of the
 // same apiserver at the same concurrency, per-claim latency, apiserver writes per claimed Run, and RSS.
+import { PooledKubeConfig } from '../dispatcher/kube/pooled-config.ts';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,7 +30,8 @@ export async function benchDispatcher(runs = 10_000, rawPods = 2_000, log: (m: s
     kubectl('create', 'namespace', 'bench');
     const config = new KubeConfig();
     config.loadFromFile(plane.kubeconfig);
-    const core = config.makeApiClient(CoreV1Api);
+    // The raw baseline goes over the same kind of client as the dispatcher: keep-alive connections (pooled-config.ts).
+    const core = new PooledKubeConfig(config).makeApiClient(CoreV1Api);
     const custom = config.makeApiClient(CustomObjectsApi);
     const settings = dispatcherConfig({ TCAB_NAMESPACE: 'bench', TCAB_DRIVER_IMAGE: 'ghcr.io/tcab/driver:bench', TCAB_NATS_URL: 'nats://127.0.0.1:4222', TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'keys', key: 'anthropic' }]) });
     kubectl('create', 'secret', 'generic', 'keys', '-n', 'bench', '--from-literal=anthropic=sk-fake-bench');

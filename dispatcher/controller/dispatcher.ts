@@ -28,6 +28,7 @@ import type { QueuedRun } from '../claims/decide.ts';
 import type { DispatcherConfig } from '../config.ts';
 import { clusterAvailability } from '../pods/availability.ts';
 import { configuredSecretNames, secretMetadataInformer } from '../kube/metadata-only.ts';
+import { PooledKubeConfig } from '../kube/pooled-config.ts';
 import { buildDriverPod, clusterRunId, driverPodName, eventsSubject, RUN_LABEL } from '../pods/driver-pod.ts';
 import { isFinal, nextStatus } from '../status/transitions.ts';
 import { POD_DELETED, podDisruption } from '../status/pod-disruption.ts';
@@ -95,7 +96,9 @@ export class Dispatcher {
 
   constructor(deps: DispatcherDeps) {
     this.deps = deps;
-    const { config, settings } = deps;
+    const { settings } = deps;
+    // One keep-alive connection pool for all of the dispatcher's requests (see pooled-config.ts).
+    const config = new PooledKubeConfig(deps.config);
     const ns = settings.TCAB_NAMESPACE;
     this.core = config.makeApiClient(CoreV1Api);
     this.custom = config.makeApiClient(CustomObjectsApi);

@@ -1,6 +1,8 @@
 // Clients that ask the apiserver for object metadata only (PartialObjectMetadata, as client-go's metadata client
 // does): the dispatcher watches Secrets to know which exist, and this way their data never reaches it.
-import { CoreV1Api, KubeConfig, ListWatch, Watch } from '@kubernetes/client-node';
+import { CoreV1Api, ListWatch, Watch } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { PooledKubeConfig } from './pooled-config.ts';
 import type { ErrorCallback, Informer, KubernetesObject, ObjectCache, ObjectCallback, RequestContext } from '@kubernetes/client-node';
 
 /**
@@ -18,12 +20,7 @@ const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
  * Every request made with this config (list or watch) carries the metadata-only Accept header. It is set after
  * the auth headers, which the generated clients and Watch both apply last, so it replaces their default.
  */
-export class MetadataOnlyKubeConfig extends KubeConfig {
-  constructor(base: KubeConfig) {
-    super();
-    this.loadFromOptions({ clusters: base.clusters, users: base.users, contexts: base.contexts, currentContext: base.currentContext });
-  }
-
+export class MetadataOnlyKubeConfig extends PooledKubeConfig {
   override async applySecurityAuthentication(context: RequestContext): Promise<void> {
     await super.applySecurityAuthentication(context);
     context.setHeaderParam('Accept', metadataOnlyAccept(context.getUrl()));
