@@ -113,7 +113,7 @@ describe('executeRun', () => {
   it('kills the whole process tree at the maximum runtime and says so', async () => {
     const { result, events, runRoot } = await run({ prompt: 'sleep', maxRuntimeSeconds: 3 }, { keep: true });
     expect(result.outcome).toBe('timed_out');
-    expect(events.find((e) => e.type === 'error' && e.code === 'max_runtime_exceeded')).toBeDefined();
+    expect(events).toContainEqual(expect.objectContaining({ type: 'error', code: 'max_runtime_exceeded', message: 'the run exceeded its maximum runtime of 3s; the harness process group was terminated' }));
     // The grandchild `sleep 600` (its pid written by the harness) must be gone too.
     const pid = Number(readFileSync(join(runRoot, 'sleep.pid'), 'utf8'));
     expect(pid).toBeGreaterThan(1);
