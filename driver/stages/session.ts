@@ -1,6 +1,7 @@
 // One harness session: the CLI spawned as the run user in its own process group with a minimal environment,
 // stdout translated line by line as it arrives, stderr surfaced as warnings, the process tree terminated at the
-// run's deadline (TERM, then KILL) with an error event saying so.
+// run's deadline (TERM, then KILL) with an error event saying so. The harness's exit ends the session (see
+// runProcess): a background process holding its stdout open costs a warning, not the run.
 import { createWriteStream } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -61,6 +62,10 @@ export async function runSession(
   await Promise.all([rawOut, rawErr].map((s) => (s ? new Promise((resolve) => s.end(resolve)) : undefined)));
   if (outcome.spawnError) {
     emitAll(translation.stderr({ text: `cannot start ${binary}: ${outcome.spawnError.message}`, bytes: 0, truncated: false }));
+  }
+  if (outcome.outputHeldOpen && !outcome.timedOut && !outcome.cancelled) {
+    // The session ends with the harness's exit; what it left running in the background is not waited for.
+    ctx.emit({ type: 'warning', timestamp: ctx.clock.now().toISOString(), message: `${binary} exited, but a process it started kept its output open; the session ended without waiting for it (teardown kills what is left)`, code: 'output_held_open' });
   }
   const reports = await readHomeReports(ctx.dirs.home, invocation.reports ?? []);
   if (record) for (const [name, text] of Object.entries(reports)) await writeFile(join(record.dir, `${record.name}.${name}`), text);
