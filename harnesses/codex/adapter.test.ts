@@ -121,3 +121,84 @@ describe('codex invocation', () => {
     expect(inv.files[0]!.content).toContain('wire_api = "responses"');
   });
 });
+
+describe('codex adapter: hostile records (issue 19)', () => {
+  const thread = { type: 'thread.started', thread_id: 't' };
+  const item = (record: string, fields: object) => ({ type: record, item: fields });
+  const command = (id: string, cmd: string, extra: object = {}) => ({ id, type: 'command_execution', command: `/bin/bash -lc '${cmd}'`, exit_code: null, status: 'in_progress', ...extra });
+  const done = (id: string, cmd: string, exit_code: unknown, status: unknown = 'completed') => command(id, cmd, { exit_code, status });
+
+  it.each([
+    ['a float exit code', done('c', 'ls', 1.5)],
+    ['a string exit code', done('c', 'ls', '0')],
+    ['a numeric status', done('c', 'ls', 0, 1)],
+    ['a null status', done('c', 'ls', 0, null)],
+    ['a numeric command', { id: 'c', type: 'command_execution', command: 42, exit_code: 0, status: 'completed' }],
+    ['a file change with a numeric status', { id: 'f', type: 'file_change', changes: [{ path: '/w/a' }], status: 1 }],
+    ['a subagent spawn with a numeric receiver', { id: 's', type: 'collab_tool_call', tool: 'spawn_agent', receiver_thread_ids: ['t2', 7] }],
+    ['an agent message without text', { id: 'm', type: 'agent_message', text: null }],
+  ])('finding 7: %s is unknown with the raw item, never an outcome', (_, raw) => {
+    const { events } = translateText(adapter, lines(thread, item('item.completed', raw)));
+    expect(strip(events)).toEqual([{ type: 'unknown', raw }]);
+  });
+
+  it.each([
+    ['thread.started with a numeric thread id', { type: 'thread.started', thread_id: 7 }],
+    ['turn.failed without a message', { type: 'turn.failed', error: { message: 500 } }],
+    ['error with a numeric message', { type: 'error', message: 500 }],
+    ['item.started with a numeric id', { type: 'item.started', item: { id: 1, type: 'command_execution', command: 'ls' } }],
+  ])('finding 7: %s is unknown', (_, raw) => {
+    const { events } = translateText(adapter, lines(raw));
+    expect(strip(events)).toEqual([{ type: 'unknown', raw }]);
+  });
+
+  it.each([
+    ['a string count', 'cached_input_tokens', '300', { input: null, cache_read: null, cache_write: 0, output: 80, reasoning: 12 }],
+    ['a null count', 'output_tokens', null, { input: 900, cache_read: 300, cache_write: 0, output: null, reasoning: 12 }],
+    ['a float count', 'reasoning_output_tokens', 1.5, { input: 900, cache_read: 300, cache_write: 0, output: 80, reasoning: null }],
+    ['a negative count', 'input_tokens', -5, { input: null, cache_read: 300, cache_write: 0, output: 80, reasoning: 12 }],
+    ['a missing count', 'output_tokens', undefined, { input: 900, cache_read: 300, cache_write: 0, output: null, reasoning: 12 }],
+  ])('finding 7: usage with %s leaves its classes null and names the field in a warning', (_, field, value, tokens) => {
+    const usage = { input_tokens: 1200, cached_input_tokens: 300, cache_write_input_tokens: 0, output_tokens: 80, reasoning_output_tokens: 12, [field]: value };
+    const { events, summary } = translateText(adapter, lines(thread, { type: 'turn.completed', usage }));
+    expect(summary.result.tokens).toEqual(tokens);
+    expect(strip(events)).toEqual([{ type: 'warning', code: 'unreadable_usage', message: expect.stringContaining(`turn.completed.usage.${field}`) }]);
+  });
+
+  it('finding 8: a float exit code never leaves the translator as an exit code: the completion is unknown, the event valid', () => {
+    // translateText also validates every event against shared/events.ts (exit codes are integers there).
+    const completed = done('c', 'false', 1.5, 'failed');
+    const { events } = translateText(adapter, lines(thread, item('item.started', command('c', 'false')), item('item.completed', completed)));
+    expect(strip(events)).toEqual([{ type: 'unknown', raw: completed }]);
+  });
+
+  it.each([
+    [
+      'a second start with the same pending id flushes the first call without outcome',
+      [item('item.started', command('T1', 'rm -rf /important')), item('item.started', command('T1', 'echo harmless')), item('item.completed', done('T1', 'echo harmless', 0))],
+      [{ type: 'command', command: 'rm -rf /important' }, { type: 'command', command: 'echo harmless', exit_code: 0, is_success: true }],
+    ],
+    [
+      'a second start that never completes: both calls are flushed at the end',
+      [item('item.started', command('T1', 'rm -rf /important')), item('item.started', command('T1', 'echo harmless'))],
+      [{ type: 'command', command: 'rm -rf /important' }, { type: 'command', command: 'echo harmless' }],
+    ],
+    [
+      'a completion that describes another operation than its start does not hide the start',
+      [item('item.started', command('T1', 'rm -rf /important')), item('item.completed', done('T1', 'echo harmless', 0))],
+      [{ type: 'command', command: 'rm -rf /important' }, { type: 'command', command: 'echo harmless', exit_code: 0, is_success: true }],
+    ],
+    [
+      'results before calls: each command is reported once',
+      [item('item.completed', done('a', 'ls', 0)), item('item.completed', done('b', 'exit 3', 3, 'failed')), item('item.started', command('a', 'ls')), item('item.started', command('b', 'exit 3'))],
+      [{ type: 'command', command: 'ls', exit_code: 0, is_success: true }, { type: 'command', command: 'exit 3', exit_code: 3, is_success: false }],
+    ],
+    [
+      'a start repeated for the same operation is one call',
+      [item('item.started', command('a', 'ls')), item('item.updated', command('a', 'ls')), item('item.started', command('a', 'ls')), item('item.completed', done('a', 'ls', 0))],
+      [{ type: 'command', command: 'ls', exit_code: 0, is_success: true }],
+    ],
+  ])('finding 9: %s', (_, records, expected) => {
+    expect(strip(translateText(adapter, lines(thread, ...records)).events)).toEqual(expected);
+  });
+});

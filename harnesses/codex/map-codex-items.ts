@@ -2,10 +2,29 @@
 // (codex-rs/exec/src/exec_events.rs): command_execution -> command, file_change -> write (one per change),
 // collab_tool_call -> orchestration; mcp_tool_call, web_search, todo_list, plan have no event type -> unknown.
 // Reads, searches and listings Codex runs through the shell stay `command` events (never guessed from the text).
+// Each item type is read through a zod schema of the fields used here (extra keys are fine); an item that fails it
+// is `unknown` with the raw item, never a default (a float exit code, a numeric status, a non-string path).
+import { z } from 'zod';
 import type { DraftEvent } from '../../shared/events.ts';
-import { arr, compact, num, obj, str } from '../../shared/translate/json.ts';
+import { compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownValue } from '../../shared/translate/best-effort.ts';
+
+const Text = z.looseObject({ text: z.string() });
+const Message = z.looseObject({ message: z.string() });
+/** exit_code is null until the command ends; an exit code is an integer (a float is unreadable, not rounded). */
+const CommandExecution = z.looseObject({
+  command: z.string(),
+  exit_code: z.int().nullable().optional(),
+  status: z.string().optional(),
+});
+const FileChange = z.looseObject({ changes: z.array(z.unknown()), status: z.string().optional() });
+const Change = z.looseObject({ path: z.string() });
+const CollabToolCall = z.looseObject({
+  tool: z.string(),
+  receiver_thread_ids: z.array(z.string()).optional(),
+  agents_states: z.record(z.string(), z.looseObject({ status: z.string() })).optional(),
+});
 
 /**
  * Codex runs commands as `/bin/bash -lc '<cmd>'`, or `/bin/bash -lc "<cmd>"` when the command holds single quotes
@@ -22,10 +41,10 @@ export function unwrapShell(command: string): string {
 }
 
 function commandEvent(item: JsonObject): DraftEvent {
-  const command = str(item.command);
-  if (command === undefined) return unknownValue(item);
-  const status = str(item.status);
-  const exitCode = num(item.exit_code);
+  const parsed = CommandExecution.safeParse(item);
+  if (!parsed.success) return unknownValue(item);
+  const { command, status } = parsed.data;
+  const exitCode = parsed.data.exit_code ?? undefined;
   const finished = status === 'completed' || status === 'failed' || status === 'declined';
   return compact({
     type: 'command',
@@ -36,29 +55,29 @@ function commandEvent(item: JsonObject): DraftEvent {
 }
 
 function fileChangeEvents(item: JsonObject): DraftEvent[] {
-  const changes = arr(item.changes);
-  if (!changes) return [unknownValue(item)];
-  const status = str(item.status);
+  const parsed = FileChange.safeParse(item);
+  if (!parsed.success) return [unknownValue(item)];
+  const { changes, status } = parsed.data;
   const is_success = status === 'completed' ? true : status === 'failed' ? false : undefined;
   return changes.map((change) => {
-    const path = str(obj(change)?.path);
-    return path === undefined ? unknownValue(change) : compact({ type: 'write', path, is_success });
+    const readable = Change.safeParse(change);
+    return readable.success ? compact({ type: 'write', path: readable.data.path, is_success }) : unknownValue(change);
   });
 }
 
 /** Subagents (multi-agent tools): spawn starts them; a finished wait reports each agent's final state. */
 function collabEvents(item: JsonObject): DraftEvent[] {
-  const tool = str(item.tool);
-  const receivers = (arr(item.receiver_thread_ids) ?? []).map(str).filter((s): s is string => s !== undefined);
+  const parsed = CollabToolCall.safeParse(item);
+  if (!parsed.success) return [unknownValue(item)];
+  const { tool, receiver_thread_ids: receivers = [], agents_states: states } = parsed.data;
   if (tool === 'spawn_agent' && receivers.length > 0) {
     return receivers.map((id) => ({ type: 'orchestration', action: 'subagent_started', subagent_id: id }));
   }
   if (tool === 'wait' || tool === 'close_agent') {
-    const states = obj(item.agents_states);
     if (!states) return [unknownValue(item)];
     const out: DraftEvent[] = [];
-    for (const [id, state] of Object.entries(states)) {
-      const status = str(obj(state)?.status);
+    // States still running (pending_init, running) report nothing yet.
+    for (const [id, { status }] of Object.entries(states)) {
       if (status === 'completed') out.push({ type: 'orchestration', action: 'subagent_completed', subagent_id: id, is_success: true });
       else if (status === 'errored' || status === 'not_found') out.push({ type: 'orchestration', action: 'subagent_failed', subagent_id: id, is_success: false });
     }
@@ -71,13 +90,12 @@ function collabEvents(item: JsonObject): DraftEvent[] {
 /** A completed item -> events. `warning` for Codex's non-fatal error items (fallback metadata, transport). */
 export function mapCompletedItem(item: JsonObject): DraftEvent[] {
   switch (item.type) {
-    case 'agent_message': {
-      const text = str(item.text);
-      return text === undefined ? [unknownValue(item)] : text.length > 0 ? [{ type: 'agent', message: text }] : [];
-    }
+    case 'agent_message':
     case 'reasoning': {
-      const text = str(item.text);
-      return text === undefined ? [unknownValue(item)] : text.length > 0 ? [{ type: 'reasoning', message: text }] : [];
+      const parsed = Text.safeParse(item);
+      if (!parsed.success) return [unknownValue(item)];
+      const text = parsed.data.text;
+      return text.length > 0 ? [{ type: item.type === 'agent_message' ? 'agent' : 'reasoning', message: text }] : [];
     }
     case 'command_execution':
       return [commandEvent(item)];
@@ -86,11 +104,31 @@ export function mapCompletedItem(item: JsonObject): DraftEvent[] {
     case 'collab_tool_call':
       return collabEvents(item);
     case 'error': {
-      const message = str(item.message);
-      return message === undefined ? [unknownValue(item)] : [{ type: 'warning', message }];
+      const parsed = Message.safeParse(item);
+      return parsed.success ? [{ type: 'warning', message: parsed.data.message }] : [unknownValue(item)];
     }
     default:
       // mcp_tool_call, web_search, todo_list, plan, and anything newer: no event type of their own.
       return [unknownValue(item)];
   }
+}
+
+/** An item that never completed (killed mid-command): what it was doing, without an outcome. */
+export function mapUnfinishedItem(item: JsonObject): DraftEvent[] {
+  return mapCompletedItem({ ...item, status: 'in_progress', exit_code: null }).map((event) =>
+    event.type === 'orchestration' ? compact({ ...event, is_success: undefined }) : event,
+  );
+}
+
+/**
+ * What an item does, outcome aside: two records for one id describe the same operation exactly when their
+ * identities match. Operations (commands, file changes, subagent calls) are identified by what they act on;
+ * everything else by its type alone (a message's text or a todo list's progress changes, the item stays one).
+ * Kept small: identities of completed items are held for the whole session.
+ */
+export function itemIdentity(item: JsonObject): string {
+  const type = String(item.type);
+  if (type !== 'command_execution' && type !== 'file_change' && type !== 'collab_tool_call') return type;
+  const events = mapUnfinishedItem(item);
+  return events.some((e) => e.type === 'unknown') ? type : JSON.stringify(events);
 }

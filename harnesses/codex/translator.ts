@@ -1,16 +1,32 @@
 // Codex `exec --json` -> normalized events (record types: shared/reference/harnesses.md section 2).
+// Every record is read through a zod schema of the fields used here; one that fails it is `unknown`.
+// Items are paired by id (shared/translate/pending-calls.ts): each operation is reported exactly once, when it
+// completes, whatever order or repetition the records arrive in.
+import { z } from 'zod';
 import type { DraftEvent } from '../../shared/events.ts';
 import type { SessionResult, SessionTranslator, StdoutLine } from '../../shared/adapter.ts';
-import { compact, obj, str } from '../../shared/translate/json.ts';
+import { obj } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownLine } from '../../shared/translate/best-effort.ts';
-import { mapCompletedItem } from './map-codex-items.ts';
-import { codexTokens } from './usage.ts';
+import { PendingCalls } from '../../shared/translate/pending-calls.ts';
+import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
+import { itemIdentity, mapCompletedItem, mapUnfinishedItem } from './map-codex-items.ts';
+import { readCodexUsage } from './usage.ts';
+
+const ThreadStarted = z.looseObject({ thread_id: z.string().min(1) });
+const ItemRecord = z.looseObject({ item: z.looseObject({ id: z.string().min(1).optional(), type: z.string() }) });
+const OpenItemRecord = z.looseObject({ item: z.looseObject({ id: z.string().min(1), type: z.string() }) });
+const TurnCompleted = z.looseObject({ usage: z.looseObject({}) });
+const TurnFailed = z.looseObject({ error: z.looseObject({ message: z.string() }) });
+const ErrorRecord = z.looseObject({ message: z.string() });
 
 export class CodexTranslator implements SessionTranslator {
   private session: string | undefined;
-  /** Items started but not completed: flushed without an outcome if the session dies. */
-  private readonly open = new Map<string, JsonObject>();
+  /**
+   * Items started but not completed (flushed without an outcome if the session dies), and items completed before
+   * their start was seen (already reported: the late start is paired with them, not reported again).
+   */
+  private readonly items = new PendingCalls<JsonObject, string>();
   private lastError: string | undefined;
   private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
 
@@ -22,43 +38,45 @@ export class CodexTranslator implements SessionTranslator {
     const record = obj(line.json);
     if (!record) return [unknownLine(line)];
     switch (record.type) {
-      case 'thread.started':
-        this.session = str(record.thread_id) ?? this.session;
+      case 'thread.started': {
+        const parsed = ThreadStarted.safeParse(record);
+        if (!parsed.success) return [unknownLine(line)];
+        this.session = parsed.data.thread_id;
         return [];
+      }
       case 'turn.started':
         return [];
       case 'item.started':
       case 'item.updated': {
         // Progress only: the completed item carries the outcome, and one event per operation is emitted then.
-        const item = obj(record.item);
-        const id = str(item?.id);
-        if (!item || !id) return [unknownLine(line)];
-        this.open.set(id, item);
-        return [];
+        const parsed = OpenItemRecord.safeParse(record);
+        return parsed.success ? this.progress(parsed.data.item.id, parsed.data.item) : [unknownLine(line)];
       }
       case 'item.completed': {
-        const item = obj(record.item);
-        if (!item) return [unknownLine(line)];
-        const id = str(item.id);
-        if (id) this.open.delete(id);
-        return mapCompletedItem(item);
+        const parsed = ItemRecord.safeParse(record);
+        if (!parsed.success) return [unknownLine(line)];
+        const item = parsed.data.item;
+        return item.id === undefined ? mapCompletedItem(item) : this.completed(item.id, item);
       }
       case 'turn.completed': {
-        const usage = obj(record.usage);
-        if (!usage) return [unknownLine(line)];
+        const parsed = TurnCompleted.safeParse(record);
+        if (!parsed.success) return [unknownLine(line)];
         // Cumulative for the thread: the last report is the session's total (see usage.ts).
-        this.result = { ...this.result, tokens: codexTokens(usage), raw_usage: usage, is_error: false };
-        return [];
+        const { tokens, unreadable } = readCodexUsage(parsed.data.usage);
+        this.result = { ...this.result, tokens, raw_usage: parsed.data.usage, is_error: false };
+        return unreadable.length > 0 ? [unreadableUsageWarning('codex', 'turn.completed.usage', unreadable)] : [];
       }
       case 'turn.failed': {
-        const message = str(obj(record.error)?.message);
         this.result = { ...this.result, is_error: true };
-        if (message === undefined) return [unknownLine(line)];
+        const parsed = TurnFailed.safeParse(record);
+        if (!parsed.success) return [unknownLine(line)];
+        const message = parsed.data.error.message;
         return message === this.lastError ? [] : [{ type: 'error', message }];
       }
       case 'error': {
-        const message = str(record.message);
-        if (message === undefined) return [unknownLine(line)];
+        const parsed = ErrorRecord.safeParse(record);
+        if (!parsed.success) return [unknownLine(line)];
+        const message = parsed.data.message;
         // "Reconnecting... n/5 (...)" are retries, not failures.
         if (/^Reconnecting\.\.\./.test(message)) return [{ type: 'warning', message }];
         this.lastError = message;
@@ -70,15 +88,31 @@ export class CodexTranslator implements SessionTranslator {
   }
 
   finish(): { events: DraftEvent[]; result: SessionResult } {
-    const events: DraftEvent[] = [];
-    for (const item of this.open.values()) {
-      // An item that never completed (killed mid-command): reported without an outcome.
-      const mapped = mapCompletedItem({ ...item, status: 'in_progress' });
-      events.push(...mapped.map((e) => (e.type === 'command' || e.type === 'write' ? compact({ ...e, is_success: undefined }) : e)));
-    }
-    this.open.clear();
+    // Items that never completed (killed mid-command): reported without an outcome. Completions whose start never
+    // came were reported when they arrived.
+    const events = this.items.drain().calls.flatMap(mapUnfinishedItem);
     if (this.session) this.result.session_id = this.session;
     return { events, result: this.result };
   }
-}
 
+  /** item.started / item.updated: the same operation replaces its pending state; a different one flushes it. */
+  private progress(id: string, item: JsonObject): DraftEvent[] {
+    const { displaced, result: completed } = this.items.open(id, item);
+    const out: DraftEvent[] = [];
+    if (displaced && itemIdentity(displaced) !== itemIdentity(item)) out.push(...mapUnfinishedItem(displaced));
+    // Completed before it started: already reported, unless this start describes a different operation.
+    if (completed !== undefined && completed !== itemIdentity(item)) out.push(...mapUnfinishedItem(item));
+    return out;
+  }
+
+  private completed(id: string, item: JsonObject): DraftEvent[] {
+    // Without a pending start, the completion's identity is held so a late start pairs with it instead of being
+    // reported again.
+    const identity = itemIdentity(item);
+    const { call: started } = this.items.close(id, identity);
+    const out: DraftEvent[] = [];
+    if (started && itemIdentity(started) !== identity) out.push(...mapUnfinishedItem(started));
+    out.push(...mapCompletedItem(item));
+    return out;
+  }
+}

@@ -61,8 +61,8 @@ describe('opencode adapter: tools, usage, invocation', () => {
 
   it('usage sums steps; output gets reasoning added back; the step cost is an estimate kept out of reported cost', () => {
     const totals = emptyTotals();
-    addStep(totals, { tokens: { input: 900, output: 68, reasoning: 12, cache: { read: 300, write: 0 } }, cost: 0.002 });
-    addStep(totals, { tokens: { input: 100, output: 10, reasoning: 0, cache: { read: 0, write: 50 } }, cost: 0.001 });
+    expect(addStep(totals, { input: 900, output: 68, reasoning: 12, cache: { read: 300, write: 0 } }, 0.002)).toEqual([]);
+    expect(addStep(totals, { input: 100, output: 10, reasoning: 0, cache: { read: 0, write: 50 } }, 0.001)).toEqual([]);
     expect(opencodeTokens(totals)).toEqual({ input: 1000, output: 90, reasoning: 12, cache_read: 300, cache_write: 50 });
     expect(totals.cost).toBeCloseTo(0.003, 12);
   });
@@ -74,5 +74,54 @@ describe('opencode adapter: tools, usage, invocation', () => {
     const config = JSON.parse(inv.files[0]!.content);
     expect(config.provider.tcab.options).toEqual({ baseURL: 'http://127.0.0.1:9/v1', apiKey: '{env:OPENROUTER_API_KEY}' });
     expect(inv.files[0]!.path).toBe('.config/opencode/opencode.json');
+  });
+});
+
+describe('opencode adapter: hostile records (issue 19)', () => {
+  const S = 'ses_1';
+  const tool = (name: string, state: object, extra: object = {}) => ({ type: 'tool_use', sessionID: S, part: { type: 'tool', tool: name, callID: 'call_1', state, ...extra } });
+  const lines = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n');
+
+  it.each([
+    ['a numeric status', tool('bash', { status: 1, input: { command: 'ls' }, metadata: { exit: 0 } })],
+    ['a string exit code', tool('bash', { status: 'completed', input: { command: 'ls' }, metadata: { exit: '0' } })],
+    ['a numeric command', tool('bash', { status: 'completed', input: { command: 7 }, metadata: { exit: 0 } })],
+    ['a string line number', tool('read', { status: 'completed', input: { filePath: '/w/a' }, metadata: { display: { lineStart: '1', lineEnd: 2 } } })],
+    ['a numeric grep pattern', tool('grep', { status: 'completed', input: { pattern: 5 } })],
+    ['a null list path', tool('list', { status: 'completed', input: { path: null } })],
+    ['a numeric subagent type', tool('task', { status: 'completed', input: { subagent_type: 3 }, metadata: { sessionId: 'ses_2' } })],
+    ['a text part without text', { type: 'text', sessionID: S, part: { text: 42 } }],
+    ['an error with a string status code', { type: 'error', sessionID: S, error: { name: 'APIError', data: { message: 'bad', statusCode: '400' } } }],
+    ['a numeric session id', { type: 'text', sessionID: 5, part: { text: 'hi' } }],
+  ])('finding 7: %s is unknown with the raw record, never a guessed outcome', (_, record) => {
+    const { events } = translateText(adapter, lines(record));
+    // A tool part is kept whole as the raw value; any other record is kept whole.
+    const raw = record.type === 'tool_use' ? (record as { part: object }).part : record;
+    expect(strip(events)).toEqual([{ type: 'unknown', raw }]);
+  });
+
+  it.each([
+    ['a string count', { input: '900', output: 68, reasoning: 12, cache: { read: 300, write: 0 } }, 'input', { input: null, output: 80, reasoning: 12, cache_read: 300, cache_write: 0 }],
+    ['a null reasoning count', { input: 900, output: 68, reasoning: null, cache: { read: 300, write: 0 } }, 'reasoning', { input: 900, output: null, reasoning: null, cache_read: 300, cache_write: 0 }],
+    ['a float cache count', { input: 900, output: 68, reasoning: 12, cache: { read: 1.5, write: 0 } }, 'cache.read', { input: 900, output: 80, reasoning: 12, cache_read: null, cache_write: 0 }],
+    ['no cache object', { input: 900, output: 68, reasoning: 12 }, 'cache', { input: 900, output: 80, reasoning: 12, cache_read: null, cache_write: null }],
+  ])('finding 7: a step with %s makes its classes null for the session and a warning names the field', (_, bad, field, tokens) => {
+    const good = { type: 'step_finish', sessionID: S, part: { tokens: { input: 900, output: 68, reasoning: 12, cache: { read: 300, write: 0 } }, cost: 0 } };
+    const { events, summary } = translateText(adapter, lines(good, { ...good, part: { tokens: bad, cost: 0 } }));
+    expect(strip(events)).toEqual([{ type: 'warning', code: 'unreadable_usage', message: expect.stringContaining(`step_finish.part.tokens.${field} `) }]);
+    const sum = (v: number | null) => (v === null ? null : v * 2);
+    expect(summary.result.tokens).toEqual(Object.fromEntries(Object.entries(tokens).map(([k, v]) => [k, sum(v)])));
+  });
+
+  it('finding 8: a float exit code is never emitted: the record is unknown and every event valid', () => {
+    const record = tool('bash', { status: 'completed', input: { command: 'false' }, metadata: { exit: 1.5 } });
+    const { events } = translateText(adapter, lines(record));
+    expect(strip(events)).toEqual([{ type: 'unknown', raw: record.part }]);
+  });
+
+  it('finding 9: two tool_use records with one callID are both reported (each record is a whole call)', () => {
+    const first = tool('bash', { status: 'completed', input: { command: 'rm -rf /important' }, metadata: { exit: 0 } });
+    const second = tool('bash', { status: 'completed', input: { command: 'echo harmless' }, metadata: { exit: 0 } });
+    expect(strip(translateText(adapter, lines(first, second)).events).map((e) => e.command)).toEqual(['rm -rf /important', 'echo harmless']);
   });
 });

@@ -1,13 +1,29 @@
 // OpenCode `run --format json` -> normalized events. Records: step_start, reasoning, text, tool_use, step_finish,
 // error; the session id is on every record, and there is no terminal result (the run ends after a
 // `step_finish` with reason "stop", or an `error` record and exit 1).
+// Every record is read through a zod schema of the fields used here; one that fails it is `unknown`. Each
+// tool_use record is a whole finished call, so none is held back: a repeated callID is reported again, never lost.
+import { z } from 'zod';
 import type { DraftEvent } from '../../shared/events.ts';
 import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
-import { compact, num, obj, str } from '../../shared/translate/json.ts';
+import { compact, obj } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownLine } from '../../shared/translate/best-effort.ts';
+import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
 import { mapToolPart } from './map-opencode-tools.ts';
 import { addStep, emptyTotals, opencodeTokens } from './usage.ts';
+
+const Envelope = z.looseObject({ sessionID: z.string().min(1).optional() });
+const WithPart = z.looseObject({ part: z.looseObject({}) });
+const TextRecord = z.looseObject({ part: z.looseObject({ text: z.string() }) });
+const StepFinish = z.looseObject({ part: z.looseObject({ tokens: z.looseObject({}) }) });
+const ErrorRecord = z.looseObject({
+  error: z.looseObject({
+    name: z.string().optional(),
+    message: z.string().optional(),
+    data: z.looseObject({ message: z.string().optional(), statusCode: z.int().optional() }).optional(),
+  }),
+});
 
 export class OpencodeTranslator implements SessionTranslator {
   private session: string | undefined;
@@ -27,33 +43,41 @@ export class OpencodeTranslator implements SessionTranslator {
 
   line(line: StdoutLine): DraftEvent[] {
     const record = obj(line.json);
-    if (!record) return [unknownLine(line)];
-    this.session = str(record.sessionID) ?? this.session;
-    const part = obj(record.part);
+    const envelope = Envelope.safeParse(record);
+    if (!record || !envelope.success) return [unknownLine(line)];
+    this.session = envelope.data.sessionID ?? this.session;
     switch (record.type) {
       case 'step_start':
-        return part ? [] : [unknownLine(line)]; // a worktree snapshot marker
+        return WithPart.safeParse(record).success ? [] : [unknownLine(line)]; // a worktree snapshot marker
       case 'text':
       case 'reasoning': {
-        const text = str(part?.text);
-        if (text === undefined) return [unknownLine(line)];
+        const parsed = TextRecord.safeParse(record);
+        if (!parsed.success) return [unknownLine(line)];
+        const text = parsed.data.part.text;
         if (record.type === 'text') this.lastText = text;
         return text.length > 0 ? [{ type: record.type === 'text' ? 'agent' : 'reasoning', message: text }] : [];
       }
-      case 'tool_use':
-        return part ? mapToolPart(part, this.cwd) : [unknownLine(line)];
-      case 'step_finish':
-        if (!part || !addStep(this.totals, part)) return [unknownLine(line)];
-        this.rawSteps.push({ tokens: part.tokens, cost: part.cost, reason: part.reason });
-        return [];
+      case 'tool_use': {
+        const parsed = WithPart.safeParse(record);
+        return parsed.success ? mapToolPart(parsed.data.part, this.cwd) : [unknownLine(line)];
+      }
+      case 'step_finish': {
+        const parsed = StepFinish.safeParse(record);
+        if (!parsed.success) return [unknownLine(line)];
+        const { tokens, cost, reason } = parsed.data.part;
+        const unreadable = addStep(this.totals, tokens, cost);
+        this.rawSteps.push({ tokens, cost, reason });
+        return unreadable.length > 0 ? [unreadableUsageWarning('opencode', 'step_finish.part.tokens', unreadable)] : [];
+      }
       case 'error': {
-        const error = obj(record.error);
-        const data = obj(error?.data);
-        const message = str(data?.message) ?? str(error?.message) ?? str(error?.name);
+        const parsed = ErrorRecord.safeParse(record);
+        if (!parsed.success) return [unknownLine(line)];
+        const { error } = parsed.data;
+        const message = error.data?.message ?? error.message ?? error.name;
         if (!message) return [unknownLine(line)];
         this.failed = true;
-        const status = num(data?.statusCode);
-        return [compact({ type: 'error', message, code: status !== undefined ? `http_${status}` : str(error?.name) })];
+        const status = error.data?.statusCode;
+        return [compact({ type: 'error', message, code: status !== undefined ? `http_${status}` : error.name })];
       }
       default:
         return [unknownLine(line)];

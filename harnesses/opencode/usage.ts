@@ -2,10 +2,11 @@
 // are disjoint there: total = input + output + reasoning + cache.read + cache.write). `input` is already
 // non-cached; `output` EXCLUDES reasoning, so normalized output = output + reasoning. `cost` is OpenCode's
 // models.dev list-price estimate (0 for custom models), not a charge: kept in raw usage only.
+// A count that is not a non-negative integer makes its classes null for the session (never 0), named in a warning.
+import { z } from 'zod';
 import type { TokenUsage, UsageShape } from '../../shared/usage.ts';
-import { shapeTokens } from '../../shared/usage.ts';
-import { num, obj } from '../../shared/translate/json.ts';
-import type { JsonObject } from '../../shared/translate/json.ts';
+import { TokenCount, addClassValues, readUsage, shapeReadTokens } from '../../shared/translate/token-counts.ts';
+import type { ClassValues } from '../../shared/translate/token-counts.ts';
 
 export const OPENCODE_USAGE_SHAPE: UsageShape = {
   classes: ['input', 'output', 'cache_read', 'cache_write', 'reasoning'],
@@ -14,32 +15,42 @@ export const OPENCODE_USAGE_SHAPE: UsageShape = {
     'cache.read -> cache_read, cache.write -> cache_write. step cost (models.dev estimate) kept in raw usage.',
 };
 
+export const StepTokens = z.looseObject({ input: TokenCount, output: TokenCount, reasoning: TokenCount, cache: z.looseObject({}) });
+export const StepCache = z.looseObject({ read: TokenCount, write: TokenCount });
+/** The step's list-price estimate in USD. */
+export const StepCost = z.number().nonnegative().optional();
+
 export interface StepTotals {
-  input: number;
-  output: number;
-  reasoning: number;
-  cache_read: number;
-  cache_write: number;
-  cost: number;
+  classes: ClassValues;
+  /** Sum of the steps' estimates; null once one step's cost was unreadable. */
+  cost: number | null;
   steps: number;
 }
 
-export const emptyTotals = (): StepTotals => ({ input: 0, output: 0, reasoning: 0, cache_read: 0, cache_write: 0, cost: 0, steps: 0 });
+export const emptyTotals = (): StepTotals => ({ classes: {}, cost: 0, steps: 0 });
 
-export function addStep(totals: StepTotals, part: JsonObject): boolean {
-  const tokens = obj(part.tokens);
-  if (!tokens) return false;
-  const cache = obj(tokens.cache);
-  totals.input += num(tokens.input) ?? 0;
-  totals.output += num(tokens.output) ?? 0;
-  totals.reasoning += num(tokens.reasoning) ?? 0;
-  totals.cache_read += num(cache?.read) ?? 0;
-  totals.cache_write += num(cache?.write) ?? 0;
-  totals.cost += num(part.cost) ?? 0;
+/** Adds one step's `tokens` and `cost`; returns the dotted names of the fields that failed their schema. */
+export function addStep(totals: StepTotals, tokens: unknown, cost: unknown): string[] {
+  const main = readUsage(StepTokens, tokens);
+  const cache = readUsage(StepCache, main.fields.cache ?? {});
+  const unreadable = [...main.unreadable, ...(main.unreadable.includes('cache') ? [] : cache.unreadable.map((k) => `cache.${k}`))];
+  const field = (key: string, value: number | undefined) => (unreadable.includes(key) || (key.startsWith('cache.') && unreadable.includes('cache')) ? null : value);
+  const output = field('output', main.fields.output);
+  const reasoning = field('reasoning', main.fields.reasoning);
+  totals.classes = addClassValues(totals.classes, {
+    input: field('input', main.fields.input),
+    output: output === null || reasoning === null ? null : (output ?? 0) + (reasoning ?? 0),
+    reasoning,
+    cache_read: field('cache.read', cache.fields.read),
+    cache_write: field('cache.write', cache.fields.write),
+  });
+  const stepCost = StepCost.safeParse(cost);
+  if (!stepCost.success) unreadable.push('cost');
+  totals.cost = totals.cost === null || !stepCost.success ? null : totals.cost + (stepCost.data ?? 0);
   totals.steps += 1;
-  return true;
+  return unreadable;
 }
 
 export function opencodeTokens(t: StepTotals): TokenUsage {
-  return shapeTokens(OPENCODE_USAGE_SHAPE, { input: t.input, output: t.output + t.reasoning, reasoning: t.reasoning, cache_read: t.cache_read, cache_write: t.cache_write });
+  return shapeReadTokens(OPENCODE_USAGE_SHAPE, t.classes);
 }

@@ -1,0 +1,62 @@
+// Pairs tool calls with their results by id without ever losing one (issue 19, finding 9). Harness streams are
+// not always well-formed: an id can be reused while its first call is still open, and a result can arrive before
+// the call it answers. Nothing a harness reports may vanish and nothing is reported twice, so:
+// - a call whose id is still pending displaces the pending call, which the caller reports without an outcome;
+// - a result with no pending call is held, and paired exactly once with the call that later claims its id;
+// - at the end, the calls never answered and the results never claimed are handed back to be reported.
+// Pure bookkeeping: the adapter decides what each displaced, paired or leftover item becomes.
+
+export class PendingCalls<Call, Result> {
+  private readonly calls = new Map<string, Call>();
+  private readonly early = new Map<string, Result>();
+
+  /**
+   * A call opens. `displaced` is the call that was pending under the same id (report it now, without outcome);
+   * `result` is a result that arrived before this call (pair them now: the call is then closed).
+   */
+  open(id: string, call: Call): { displaced?: Call; result?: Result } {
+    const displaced = this.calls.get(id);
+    this.calls.delete(id);
+    const result = this.early.get(id);
+    if (result !== undefined) {
+      this.early.delete(id);
+      return displaced === undefined ? { result } : { displaced, result };
+    }
+    this.calls.set(id, call);
+    return displaced === undefined ? {} : { displaced };
+  }
+
+  /** Replaces a pending call's state (a progress update of the same call); false when no call is pending. */
+  update(id: string, call: Call): boolean {
+    if (!this.calls.has(id)) return false;
+    this.calls.set(id, call);
+    return true;
+  }
+
+  pending(id: string): Call | undefined {
+    return this.calls.get(id);
+  }
+
+  /**
+   * A result arrives. `call` is the pending call it closes; without one the result is held for a later call, and
+   * `displaced` is an earlier held result with the same id (report it now, unpaired).
+   */
+  close(id: string, result: Result): { call?: Call; displaced?: Result } {
+    const call = this.calls.get(id);
+    if (call !== undefined) {
+      this.calls.delete(id);
+      return { call };
+    }
+    const displaced = this.early.get(id);
+    this.early.set(id, result);
+    return displaced === undefined ? {} : { displaced };
+  }
+
+  /** End of the stream: calls never answered and results never claimed, in arrival order; both maps are emptied. */
+  drain(): { calls: Call[]; results: Result[] } {
+    const out = { calls: [...this.calls.values()], results: [...this.early.values()] };
+    this.calls.clear();
+    this.early.clear();
+    return out;
+  }
+}
