@@ -113,6 +113,22 @@ describe('opencode adapter: hostile records (issue 19)', () => {
     expect(summary.result.tokens).toEqual(Object.fromEntries(Object.entries(tokens).map(([k, v]) => [k, sum(v)])));
   });
 
+  it('finding 7: a step_finish whose tokens are unreadable makes the session usage unknown, not a smaller sum', () => {
+    const good = { type: 'step_finish', sessionID: S, part: { reason: 'tool-calls', tokens: { input: 900, output: 68, reasoning: 12, cache: { read: 300, write: 0 } }, cost: 0 } };
+    const bad = { type: 'step_finish', sessionID: S, part: { reason: 'stop', tokens: 'lots', cost: 0 } };
+    const { events, summary } = translateText(adapter, lines(good, bad));
+    expect(events.map((e) => e.type)).toEqual(['unknown', 'warning']);
+    expect(summary.result.tokens).toEqual({ input: null, output: null, reasoning: null, cache_read: null, cache_write: null });
+  });
+
+  it('finding 7: the final answer is the text of the step OpenCode finished with "stop", not whatever text came last', () => {
+    const step = (reason: string) => ({ type: 'step_finish', sessionID: S, part: { reason, tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } } } });
+    const text = (t: string) => ({ type: 'text', sessionID: S, part: { text: t } });
+    const start = { type: 'step_start', sessionID: S, part: {} };
+    expect(translateText(adapter, lines(start, text('Let me look.'), step('tool-calls'))).summary.result.final_text).toBeUndefined();
+    expect(translateText(adapter, lines(start, text('Let me look.'), step('tool-calls'), start, text('Done.'), step('stop'))).summary.result.final_text).toBe('Done.');
+  });
+
   it('finding 8: a float exit code is never emitted: the record is unknown and every event valid', () => {
     const record = tool('bash', { status: 'completed', input: { command: 'false' }, metadata: { exit: 1.5 } });
     const { events } = translateText(adapter, lines(record));

@@ -31,7 +31,9 @@ export class OpencodeTranslator implements SessionTranslator {
   private readonly totals = emptyTotals();
   private readonly rawSteps: JsonObject[] = [];
   private failed = false;
-  private lastText: string | undefined;
+  /** The current step's last text, and the final answer: the text of the step OpenCode finished with "stop". */
+  private stepText: string | undefined;
+  private finalText: string | undefined;
 
   constructor(context: TranslatorContext) {
     this.cwd = context.workdir;
@@ -48,13 +50,15 @@ export class OpencodeTranslator implements SessionTranslator {
     this.session = envelope.data.sessionID ?? this.session;
     switch (record.type) {
       case 'step_start':
-        return WithPart.safeParse(record).success ? [] : [unknownLine(line)]; // a worktree snapshot marker
+        if (!WithPart.safeParse(record).success) return [unknownLine(line)];
+        this.stepText = undefined;
+        return []; // a worktree snapshot marker
       case 'text':
       case 'reasoning': {
         const parsed = TextRecord.safeParse(record);
         if (!parsed.success) return [unknownLine(line)];
         const text = parsed.data.part.text;
-        if (record.type === 'text') this.lastText = text;
+        if (record.type === 'text') this.stepText = text;
         return text.length > 0 ? [{ type: record.type === 'text' ? 'agent' : 'reasoning', message: text }] : [];
       }
       case 'tool_use': {
@@ -63,8 +67,14 @@ export class OpencodeTranslator implements SessionTranslator {
       }
       case 'step_finish': {
         const parsed = StepFinish.safeParse(record);
-        if (!parsed.success) return [unknownLine(line)];
+        if (!parsed.success) {
+          // A step's usage that cannot be read leaves the session's classes unknown, never a smaller sum.
+          const part = obj(record.part);
+          const unreadable = addStep(this.totals, part?.tokens, part?.cost);
+          return [unknownLine(line), unreadableUsageWarning('opencode', 'step_finish.part.tokens', unreadable)];
+        }
         const { tokens, cost, reason } = parsed.data.part;
+        if (reason === 'stop') this.finalText = this.stepText;
         const unreadable = addStep(this.totals, tokens, cost);
         this.rawSteps.push({ tokens, cost, reason });
         return unreadable.length > 0 ? [unreadableUsageWarning('opencode', 'step_finish.part.tokens', unreadable)] : [];
@@ -89,8 +99,9 @@ export class OpencodeTranslator implements SessionTranslator {
       tokens: this.totals.steps > 0 ? opencodeTokens(this.totals) : null,
       raw_usage: this.totals.steps > 0 ? { steps: this.rawSteps, estimated_cost_usd: this.totals.cost } : null,
       reported_cost_usd: null,
-      is_error: this.failed,
-      final_text: this.lastText,
+      // OpenCode prints no verdict of its own: only an error record says how the session went.
+      is_error: this.failed ? true : undefined,
+      final_text: this.finalText,
     };
     if (this.session) result.session_id = this.session;
     return { events: [], result };
