@@ -15,8 +15,8 @@ import { claudeUsage } from './usage.ts';
  * patches, and (2.1.3xx) snapshots of the background task list, whose lifecycle task_started/task_notification
  * already report.
  */
-const SILENT_SYSTEM = new Set(['thinking_tokens', 'status', 'task_updated', 'background_tasks_changed']);
-const SKILL_BASE = /^Base directory for this skill: (.+)$/m;
+export const SILENT_SYSTEM = new Set(['thinking_tokens', 'status', 'task_updated', 'background_tasks_changed']);
+export const SKILL_BASE = /^Base directory for this skill: (.+)$/m;
 
 interface PendingSkill {
   call: ToolCall;

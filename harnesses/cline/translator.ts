@@ -11,8 +11,8 @@ import { unknownLine } from '../../shared/translate/best-effort.ts';
 import { mapClineTool } from './map-cline-tools.ts';
 import { clineTokens } from './usage.ts';
 
-const SILENT_AGENT_EVENTS = new Set(['iteration_start', 'iteration_end', 'usage', 'done', 'content_update']);
-const SILENT_HOOKS = new Set(['tool_call', 'tool_result']);
+export const SILENT_AGENT_EVENTS = new Set(['iteration_start', 'iteration_end', 'usage', 'done', 'content_update']);
+export const SILENT_HOOKS = new Set(['tool_call', 'tool_result']);
 
 export class ClineTranslator implements SessionTranslator {
   private session: string | undefined;

@@ -15,7 +15,7 @@ import { copilotTokens } from './usage.ts';
 export const USAGE_REPORT = 'copilot-usage.json';
 
 /** Progress, streaming deltas and bookkeeping whose content reaches us again in a complete record. */
-const SILENT = new Set([
+export const SILENT = new Set([
   'session.skills_loaded', 'session.mcp_servers_loaded', 'session.tools_updated', 'session.info', 'session.background_tasks_changed',
   'session.model_change', 'user.message', 'assistant.turn_start', 'assistant.turn_end', 'assistant.message_start',
   'assistant.message_delta', 'assistant.reasoning_delta', 'assistant.tool_call_delta', 'assistant.idle', 'model.call_start',
