@@ -68,3 +68,80 @@ describe('droid adapter: tools and invocation', () => {
     expect(manifest.install).toMatchObject({ npm_package: 'droid', platform_package: '@factory/cli-linux-x64', bin_path: 'lib/node_modules/@factory/cli-linux-x64/bin/droid' });
   });
 });
+
+describe('droid adapter: hostile records (issue 19)', () => {
+  const lines = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n');
+  const call = (id: string, command: string) => ({ type: 'tool_call', id, toolId: 'Execute', toolName: 'Execute', parameters: { command } });
+  const result = (id: string, isError: unknown, value = 'out\n[Process exited with code 0]') => ({ type: 'tool_result', id, toolId: 'Execute', isError, value });
+
+  it.each([
+    ['a string isError', 'true'],
+    ['a numeric isError', 42],
+    ['a null isError', null],
+  ])('finding 7: a result with %s is unknown, never a success', (_, isError) => {
+    const bad = result('c', isError);
+    const { events } = translateText(adapter, lines(call('c', 'rm -rf x'), bad));
+    // The call is reported without an outcome at the end; the unreadable result as it came.
+    expect(strip(events)).toEqual([{ type: 'unknown', raw: bad }, { type: 'command', command: 'rm -rf x', tool_name: 'Execute' }]);
+  });
+
+  it.each([
+    ['a numeric command', { type: 'tool_call', id: 'c', toolId: 'Execute', parameters: { command: 7 } }],
+    ['a numeric read path', { type: 'tool_call', id: 'c', toolId: 'Read', parameters: { file_path: 7 } }],
+    ['glob patterns holding a number', { type: 'tool_call', id: 'c', toolId: 'Glob', parameters: { patterns: ['*.ts', 7] } }],
+  ])('finding 7: a call with %s is unknown with the raw call and result', (_, bad) => {
+    const done = result('c', false);
+    const { events } = translateText(adapter, lines(bad, done));
+    expect(strip(events)).toEqual([{ type: 'unknown', raw: { tool_call: bad, tool_result: done } }]);
+  });
+
+  it.each([
+    ['a message without text', { type: 'message', role: 'assistant', text: 5 }],
+    ['a reasoning record with a numeric id', { type: 'reasoning', id: 3, text: 'hm' }],
+    ['an error with a numeric message', { type: 'error', source: 'cli', message: 400 }],
+    ['a numeric session id', { type: 'message', role: 'assistant', text: 'hi', session_id: 9 }],
+  ])('finding 7: %s is unknown', (_, bad) => {
+    expect(strip(translateText(adapter, lines(bad)).events)).toEqual([{ type: 'unknown', raw: bad }]);
+  });
+
+  it.each([
+    ['a string count', 'input_tokens', '9900', { input: null, output: 880, cache_read: 3300, cache_write: 0, reasoning: null }],
+    ['a null count', 'cache_read_input_tokens', null, { input: 9900, output: 880, cache_read: null, cache_write: 0, reasoning: null }],
+    ['a missing count', 'output_tokens', undefined, { input: 9900, output: null, cache_read: 3300, cache_write: 0, reasoning: null }],
+  ])('finding 7: completion usage with %s leaves that class null and a warning names it', (_, field, value, tokens) => {
+    const usage = { input_tokens: 9900, output_tokens: 880, cache_read_input_tokens: 3300, cache_creation_input_tokens: 0, [field]: value };
+    const { events, summary } = translateText(adapter, lines({ type: 'completion', finalText: 'ok', usage }));
+    expect(summary.result.tokens).toEqual(tokens);
+    expect(strip(events)).toEqual([{ type: 'warning', code: 'unreadable_usage', message: expect.stringContaining(`completion.usage.${field} `) }]);
+  });
+
+  it('finding 8: an exit code too large to be an integer is left out, the command kept', () => {
+    const { events } = translateText(adapter, lines(call('c', 'x'), result('c', true, '[Process exited with code 99999999999999999999]')));
+    expect(strip(events)).toEqual([{ type: 'command', command: 'x', is_success: false, tool_name: 'Execute' }]);
+  });
+
+  it.each([
+    [
+      'a second call with a pending id flushes the first without outcome',
+      [call('T1', 'rm -rf /important'), call('T1', 'echo harmless'), result('T1', false)],
+      [{ type: 'command', command: 'rm -rf /important', tool_name: 'Execute' }, { type: 'command', command: 'echo harmless', exit_code: 0, is_success: true, tool_name: 'Execute' }],
+    ],
+    [
+      'a result before its call is held and paired once',
+      [result('a', false), call('a', 'ls')],
+      [{ type: 'command', command: 'ls', exit_code: 0, is_success: true, tool_name: 'Execute' }],
+    ],
+    [
+      'a call printed twice while pending is one call',
+      [call('a', 'ls'), call('a', 'ls'), result('a', false)],
+      [{ type: 'command', command: 'ls', exit_code: 0, is_success: true, tool_name: 'Execute' }],
+    ],
+    [
+      'a result no call claims is reported at the end',
+      [result('z', false)],
+      [{ type: 'unknown', raw: result('z', false) }],
+    ],
+  ])('finding 9: %s', (_, records, expected) => {
+    expect(strip(translateText(adapter, lines(...records)).events)).toEqual(expected);
+  });
+});

@@ -1,17 +1,40 @@
 // Droid `exec -o stream-json` -> normalized events. Records: system/init, message, reasoning (printed twice with
 // the same id: emitted once), tool_call, tool_result, error, completion (terminal; absent after an API error).
+// Every record is read through a zod schema of the fields used here; one that fails it is `unknown`. Calls and
+// results are paired by id (shared/translate/pending-calls.ts): none is lost, none reported twice.
+import { z } from 'zod';
 import type { DraftEvent } from '../../shared/events.ts';
 import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
-import { compact, obj, str } from '../../shared/translate/json.ts';
-import { unknownLine } from '../../shared/translate/best-effort.ts';
-import { droidToolKind, mapDroidCall, unknownCall } from './map-droid-tools.ts';
+import { compact, obj } from '../../shared/translate/json.ts';
+import type { JsonObject } from '../../shared/translate/json.ts';
+import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts';
+import { PendingCalls } from '../../shared/translate/pending-calls.ts';
+import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
+import { ToolResult, droidToolKind, mapDroidCall, subagentName, unknownCall } from './map-droid-tools.ts';
 import type { DroidCall } from './map-droid-tools.ts';
-import { droidTokens } from './usage.ts';
+import { readDroidUsage } from './usage.ts';
+
+const text = z.string();
+const Envelope = z.looseObject({ session_id: text.min(1).optional() });
+const SystemInit = z.looseObject({ cwd: text.optional(), model: text.optional() });
+const Message = z.looseObject({ role: text, text });
+const Reasoning = z.looseObject({ id: text.optional(), text });
+const ToolCall = z.looseObject({ id: text.min(1), toolId: text.min(1).optional(), toolName: text.min(1).optional(), parameters: z.looseObject({}) });
+const ErrorRecord = z.looseObject({ message: text, source: text.optional() });
+const Completion = z.looseObject({ usage: z.looseObject({}).optional(), finalText: text.optional() });
+
+interface HeldResult {
+  result: ToolResult;
+  record: JsonObject;
+}
+
+/** Same id, same tool, same parameters: a call printed again, not a second call. */
+const sameCall = (a: DroidCall, b: DroidCall) => a.tool === b.tool && JSON.stringify(a.parameters) === JSON.stringify(b.parameters);
 
 export class DroidTranslator implements SessionTranslator {
   private session: string | undefined;
   private cwd: string | undefined;
-  private readonly calls = new Map<string, DroidCall>();
+  private readonly calls = new PendingCalls<DroidCall, HeldResult>();
   private readonly reasoningIds = new Set<string>();
   private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
 
@@ -25,56 +48,56 @@ export class DroidTranslator implements SessionTranslator {
 
   line(line: StdoutLine): DraftEvent[] {
     const r = obj(line.json);
-    if (!r) return [unknownLine(line)];
-    this.session = str(r.session_id) ?? this.session;
+    const envelope = Envelope.safeParse(r);
+    if (!r || !envelope.success) return [unknownLine(line)];
+    this.session = envelope.data.session_id ?? this.session;
     switch (r.type) {
-      case 'system':
-        if (r.subtype !== 'init') return [unknownLine(line)];
-        this.cwd = str(r.cwd) ?? this.cwd;
-        this.result.reported_model = str(r.model);
+      case 'system': {
+        const init = SystemInit.safeParse(r);
+        if (r.subtype !== 'init' || !init.success) return [unknownLine(line)];
+        this.cwd = init.data.cwd ?? this.cwd;
+        this.result.reported_model = init.data.model;
         return [];
+      }
       case 'message': {
-        const text = str(r.text);
-        if (text === undefined) return [unknownLine(line)];
-        return r.role === 'assistant' && text.length > 0 ? [{ type: 'agent', message: text }] : []; // user = prompt echo
+        const parsed = Message.safeParse(r);
+        if (!parsed.success) return [unknownLine(line)];
+        const { role, text: message } = parsed.data;
+        if (role === 'user') return []; // the prompt echoed back
+        if (role !== 'assistant') return [unknownLine(line)];
+        return message.length > 0 ? [{ type: 'agent', message }] : [];
       }
       case 'reasoning': {
-        const text = str(r.text);
-        const id = str(r.id);
-        if (text === undefined) return [unknownLine(line)];
-        if (id && this.reasoningIds.has(id)) return []; // the same block is printed twice
-        if (id) this.reasoningIds.add(id);
-        return text.length > 0 ? [{ type: 'reasoning', message: text }] : [];
+        const parsed = Reasoning.safeParse(r);
+        if (!parsed.success) return [unknownLine(line)];
+        const { id, text: message } = parsed.data;
+        if (id !== undefined && this.reasoningIds.has(id)) return []; // the same block is printed twice
+        if (id !== undefined) this.reasoningIds.add(id);
+        return message.length > 0 ? [{ type: 'reasoning', message }] : [];
       }
       case 'tool_call': {
-        const id = str(r.id);
-        const tool = str(r.toolId) ?? str(r.toolName);
-        const parameters = obj(r.parameters);
-        if (!id || !tool || !parameters) return [unknownLine(line)];
-        this.calls.set(id, { id, tool, parameters, record: r });
-        return droidToolKind(tool) === 'subagent' ? [compact({ type: 'orchestration', action: 'subagent_started', subagent_id: id, subagent_name: str(parameters.subagent_type) })] : [];
+        const parsed = ToolCall.safeParse(r);
+        const tool = parsed.data?.toolId ?? parsed.data?.toolName;
+        if (!parsed.success || tool === undefined) return [unknownLine(line)];
+        return this.call({ id: parsed.data.id, tool, parameters: parsed.data.parameters, record: r });
       }
       case 'tool_result': {
-        const id = str(r.id);
-        const call = id ? this.calls.get(id) : undefined;
-        if (!id || !call) return [unknownLine(line)];
-        this.calls.delete(id);
-        if (droidToolKind(call.tool) === 'subagent') {
-          const ok = r.isError !== true;
-          return [compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: id, subagent_name: str(call.parameters.subagent_type), is_success: ok })];
-        }
-        return [mapDroidCall(call, r, this.cwd) ?? unknownCall(call, r)];
+        const parsed = ToolResult.safeParse(r);
+        return parsed.success ? this.toolResult({ result: parsed.data, record: r }) : [unknownLine(line)];
       }
       case 'error': {
-        const message = str(r.message);
-        if (message === undefined) return [unknownLine(line)];
+        const parsed = ErrorRecord.safeParse(r);
+        if (!parsed.success) return [unknownLine(line)];
         this.result.is_error = true;
-        return [compact({ type: 'error', message, code: str(r.source) })];
+        return [compact({ type: 'error', message: parsed.data.message, code: parsed.data.source })];
       }
       case 'completion': {
-        const usage = obj(r.usage);
-        this.result = { ...this.result, tokens: usage ? droidTokens(usage) : null, raw_usage: usage ?? null, final_text: str(r.finalText), is_error: this.result.is_error ?? false };
-        return [];
+        const parsed = Completion.safeParse(r);
+        if (!parsed.success) return [unknownLine(line)];
+        const { usage, finalText } = parsed.data;
+        const read = usage ? readDroidUsage(usage) : undefined;
+        this.result = { ...this.result, tokens: read?.tokens ?? null, raw_usage: usage ?? null, final_text: finalText, is_error: this.result.is_error ?? false };
+        return read && read.unreadable.length > 0 ? [unreadableUsageWarning('droid', 'completion.usage', read.unreadable)] : [];
       }
       default:
         return [unknownLine(line)];
@@ -82,10 +105,40 @@ export class DroidTranslator implements SessionTranslator {
   }
 
   finish(): { events: DraftEvent[]; result: SessionResult } {
-    const events: DraftEvent[] = [];
-    for (const call of this.calls.values()) if (droidToolKind(call.tool) !== 'subagent') events.push(mapDroidCall(call, undefined, this.cwd) ?? unknownCall(call));
-    this.calls.clear();
+    const { calls, results } = this.calls.drain();
+    // Calls that never got a result (a subagent's start was already reported), then results no call claimed.
+    const events = calls.flatMap((call) => this.unanswered(call));
+    for (const held of results) events.push(unknownValue(held.record));
     if (this.session) this.result.session_id = this.session;
     return { events, result: this.result };
+  }
+
+  private call(call: DroidCall): DraftEvent[] {
+    const { displaced, result: early } = this.calls.open(call.id, call);
+    if (displaced && sameCall(displaced, call) && !early) return []; // printed again while pending
+    const out = displaced ? this.unanswered(displaced) : [];
+    if (droidToolKind(call.tool) === 'subagent') out.push(compact({ type: 'orchestration', action: 'subagent_started', subagent_id: call.id, subagent_name: subagentName(call) }));
+    if (early) out.push(...this.answered(call, early));
+    return out;
+  }
+
+  private toolResult(held: HeldResult): DraftEvent[] {
+    const { call, displaced } = this.calls.close(held.result.id, held);
+    // A result before its call is held until the call arrives; one it displaces is reported unpaired.
+    if (!call) return displaced ? [unknownValue(displaced.record)] : [];
+    return this.answered(call, held);
+  }
+
+  private answered(call: DroidCall, { result, record }: HeldResult): DraftEvent[] {
+    if (droidToolKind(call.tool) === 'subagent') {
+      const ok = !result.isError;
+      return [compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: call.id, subagent_name: subagentName(call), is_success: ok })];
+    }
+    return [mapDroidCall(call, result, record, this.cwd) ?? unknownCall(call, record)];
+  }
+
+  private unanswered(call: DroidCall): DraftEvent[] {
+    if (droidToolKind(call.tool) === 'subagent') return [];
+    return [mapDroidCall(call, undefined, undefined, this.cwd) ?? unknownCall(call)];
   }
 }
