@@ -23,10 +23,15 @@ export interface EventWriter {
 
 export function createEventWriter(out: Writable & { isTTY?: boolean }, format: EventFormat, options: { fullReasoning?: boolean } = {}): EventWriter {
   const color = format === 'pretty' && out.isTTY === true && !process.env.NO_COLOR;
-  // Buffer writes: a 100 MB transcript must not turn into millions of tiny syscalls.
+  // Events are written live, but not one syscall each: what is written in one turn of the event loop (a chunk of
+  // harness output translated, a batch of NATS messages) goes out as one write at the end of that turn, or sooner
+  // once 64 KiB are pending. A consumer on a pipe sees each event as soon as the turn that made it ends.
   let pending: string[] = [];
   let pendingBytes = 0;
+  let scheduled: NodeJS.Immediate | undefined;
   const flush = () => {
+    if (scheduled) clearImmediate(scheduled);
+    scheduled = undefined;
     if (pending.length === 0) return;
     out.write(pending.join(''));
     pending = [];
@@ -36,6 +41,7 @@ export function createEventWriter(out: Writable & { isTTY?: boolean }, format: E
     pending.push(text);
     pendingBytes += text.length;
     if (pendingBytes > 64 * 1024) flush();
+    else scheduled ??= setImmediate(flush);
   };
   return {
     event(event) {

@@ -1,0 +1,84 @@
+// The NDJSON writer behind `tcab run --json`, `tcab events follow|tail --json`, `tcab translate` and the driver's
+// pod log: live on a pipe, yet one write per event-loop turn rather than one per event.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { createEventWriter } from './event-writer.ts';
+import type { HarnessEvent } from '../../shared/events.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'tcab-event-writer-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const agent = (message: string): HarnessEvent => ({ type: 'agent', timestamp: '2026-01-01T00:00:00.000Z', message });
+
+describe('createEventWriter', () => {
+  it('finding 5: a consumer reading the NDJSON pipe sees an event before the writer goes on', async () => {
+    // A writer in its own process, on a real pipe: one event, then it waits for the consumer's go-ahead file.
+    const gate = join(dir, 'gate');
+    const writer = join(dir, 'writer.ts');
+    writeFileSync(
+      writer,
+      `import { existsSync } from 'node:fs';
+import { createEventWriter } from ${JSON.stringify(join(import.meta.dirname, 'event-writer.ts'))};
+const writer = createEventWriter(process.stdout, 'json');
+writer.event(${JSON.stringify(agent('first'))});
+await new Promise((resolve) => { const poll = setInterval(() => existsSync(${JSON.stringify(gate)}) && (clearInterval(poll), resolve(undefined)), 10); });
+writer.event(${JSON.stringify(agent('second'))});
+await writer.close();
+`,
+    );
+    const child = spawn(process.execPath, [writer], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let received = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (received += text));
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    try {
+      await vi.waitFor(() => expect(received).toBe(`${JSON.stringify(agent('first'))}\n`), { timeout: 20_000, interval: 10 });
+      writeFileSync(gate, '');
+      expect(await exited).toBe(0);
+      expect(received.trim().split('\n').map((l) => (JSON.parse(l) as { message: string }).message)).toEqual(['first', 'second']);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('writes what one turn of the event loop produced as one write, in order', async () => {
+    const writes: string[] = [];
+    const out = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        writes.push(chunk.toString());
+        done();
+      },
+    });
+    const writer = createEventWriter(out, 'json');
+    for (let i = 0; i < 100; i++) writer.event(agent(`turn one ${i}`));
+    expect(writes).toEqual([]); // still this turn
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toHaveLength(1);
+    writer.event(agent('turn two'));
+    await writer.close();
+    expect(writes).toHaveLength(2);
+    expect(writes.join('').trim().split('\n').map((l) => (JSON.parse(l) as { message: string }).message)).toEqual([...Array.from({ length: 100 }, (_, i) => `turn one ${i}`), 'turn two']);
+  });
+
+  it('a turn producing more than 64 KiB writes in 64 KiB pieces, not one huge buffer', () => {
+    const writes: number[] = [];
+    const out = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        writes.push(chunk.length);
+        done();
+      },
+    });
+    const writer = createEventWriter(out, 'json');
+    const line = agent('x'.repeat(1000));
+    for (let i = 0; i < 1000; i++) writer.event(line);
+    const lineBytes = JSON.stringify(line).length + 1;
+    expect(writes.length).toBeGreaterThan(10);
+    for (const bytes of writes) {
+      expect(bytes).toBeGreaterThan(64 * 1024);
+      expect(bytes).toBeLessThanOrEqual(64 * 1024 + lineBytes);
+    }
+  });
+});
