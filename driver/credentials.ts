@@ -2,10 +2,12 @@
 // injected under the harness's variable only; subscription files are copied into the run user's fresh HOME at the
 // CLI's paths (mode 0600), from the user's home (workstation) or a mounted directory keyed by basename (the
 // operator's Secret in a driver Pod). Nothing is ever written to the test-case workspace, and the copies (with
-// any refresh the CLI writes) are discarded with the run's HOME.
+// any refresh the CLI writes) are discarded with the run's HOME. The copy never follows a link the run user planted
+// in HOME (confined-fs.ts).
 import { existsSync } from 'node:fs';
-import { chown, copyFile, chmod, mkdir, readFile } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { basename, join, relative, resolve } from 'node:path';
+import { writeConfinedFile } from './confined-fs.ts';
 import type { AvailableAuthResolution } from '../shared/auth.ts';
 
 export type CredentialSource = { kind: 'home'; home: string } | { kind: 'mounted'; dir: string };
@@ -68,15 +70,10 @@ export async function materializeCredentials(
     if (relative(home, target).startsWith('..')) throw new CredentialError(`credential path ${homeRelative} escapes the run home`);
     const from = sourcePath(options.source, homeRelative);
     if (!existsSync(from)) throw new CredentialError(`credential file ${from} is missing`);
-    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
-    await copyFile(from, target);
-    await chmod(target, 0o600);
-    if (options.runUid !== undefined) {
-      const gid = options.runGid ?? options.runUid;
-      for (let dir = dirname(target); dir.startsWith(home) && dir !== home; dir = dirname(dir)) await chown(dir, options.runUid, gid);
-      await chown(target, options.runUid, gid);
-    }
-    secrets.push(...tokenLikeValues(await readFile(target, 'utf8')));
+    // The source is the operator's; the run HOME is the run user's (the install ran there): confined write.
+    const content = await readFile(from);
+    await writeConfinedFile(home, relative(home, target), content, { mode: 0o600, dirMode: 0o700, owner: { uid: options.runUid, gid: options.runGid } });
+    secrets.push(...tokenLikeValues(content.toString('utf8')));
     files.push(target);
   }
   return { env: {}, secrets, files };

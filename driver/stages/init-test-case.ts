@@ -1,15 +1,17 @@
 // init_test_case: the workspace is seeded from the test case and its init command runs as the run user.
-// Reported only when the run defines a test case (spec).
+// Reported only when the run defines a test case (spec). Entries the copy skipped (see test-case.ts) are a warning.
 import type { TestCase } from '../../shared/run.ts';
 import { runProcess } from '../process.ts';
-import { seedWorkspace } from '../test-case.ts';
+import { seedWorkspace, skippedMessage } from '../test-case.ts';
 import { OutputTail, StageFailure, stage } from './context.ts';
 import type { StageContext } from './context.ts';
 
 export async function initTestCase(ctx: StageContext, testCase: TestCase): Promise<void> {
   await stage(ctx, 'init_test_case', `preparing the workspace${testCase.init ? ' and running the init command' : ''}`, async () => {
     const env = { ...ctx.baseEnv };
-    const seeded = await seedWorkspace(testCase, { workspace: ctx.dirs.workspace, user: ctx.user, env, deadline: ctx.deadline });
+    const { message, skipped } = await seedWorkspace(testCase, { workspace: ctx.dirs.workspace, user: ctx.user, env, deadline: ctx.deadline });
+    const seeded = skipped.length > 0 ? `${message}; skipped ${skipped.length} entr${skipped.length === 1 ? 'y' : 'ies'}` : message;
+    if (skipped.length > 0) ctx.emit({ type: 'warning', timestamp: ctx.clock.now().toISOString(), message: skippedMessage(skipped), code: 'test_case_entries_skipped' });
     if (!testCase.init) return { value: undefined, message: seeded };
     const tail = new OutputTail();
     const outcome = await runProcess({

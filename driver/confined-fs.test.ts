@@ -1,0 +1,84 @@
+import { linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfinementError, MAX_DEPTH, confinedSegments, removeConfinedTree, writeConfinedFile } from './confined-fs.ts';
+import { treeSnapshot } from '../test/support/tree-snapshot.ts';
+
+let sandbox: string;
+let root: string;
+let outside: string;
+beforeEach(() => {
+  sandbox = mkdtempSync(join(tmpdir(), 'tcab-confined-'));
+  root = join(sandbox, 'root');
+  outside = join(sandbox, 'outside');
+  mkdirSync(root);
+  mkdirSync(outside);
+  writeFileSync(join(outside, 'victim'), 'victim content', { mode: 0o600 });
+});
+afterEach(() => rmSync(sandbox, { recursive: true, force: true }));
+
+const outsideSnapshot = () => treeSnapshot(outside);
+
+describe('writeConfinedFile', () => {
+  it('makes missing directories and writes the file with its mode', async () => {
+    await writeConfinedFile(root, 'a/b/c.txt', 'hello', { mode: 0o640, dirMode: 0o750, owner: {} });
+    expect(readFileSync(join(root, 'a/b/c.txt'), 'utf8')).toBe('hello');
+    expect(lstatSync(join(root, 'a/b/c.txt')).mode & 0o777).toBe(0o640);
+    expect(lstatSync(join(root, 'a/b')).mode & 0o777).toBe(0o750);
+  });
+
+  it('replaces a planted symlink in the last component: its target keeps its content', async () => {
+    const before = outsideSnapshot();
+    symlinkSync(join(outside, 'victim'), join(root, 'settings.json'));
+    await writeConfinedFile(root, 'settings.json', 'ours', { owner: {} });
+    expect(lstatSync(join(root, 'settings.json')).isFile()).toBe(true);
+    expect(readFileSync(join(root, 'settings.json'), 'utf8')).toBe('ours');
+    expect(outsideSnapshot()).toEqual(before);
+  });
+
+  it('replaces a planted hard link instead of writing through it', async () => {
+    linkSync(join(outside, 'victim'), join(root, 'hard.json'));
+    await writeConfinedFile(root, 'hard.json', 'ours', { owner: {} });
+    expect(readFileSync(join(outside, 'victim'), 'utf8')).toBe('victim content');
+    expect(lstatSync(join(root, 'hard.json')).nlink).toBe(1);
+  });
+
+  it('refuses a symlinked parent directory and writes nothing through it', async () => {
+    const before = outsideSnapshot();
+    symlinkSync(outside, join(root, '.claude'));
+    await expect(writeConfinedFile(root, '.claude/settings.json', 'x', { owner: {} })).rejects.toThrow(ConfinementError);
+    expect(outsideSnapshot()).toEqual(before);
+  });
+
+  it('refuses a root that is itself a symlink, and paths that leave the root', async () => {
+    symlinkSync(outside, join(sandbox, 'linked-root'));
+    await expect(writeConfinedFile(join(sandbox, 'linked-root'), 'x', 'x', { owner: {} })).rejects.toThrow(ConfinementError);
+    for (const path of ['../x', 'a/../../x', '/etc/x', '', '.']) expect(() => confinedSegments(path)).toThrow(ConfinementError);
+    expect(readdirSync(outside)).toEqual(['victim']);
+  });
+});
+
+describe('removeConfinedTree', () => {
+  it('removes links, never what they point to, at any depth', async () => {
+    const before = outsideSnapshot();
+    mkdirSync(join(root, 'a/b'), { recursive: true });
+    writeFileSync(join(root, 'a/b/file'), 'x');
+    symlinkSync(outside, join(root, 'a/dir-link'));
+    symlinkSync(join(outside, 'victim'), join(root, 'a/b/file-link'));
+    linkSync(join(outside, 'victim'), join(root, 'hard'));
+    expect(await removeConfinedTree(root)).toEqual([]);
+    expect(existsSync(root)).toBe(false);
+    // The hard link's count went back down; nothing else outside changed.
+    expect(outsideSnapshot()).toEqual(before);
+  });
+
+  it(`leaves directories nested deeper than ${MAX_DEPTH} levels and names them`, async () => {
+    const deep = join(root, ...Array.from({ length: MAX_DEPTH + 2 }, () => 'd'));
+    mkdirSync(deep, { recursive: true });
+    const left = await removeConfinedTree(root);
+    expect(left).toHaveLength(1);
+    expect(left[0]).toMatch(new RegExp(`nested deeper than ${MAX_DEPTH} levels`));
+    expect(existsSync(root)).toBe(true);
+  });
+});
