@@ -1,12 +1,21 @@
 // A run's private directories: a fresh HOME for the run user, the test-case workspace, and the per-run install
-// prefix. All live under one root that teardown removes. The npm cache is shared between runs (it only holds
-// published tarballs) so the "newest release" install stays fast after the first run on a machine.
-import { chmod, chown, mkdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+// prefix. All live under one root, `<base>/runs/<run id>`, that the run creates (an existing one is refused: it
+// belongs to another run) and teardown removes. The npm cache is shared between runs (it only holds published
+// tarballs) so the "newest release" install stays fast after the first run on a machine.
+//
+// The run id is checked against its grammar (shared/run-id.ts) before any path is built from it, so `''`, `..`
+// or `a/b` can never name runs/ itself or a directory outside it. Removal refuses a root that does not resolve to
+// `<base>/runs/<id>` and never follows a symlink inside it (confined-fs.ts).
+import { chmod, chown, lstat, mkdir, realpath, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { tmpdir } from 'node:os';
+import { isRunId, parseRunId } from '../shared/run-id.ts';
 import type { RunUser } from './process.ts';
+import { removeConfinedTree } from './confined-fs.ts';
 
 export interface RunDirs {
+  /** `<base>/runs`: the parent of every run's root. */
+  runs: string;
   root: string;
   home: string;
   /** TMPDIR for every child: harness temp files (error reports, caches) go with the run. */
@@ -20,15 +29,18 @@ export function defaultRunBase(env: Readonly<Record<string, string | undefined>>
   return env.TCAB_RUN_ROOT || join(tmpdir(), 'tcab');
 }
 
+/** The run root or one of its directories: made here (never an existing one), owned by the run user. */
 async function ownedDir(path: string, user: RunUser, mode = 0o700): Promise<void> {
-  await mkdir(path, { recursive: true, mode });
+  await mkdir(path, { mode });
   if (user.uid !== undefined) await chown(path, user.uid, user.gid ?? user.uid);
 }
 
 /** Where a run's directories are (pure: the offline stub needs the workspace path before they exist). */
 export function runDirsFor(base: string, runId: string, user: RunUser = {}, npmCache?: string): RunDirs {
-  const root = join(base, 'runs', runId);
+  const runs = join(base, 'runs');
+  const root = join(runs, parseRunId(runId, 'run id'));
   return {
+    runs,
     root,
     home: join(root, 'home'),
     tmp: join(root, 'tmp'),
@@ -38,21 +50,53 @@ export function runDirsFor(base: string, runId: string, user: RunUser = {}, npmC
   };
 }
 
+export class RunDirsError extends Error {
+  override name = 'RunDirsError';
+}
+
 export async function createRunDirs(base: string, runId: string, user: RunUser, npmCache?: string): Promise<RunDirs> {
   const dirs = runDirsFor(base, runId, user, npmCache);
-  await mkdir(join(base, 'runs'), { recursive: true, mode: 0o755 });
+  await mkdir(dirs.runs, { recursive: true, mode: 0o755 });
   if (user.uid !== undefined) {
     // The run user must be able to traverse to its own directories; a private base (e.g. a mkdtemp dir) is not.
-    for (const dir of [base, join(base, 'runs')]) {
+    for (const dir of [base, dirs.runs]) {
       const { mode } = await stat(dir);
       if ((mode & 0o001) === 0) await chmod(dir, (mode & 0o7777) | 0o711);
     }
   }
-  await ownedDir(dirs.root, user);
-  for (const dir of [dirs.home, dirs.tmp, dirs.workspace, dirs.prefix, dirs.npmCache]) await ownedDir(dir, user);
+  try {
+    await ownedDir(dirs.root, user);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new RunDirsError(`run directory ${dirs.root} already exists: run id "${runId}" is taken by another run`, { cause: error });
+    throw error;
+  }
+  try {
+    for (const dir of [dirs.home, dirs.tmp, dirs.workspace, dirs.prefix]) await ownedDir(dir, user);
+    await mkdir(dirs.npmCache, { recursive: true, mode: 0o700 });
+    if (user.uid !== undefined) await chown(dirs.npmCache, user.uid, user.gid ?? user.uid);
+  } catch (error) {
+    await removeConfinedTree(dirs.root).catch(() => undefined);
+    throw error;
+  }
   return dirs;
 }
 
+/**
+ * Removes the run's root and everything the run put in it. Refuses (RunDirsError) a root that is a symlink or does
+ * not resolve to `<runs>/<its own name>`; throws when something could not be removed, naming it.
+ */
 export async function removeRunDirs(dirs: RunDirs): Promise<void> {
-  await rm(dirs.root, { recursive: true, force: true, maxRetries: 3 });
+  let info;
+  try {
+    info = await lstat(dirs.root);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  const id = basename(dirs.root);
+  const resolvesInside = isRunId(id) && dirs.root === join(dirs.runs, id) && (await realpath(dirs.root)) === join(await realpath(dirs.runs), id);
+  if (!info.isDirectory() || !resolvesInside) throw new RunDirsError(`refusing to remove ${dirs.root}: it does not resolve to a run directory under ${dirs.runs}`);
+  const left = await removeConfinedTree(dirs.root);
+  if (left.length > 0) throw new RunDirsError(`could not remove ${left.length} entr${left.length === 1 ? 'y' : 'ies'} of ${dirs.root}: ${left.slice(0, 10).join(', ')}`);
 }
+

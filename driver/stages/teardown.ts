@@ -1,7 +1,7 @@
 // teardown: the run's processes are already reaped group by group (runProcess); what escaped its group (a daemon
 // in its own session) is found by the run's HOME in its environment and killed. Then the run user's HOME
 // (including credential copies the CLI refreshed), the workspace and the install prefix are removed unless the
-// user asked to keep them for inspection.
+// user asked to keep them for inspection: only the run's own directory, never through a symlink (run-dirs.ts).
 import { killLeftovers } from '../leftovers.ts';
 import { removeRunDirs } from '../run-dirs.ts';
 import { stage } from './context.ts';

@@ -1,0 +1,37 @@
+// A run id names one run everywhere at once: a directory under TCAB_RUN_ROOT/runs, a NATS subject token
+// (`tcab.run.<id>.>`), a Nats-Msg-Id prefix and a header value. So it has one grammar, checked at every entry
+// point (`tcab run --run-id`, TCAB_RUN_ID, `tcab events follow <id>`), and is never rewritten into something
+// else: two different ids can never share a directory or a subject.
+//
+// Grammar: 1-200 characters of [A-Za-z0-9_-], starting with a letter or digit. That excludes '.', '..', '/',
+// whitespace, '*' and '>' (NATS wildcards), and the empty string; 200 leaves room under the 255-byte file-name
+// limit and keeps subjects short.
+import { z } from 'zod';
+import { InvalidInputError } from './errors.ts';
+
+export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,199}$/;
+export const RUN_ID_GRAMMAR = '1-200 characters of letters, digits, "-" and "_", starting with a letter or digit';
+
+export const RunId = z.string().regex(RUN_ID_PATTERN, `a run id must be ${RUN_ID_GRAMMAR}`);
+export type RunId = z.infer<typeof RunId>;
+
+export function isRunId(value: string): boolean {
+  return RUN_ID_PATTERN.test(value);
+}
+
+/** Returns the id unchanged, or throws an InvalidInputError naming where it came from (`--run-id`, `TCAB_RUN_ID`). */
+export function parseRunId(value: string, field: string): RunId {
+  if (isRunId(value)) return value;
+  const shown = JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+  throw new InvalidInputError(field, `${shown} is not a run id: a run id is ${RUN_ID_GRAMMAR}`);
+}
+
+/**
+ * The run id of a Run object. Kubernetes namespaces are DNS labels (no '.' or '_') and names are DNS subdomains
+ * (no '_'), so `<namespace>_<name with '.' as '_'>` is injective: the first '_' ends the namespace, every later
+ * one was a '.'. Returns undefined when the result breaks the grammar (a name too long); the caller rejects the Run.
+ */
+export function clusterRunIdOf(namespace: string, name: string): RunId | undefined {
+  const id = `${namespace}_${name.replaceAll('.', '_')}`;
+  return isRunId(id) ? id : undefined;
+}
