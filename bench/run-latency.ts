@@ -84,7 +84,7 @@ export async function benchRunLatency(runs = 5, log: (m: string) => void = () =>
       const abort = new AbortController();
       const arrivals: { at: number; item: StreamItem }[] = [];
       const reading = (async () => {
-        for await (const item of readRunStream({ servers: nats.url, runId: `${ns}-${name}`, replay: true, untilResult: true, signal: abort.signal })) arrivals.push({ at: Date.now(), item });
+        for await (const item of readRunStream({ servers: nats.url, runId: `${ns}_${name}`, replay: true, untilResult: true, signal: abort.signal })) arrivals.push({ at: Date.now(), item });
       })();
       const applied = Date.now(); // the apiserver create is what `kubectl apply` does
       await custom.createNamespacedCustomObject({ group: 'tcab.dev', version: 'v1alpha1', namespace: ns, plural: 'runs', body: { apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name }, spec: { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'say hi', maxRuntimeSeconds: 120 } } });

@@ -1,15 +1,18 @@
 // NATS subject names: the one place that knows them. Layout lets a consumer take one run
 // (`tcab.run.<run>.>`), all runs (`tcab.run.>`), or one event type across runs (`tcab.run.*.event.<type>`).
 import type { HarnessEventType } from './events.ts';
+import { parseRunId } from './run-id.ts';
 
 export const STREAM_NAME = 'TCAB_RUNS';
 export const ALL_RUNS_SUBJECT = 'tcab.run.>';
 
-/** A run id as a single subject token: NATS tokens cannot hold '.', '*', '>' or whitespace. */
+/**
+ * A run id as a single subject token. The run id grammar (run-id.ts) already excludes what a token cannot hold
+ * ('.', '*', '>', whitespace), so the id is used unchanged; anything else is refused, never rewritten: rewriting
+ * would let two ids share a subject (`x.y` and `x y` both became `x_y`).
+ */
 export function runToken(runId: string): string {
-  const token = runId.replace(/[^A-Za-z0-9_-]/g, '_');
-  if (token.length === 0) throw new Error('run id must not be empty');
-  return token;
+  return parseRunId(runId, 'run id');
 }
 
 export const eventSubject = (runId: string, type: HarnessEventType) => `tcab.run.${runToken(runId)}.event.${type}`;

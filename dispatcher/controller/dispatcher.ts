@@ -29,7 +29,8 @@ import type { DispatcherConfig } from '../config.ts';
 import { clusterAvailability } from '../pods/availability.ts';
 import { configuredSecretNames, secretMetadataInformer } from '../kube/metadata-only.ts';
 import { PooledKubeConfig } from '../kube/pooled-config.ts';
-import { buildDriverPod, clusterRunId, driverPodName, eventsSubject, RUN_LABEL } from '../pods/driver-pod.ts';
+import { buildDriverPod, clusterRunId, clusterRunIdProblem, driverPodName, eventsSubject, RUN_LABEL } from '../pods/driver-pod.ts';
+import { clusterRunIdOf } from '../../shared/run-id.ts';
 import { isFinal, nextStatus } from '../status/transitions.ts';
 import { POD_DELETED, podDisruption } from '../status/pod-disruption.ts';
 import type { Disruption } from '../status/pod-disruption.ts';
@@ -184,7 +185,11 @@ export class Dispatcher {
 
   private async reconcile(): Promise<void> {
     const runs = this.runs.list();
-    const byRunId = new Map(runs.map((r) => [clusterRunId(this.ref(r)), r]));
+    // A Run whose name cannot be a run id has no results to match (it is refused at its claim).
+    const byRunId = new Map(runs.flatMap((r) => {
+      const id = clusterRunIdOf(r.metadata!.namespace!, r.metadata!.name!);
+      return id === undefined ? [] : [[id, r] as const];
+    }));
     // Results first: they end Runs and free slots for this pass's claims.
     for (const [runId, { result, ack, since }] of this.pendingResults) {
       const run = byRunId.get(runId);
@@ -320,6 +325,10 @@ export class Dispatcher {
       return;
     }
     const spec = parsed.data;
+    if (clusterRunIdOf(run.metadata!.namespace!, run.metadata!.name!) === undefined) {
+      await this.observe(run, { kind: 'unavailable', reason: `invalid metadata.name: ${clusterRunIdProblem(this.ref(run))}`, at: at() });
+      return;
+    }
     let auth;
     try {
       auth = spec.harness === 'gg' ? ggDescriptor(spec.model).auth : getHarness(spec.harness).manifest.auth;

@@ -51,6 +51,17 @@ describe('buildDriverPod', () => {
   });
 });
 
+describe('clusterRunId', () => {
+  it('finding 10: is `<namespace>_<name with . as _>`, unchanged in the driver env and events subject; a name too long is refused naming metadata.name', () => {
+    expect(clusterRunId(run)).toBe('evals_fix-bug-17');
+    expect(clusterRunId({ ...run, namespace: 'a-b', name: 'c' })).not.toBe(clusterRunId({ ...run, namespace: 'a', name: 'b-c' }));
+    expect(clusterRunId({ ...run, name: 'fix.bug.17' })).toBe('evals_fix_bug_17');
+    const tooLong = { ...run, name: 'x'.repeat(200) };
+    expect(() => clusterRunId(tooLong)).toThrow(InvalidInputError);
+    expect(() => clusterRunId(tooLong)).toThrow(/^metadata\.name: "evals\/x+" cannot be a run id/);
+  });
+});
+
 describe('clusterAvailability (Secret metadata only)', () => {
   it('prefers the subscription Secret when it exists', () => {
     expect(clusterAvailability(claudeAuth, spec, config, new Set(['claude-subscription', 'provider-keys']), {})).toMatchObject({ available: true, mode: 'subscription' });

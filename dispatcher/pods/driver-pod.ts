@@ -6,7 +6,9 @@
 import type { V1EnvVar, V1Pod, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { RunSpec } from '../../shared/run.ts';
 import type { DispatcherConfig } from '../config.ts';
-import { runToken, runSubjects } from '../../shared/subjects.ts';
+import { runSubjects } from '../../shared/subjects.ts';
+import { RUN_ID_GRAMMAR, clusterRunIdOf } from '../../shared/run-id.ts';
+import { InvalidInputError } from '../../shared/errors.ts';
 
 export const RUN_LABEL = 'tcab.dev/run';
 export const HARNESS_LABEL = 'tcab.dev/harness';
@@ -24,9 +26,20 @@ export function driverPodName(run: RunRef): string {
   return base.length <= 63 ? base : `${base.slice(0, 54)}-${run.uid.replace(/-/g, '').slice(0, 8)}`;
 }
 
-/** The id a run has in NATS subjects and events: namespace and name, unique in the cluster. */
+/**
+ * The id a run has in NATS subjects, events and its driver's directories: `<namespace>_<name with . as _>`
+ * (clusterRunIdOf: injective, so two Runs never share a stream). Throws (InvalidInputError naming metadata.name)
+ * when the name is too long for the run id grammar; the dispatcher refuses such a Run before claiming it.
+ */
 export function clusterRunId(run: RunRef): string {
-  return runToken(`${run.namespace}-${run.name}`);
+  const id = clusterRunIdOf(run.namespace, run.name);
+  if (id === undefined) throw new InvalidInputError('metadata.name', clusterRunIdProblem(run));
+  return id;
+}
+
+/** Why a Run cannot have a run id (its namespace and name together are too long), for its status message. */
+export function clusterRunIdProblem(run: Pick<RunRef, 'namespace' | 'name'>): string {
+  return `"${run.namespace}/${run.name}" cannot be a run id: "<namespace>_<name>" must be ${RUN_ID_GRAMMAR} (this one has ${run.namespace.length + 1 + run.name.length}); use a shorter name`;
 }
 
 export function eventsSubject(run: RunRef): string {

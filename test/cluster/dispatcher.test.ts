@@ -153,7 +153,7 @@ describe('dispatcher (test control plane + NATS)', () => {
     const stageOf = (i: StreamItem) => (i.kind === 'event' && i.event.type === 'system' ? `${i.event.stage}:${i.event.status}` : '');
     // teardown twice: the driver's own (run home and workspace) and the dispatcher's (the Pod deleted).
     const podDeleted = (i: StreamItem) => i.kind === 'event' && i.event.type === 'system' && i.event.stage === 'teardown' && i.event.status === 'completed' && /driver pod .* deleted/.test(i.event.message ?? '');
-    const events = await readRunUntil(nats.url, `${ns}-gg-hello`, (all) => all.some(podDeleted), 30_000);
+    const events = await readRunUntil(nats.url, `${ns}_gg-hello`, (all) => all.some(podDeleted), 30_000);
     expect(events.map(stageOf)).toEqual(expect.arrayContaining(['pull_image:started', 'pull_image:completed', 'start_container:started', 'start_container:completed', 'probe_harness:completed', 'teardown:started', 'teardown:completed']));
     // The Pod's start (published by the dispatcher) precedes everything the driver published (it held its messages).
     const firstDriverEvent = events.findIndex((i) => i.kind === 'event' && i.seq > 0);
@@ -279,7 +279,7 @@ describe('dispatcher (test control plane + NATS)', () => {
       expect(byName('driver-deleted')).toMatchObject({ phase: 'Failed', outcome: 'infrastructure_failed', message: 'the driver pod was deleted before the run finished', harnessVersion: '0.1.0' });
       // The drivers themselves said "cancelled" (SIGTERM): the dispatcher is the one that knows better.
       for (const name of Object.keys(prompts)) {
-        const items = await readRunUntil(nats.url, `${ns}-${name}`, (all) => all.some((i) => i.kind === 'result'), 30_000);
+        const items = await readRunUntil(nats.url, `${ns}_${name}`, (all) => all.some((i) => i.kind === 'result'), 30_000);
         expect(items.find((i) => i.kind === 'result')).toMatchObject({ result: { outcome: 'cancelled' } });
       }
     } finally {

@@ -70,7 +70,7 @@ describe('helm install -> kubectl apply Run -> NATS subscriber', () => {
     expect(done!.status).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded', harnessVersion: '0.1.0', canonicalModel: 'anthropic/claude-sonnet-4.5' });
     expect(done!.status!.comparableCostUsd).toBeGreaterThan(0);
     // A subscriber that comes late still gets the whole run from the stream.
-    const items = await readRunUntil(nats.url, `${ns}-hello`, (all) => all.some((i) => i.kind === 'result'), 30_000);
+    const items = await readRunUntil(nats.url, `${ns}_hello`, (all) => all.some((i) => i.kind === 'result'), 30_000);
     const types = new Set(items.filter((i) => i.kind === 'event').map((i) => (i.kind === 'event' ? i.event.type : '')));
     expect([...types]).toEqual(expect.arrayContaining(['system', 'write', 'agent']));
     expect(JSON.stringify(items)).not.toContain(CANARY);
@@ -89,7 +89,7 @@ describe('helm install -> kubectl apply Run -> NATS subscriber', () => {
     const spec = { harness: 'claude', model: 'claude-sonnet-4-5', prompt: 'Say hello.', maxRuntimeSeconds: 300, testCase: { source: { files: [{ path: 'README.md', content: '# scratch\n' }] }, init: 'echo ready > .initialized' } };
     expect((await kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify({ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name: 'claude-hello' }, spec }))).code).toBe(0);
     // `tcab events follow` from the start: replays, follows live, stops at the result; exit status = outcome.
-    const follow = await run(process.execPath, [join(ROOT, 'cli/main.ts'), 'events', 'follow', `${ns}-claude-hello`, '--nats', nats.url, '--json'], { encoding: 'utf8', timeout: 300_000, maxBuffer: 64 << 20 }).catch((error: { stdout: string; stderr: string; code: number }) => error);
+    const follow = await run(process.execPath, [join(ROOT, 'cli/main.ts'), 'events', 'follow', `${ns}_claude-hello`, '--nats', nats.url, '--json'], { encoding: 'utf8', timeout: 300_000, maxBuffer: 64 << 20 }).catch((error: { stdout: string; stderr: string; code: number }) => error);
     const events = follow.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; stage?: string; status?: string });
     const stages = events.filter((e) => e.type === 'system').map((e) => `${e.stage}:${e.status}`);
     const order = ['pull_image:completed', 'start_container:completed', 'install_harness:completed', 'probe_harness:completed', 'init_test_case:completed', 'teardown:completed'];
