@@ -14,6 +14,7 @@ import { TerminalSink } from './sinks/terminal.ts';
 import { NatsSink } from './sinks/nats.ts';
 import type { EventSink } from './sinks/sink.ts';
 import { newRunId } from './run-id.ts';
+import { parseRunId } from '../shared/run-id.ts';
 
 export const DEFAULT_CREDENTIALS_DIR = '/var/run/tcab/credentials';
 
@@ -40,7 +41,14 @@ export async function driverMain(env: NodeJS.ProcessEnv = process.env): Promise<
     process.stderr.write(`tcab-driver: ${(error as Error).message}\n`);
     return EXIT.usage;
   }
-  const runId = env.TCAB_RUN_ID || newRunId();
+  let runId: string;
+  try {
+    // Set (even empty) means the caller chose it: it must follow the grammar; unset means a fresh one.
+    runId = env.TCAB_RUN_ID === undefined ? newRunId() : parseRunId(env.TCAB_RUN_ID, 'TCAB_RUN_ID');
+  } catch (error) {
+    process.stderr.write(`tcab-driver: ${(error as Error).message}\n`);
+    return EXIT.usage;
+  }
   const sinks: EventSink[] = [new TerminalSink(process.stdout, { format: 'json', resultFile: env.TCAB_RESULT_FILE || undefined })];
   const natsSecrets = [env.TCAB_NATS_PASSWORD, env.TCAB_NATS_TOKEN].filter((s): s is string => Boolean(s));
   if (env.TCAB_NATS_URL) {

@@ -20,6 +20,8 @@ import { SecretScrubber } from './scrub.ts';
 import { childBaseEnv, proxySecrets } from './child-env.ts';
 import { writeHomeFiles } from './home-files.ts';
 import { createRunDirs, defaultRunBase } from './run-dirs.ts';
+import { localTestCaseProblem } from './test-case.ts';
+import { parseRunId } from '../shared/run-id.ts';
 import type { RunUser } from './process.ts';
 import { StageFailure } from './stages/context.ts';
 import type { StageContext, StageTimingRecord } from './stages/context.ts';
@@ -67,6 +69,8 @@ function sumReportedCost(sessions: SessionRecord[]): number | null {
 }
 
 export async function executeRun(spec: RunSpec, options: DriverOptions): Promise<RunResult> {
+  // The id names directories and subjects: a caller that skipped its check is refused before anything is touched.
+  parseRunId(options.runId, 'runId');
   const clock = options.clock ?? systemClock;
   const startedAt = clock.now();
   const scrubber = new SecretScrubber();
@@ -93,6 +97,12 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
   let ctx: StageContext | undefined;
 
   try {
+    // A local test case that is not a directory fails now, not after an install.
+    const testCaseSource = spec.testCase?.source;
+    if (testCaseSource && 'local' in testCaseSource) {
+      const problem = await localTestCaseProblem(testCaseSource.local.path);
+      if (problem) throw new StageFailure('init_test_case', 'infrastructure', `test case: ${problem}`);
+    }
     // gg is the project's own harness: no manifest file, no install; its descriptor depends on the model.
     const isGg = spec.harness === 'gg';
     manifest = isGg ? ggDescriptor(spec.model) : getHarness(spec.harness, options.harnessesRoot).manifest;

@@ -12,6 +12,8 @@ import { getHarness } from '../../harnesses/registry.ts';
 import { executeRun } from '../../driver/run.ts';
 import { resolveRunUser } from '../../driver/run-user.ts';
 import { newRunId } from '../../driver/run-id.ts';
+import { parseRunId } from '../../shared/run-id.ts';
+import { localTestCaseProblem } from '../../driver/test-case.ts';
 import { OUTCOME_EXIT } from '../../driver/outcome.ts';
 import { TerminalSink } from '../../driver/sinks/terminal.ts';
 import { NatsSink } from '../../driver/sinks/nats.ts';
@@ -80,7 +82,7 @@ export function registerRunCommand(program: Command): void {
     .addOption(new Option('--auth-mode <mode>', 'lock the auth mode for this run').choices(['auto', 'subscription', 'api-key']))
     .option('--stub', 'run offline against the built-in stub model (no credentials needed)')
     .option('--nats <url>', 'also publish every event and the result to this NATS server')
-    .option('--run-id <id>', 'run id (default: generated)')
+    .option('--run-id <id>', 'run id: 1-200 of A-Z a-z 0-9 - _, starting with a letter or digit (default: generated)')
     .option('--keep', 'keep the run home, workspace and install prefix')
     .option('--result <file>', 'write the run result as JSON to this file')
     .option('--full-reasoning', 'show reasoning in full (human view)')
@@ -101,7 +103,10 @@ Exit status: 0 succeeded, 1 harness failed, 3 infrastructure failed (auth, insta
       if (!parsed.success) throw new InvalidInputError('run spec', formatIssues(parsed.error));
       const spec = parsed.data;
       const manifest = getHarness(spec.harness).manifest;
-      const runId = options.runId ?? newRunId();
+      const runId = options.runId === undefined ? newRunId() : parseRunId(options.runId, '--run-id');
+      // A wrong path is a usage error now, not an init failure after the install.
+      const testCaseProblem = options.testCase === undefined ? undefined : await localTestCaseProblem(options.testCase);
+      if (testCaseProblem) throw new InvalidInputError('--test-case', testCaseProblem);
       const format = resolveFormat(options, process.stdout.isTTY === true);
       const sinks: EventSink[] = [new TerminalSink(process.stdout, { format, fullReasoning: options.fullReasoning, resultFile: options.result })];
       if (options.nats) sinks.push(new NatsSink({ servers: options.nats, deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000, fallback: (line) => process.stderr.write(`${line}\n`) }));
