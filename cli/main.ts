@@ -6,7 +6,7 @@ import { registerEventsCommands } from './commands/events/index.ts';
 import { registerHarnessesCommands } from './commands/harnesses/index.ts';
 import { registerModelsCommands } from './commands/models/index.ts';
 import { registerHarnessConfigCommands } from './commands/harness-config.ts';
-import { EXIT, exitCodeHelp } from './exit-codes.ts';
+import { EXIT, exitCodeFor, exitCodeHelp } from './exit-codes.ts';
 import { watchForBrokenPipe } from './output/broken-pipe.ts';
 
 export function buildProgram(): Command {
@@ -23,15 +23,27 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * Commander exits the process itself (status 1) on a parse error of any command that lacks exitOverride, and
+ * subcommands only inherit it when it is set before they are created: set it on the whole tree here, so every
+ * usage error of every command, however nested, reaches main() as a CommanderError.
+ */
+function throwInsteadOfExiting(command: Command): Command {
+  command.exitOverride();
+  for (const sub of command.commands) throwInsteadOfExiting(sub);
+  return command;
+}
+
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram().exitOverride();
+  const program = throwInsteadOfExiting(buildProgram());
   try {
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (error) {
+    // Commander already printed its message (and the help hint); a non-zero one is always a usage error.
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     process.stderr.write(`tcab: ${(error as Error).message}\n`);
-    return EXIT.usage;
+    return exitCodeFor(error);
   }
 }
 
