@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { RunSpec } from '../shared/run.ts';
 import type { RunSpec as RunSpecType } from '../shared/run.ts';
 import { InvalidInputError } from '../shared/errors.ts';
+import { listHarnesses } from '../harnesses/registry.ts';
 import { formatIssues } from '../shared/zod-issues.ts';
 import { EXIT } from '../cli/exit-codes.ts';
 import { executeRun } from './run.ts';
@@ -12,6 +13,7 @@ import { resolveRunUser } from './run-user.ts';
 import { OUTCOME_EXIT } from './outcome.ts';
 import { TerminalSink } from './sinks/terminal.ts';
 import { NatsSink } from './sinks/nats.ts';
+import { serverCredentials } from './sinks/nats-target.ts';
 import type { EventSink } from './sinks/sink.ts';
 import { newRunId } from './run-id.ts';
 import { parseRunId } from '../shared/run-id.ts';
@@ -30,7 +32,14 @@ export function specFromEnvironment(env: Readonly<Record<string, string | undefi
   }
   const parsed = RunSpec.safeParse(json);
   if (!parsed.success) throw new InvalidInputError('run spec', formatIssues(parsed.error));
+  checkHarnessExists(parsed.data.harness);
   return parsed.data;
+}
+
+/** An unknown harness is an invalid spec (exit 2), found before anything is installed or any credential read. */
+export function checkHarnessExists(slug: string, root?: string): void {
+  const known = [...listHarnesses(root).map((h) => h.manifest.slug), 'gg'];
+  if (!known.includes(slug)) throw new InvalidInputError('run spec', `harness: "${slug}" is not a harness (known: ${known.join(', ')})`);
 }
 
 export async function driverMain(env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -50,7 +59,8 @@ export async function driverMain(env: NodeJS.ProcessEnv = process.env): Promise<
     return EXIT.usage;
   }
   const sinks: EventSink[] = [new TerminalSink(process.stdout, { format: 'json', resultFile: env.TCAB_RESULT_FILE || undefined })];
-  const natsSecrets = [env.TCAB_NATS_PASSWORD, env.TCAB_NATS_TOKEN].filter((s): s is string => Boolean(s));
+  // Credentials may also sit in the URL (nats://user:password@host): they are scrubbed like the others.
+  const natsSecrets = [env.TCAB_NATS_PASSWORD, env.TCAB_NATS_TOKEN, ...serverCredentials(env.TCAB_NATS_URL?.split(',') ?? [])].filter((s): s is string => Boolean(s));
   if (env.TCAB_NATS_URL) {
     sinks.push(
       new NatsSink({
@@ -61,6 +71,7 @@ export async function driverMain(env: NodeJS.ProcessEnv = process.env): Promise<
         deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000,
         // Set by the dispatcher in driver Pods: its pull_image/start_container events go first on the stream.
         awaitPodStartMs: Number(env.TCAB_AWAIT_POD_START_SECONDS || 0) * 1000 || undefined,
+        warn: (message) => process.stderr.write(`tcab-driver: warning: ${message}\n`),
       }),
     );
   }

@@ -23,8 +23,8 @@ import { createRunDirs, defaultRunBase } from './run-dirs.ts';
 import { localTestCaseProblem } from './test-case.ts';
 import { parseRunId } from '../shared/run-id.ts';
 import type { RunUser } from './process.ts';
-import { StageFailure } from './stages/context.ts';
-import type { StageContext, StageTimingRecord } from './stages/context.ts';
+import { StageFailure, asStageFailure } from './stages/context.ts';
+import type { FailedStage, StageContext, StageTimingRecord } from './stages/context.ts';
 import { installHarness, installedBinary } from './stages/install.ts';
 import { probeHarness } from './stages/probe.ts';
 import { initTestCase } from './stages/init-test-case.ts';
@@ -95,6 +95,8 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
   let outcome: Outcome = 'succeeded';
   let message = '';
   let ctx: StageContext | undefined;
+  // What is running now, so an unexpected error is reported against it (stages report their own failures).
+  let running: FailedStage = 'driver';
 
   try {
     // A local test case that is not a directory fails now, not after an install.
@@ -116,6 +118,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
       authMode = 'api-key';
       if (manifest.auth.api_key) secretEnv = { [manifest.auth.api_key.inject_as]: options.stub.apiKey, ...manifest.auth.api_key.inject_env };
     } else {
+      running = 'auth';
       const resolution = resolveAuth(manifest.auth, manifest.slug, {
         env: options.env,
         credentialFilePresent: credentialPresenceChecker(options.credentialSource),
@@ -125,7 +128,9 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
         throw new StageFailure('auth', 'infrastructure', `${manifest.name} is not available: ${resolution.reason}`);
       }
       authMode = resolution.mode;
+      running = 'driver';
       pendingCredentials = async () => {
+        running = 'auth';
         const materialized = await materializeCredentials(resolution, {
           env: options.env,
           source: options.credentialSource,
@@ -135,6 +140,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
         });
         scrubber.add(...materialized.secrets);
         secretEnv = materialized.env;
+        running = 'driver';
       };
     }
 
@@ -173,7 +179,9 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
         authMode: authMode ?? undefined,
       });
       const record = options.recordDir ? { dir: options.recordDir, name: `session-${index + 1}` } : undefined;
+      running = 'session';
       const { summary, outcome: proc } = await runSession(ctx, adapter, invocation, binary, secretEnv, spec.maxRuntimeSeconds, record);
+      running = 'driver';
       const result = summary.result;
       rawUsage.push(result.raw_usage ?? null);
       sessions.push({
@@ -206,7 +214,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     }
     if (outcome === 'succeeded') message = `${sessions.length} session(s) completed`;
   } catch (error) {
-    const failure = error instanceof StageFailure ? error : new StageFailure('auth', 'infrastructure', (error as Error).message, { cause: error });
+    const failure = asStageFailure(error, running);
     outcome = failure.kind === 'timeout' ? 'timed_out' : failure.kind === 'cancelled' ? 'cancelled' : 'infrastructure_failed';
     message = failure.message;
     emit({ type: 'error', timestamp: now(), message: failure.message, code: `${failure.stage}_failed` });

@@ -6,18 +6,24 @@ import { TokenUsage } from './usage.ts';
 
 export const AUTH_MODE_SETTINGS = ['auto', 'subscription', 'api-key'] as const;
 
-const relativeFilePath = z
-  .string()
+/**
+ * A string that reaches a command line, an environment variable or a file name (argv, env and paths are C strings:
+ * a NUL would end them early, and Node refuses them mid-run). Rejected here, so the run spec is invalid and nothing
+ * starts; the refinement keeps the generated JSON Schema and CRD unchanged.
+ */
+const cString = () => z.string().refine((v) => !v.includes('\0'), 'must not contain a NUL character (\\0): it cannot be passed to a process');
+
+const relativeFilePath = cString()
   .min(1)
   .max(1024)
   .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'must be a relative path inside the workspace');
 
 export const TestCaseSource = z.union([
-  z.strictObject({ local: z.strictObject({ path: z.string().min(1).describe('A directory on the machine running the driver') }) }),
+  z.strictObject({ local: z.strictObject({ path: cString().min(1).describe('A directory on the machine running the driver') }) }),
   z.strictObject({
     git: z.strictObject({
-      url: z.string().min(1).describe('Any URL or path `git clone` accepts'),
-      ref: z.string().min(1).optional().describe('Branch, tag or commit; default: the remote HEAD'),
+      url: cString().min(1).describe('Any URL or path `git clone` accepts'),
+      ref: cString().min(1).optional().describe('Branch, tag or commit; default: the remote HEAD'),
     }),
   }),
   z.strictObject({
@@ -30,19 +36,19 @@ export const TestCaseSource = z.union([
 
 export const TestCase = z.strictObject({
   source: TestCaseSource.optional(),
-  init: z.string().min(1).optional().describe('Shell command run in the workspace as the run user before the session'),
+  init: cString().min(1).optional().describe('Shell command run in the workspace as the run user before the session'),
 });
 export type TestCase = z.infer<typeof TestCase>;
 
 export const RunSpec = z.strictObject({
   harness: z.string().regex(/^[a-z][a-z0-9-]*$/, 'must be a harness slug such as "claude"'),
-  model: z.string().min(1).max(256).describe('Opaque model id, passed to the harness unchanged'),
-  prompt: z.string().min(1).max(1_000_000),
+  model: cString().min(1).max(256).describe('Opaque model id, passed to the harness unchanged'),
+  prompt: cString().min(1).max(1_000_000),
   testCase: TestCase.optional(),
   maxRuntimeSeconds: z.int().min(1).max(7 * 24 * 3600).default(3600),
   authMode: z.enum(AUTH_MODE_SETTINGS).optional().describe('Overrides TCAB_AUTH_MODE for this run'),
   sessions: z.int().min(1).max(50).default(1).describe('Harness sessions to drive; later ones resume the first'),
-  continuePrompt: z.string().min(1).default('Continue.').describe('Prompt of every session after the first'),
+  continuePrompt: cString().min(1).default('Continue.').describe('Prompt of every session after the first'),
   cancel: z.boolean().optional().describe('Set true to stop the run (cluster path)'),
 });
 export type RunSpec = z.infer<typeof RunSpec>;

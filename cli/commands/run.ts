@@ -45,13 +45,21 @@ interface RunOptions {
   fullReasoning?: boolean;
 }
 
+function readPromptFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (cause) {
+    throw new InvalidInputError('--prompt-file', `cannot read "${file}": ${(cause as Error).message}`, { cause });
+  }
+}
+
 /** Flags -> RunSpec, validated by the shared schema so errors name the field. */
 export function specFromFlags(options: RunOptions): RunSpecInput {
   if ((options.prompt === undefined) === (options.promptFile === undefined)) {
     throw new InvalidInputError('--prompt', 'give exactly one of --prompt or --prompt-file');
   }
   if (options.testCase && options.git) throw new InvalidInputError('--test-case', 'give either --test-case or --git, not both');
-  const prompt = options.prompt ?? readFileSync(options.promptFile!, 'utf8');
+  const prompt = options.prompt ?? readPromptFile(options.promptFile!);
   const source = options.testCase ? { local: { path: options.testCase } } : options.git ? { git: { url: options.git, ...(options.ref ? { ref: options.ref } : {}) } } : undefined;
   const testCase = source || options.init ? { ...(source ? { source } : {}), ...(options.init ? { init: options.init } : {}) } : undefined;
   return {
@@ -96,7 +104,8 @@ Examples:
   ANTHROPIC_API_KEY=... tcab run --harness claude --model claude-sonnet-4-5 --prompt 'Fix the failing test' --test-case ./repo
   tcab run --harness codex --model gpt-5-codex --prompt-file task.md --git https://github.com/org/repo --nats nats://127.0.0.1:4222
 
-Exit status: 0 succeeded, 1 harness failed, 3 infrastructure failed (auth, install, probe, init), 4 timed out, 130 cancelled.`,
+Exit status: 0 succeeded, 1 harness failed, 2 invalid flags or run spec (e.g. unknown harness, a NUL in the prompt),
+3 infrastructure failed (auth, install, probe, init), 4 timed out, 130 cancelled.`,
     )
     .action(async (options: RunOptions) => {
       const parsed = RunSpec.safeParse(specFromFlags(options));
@@ -109,7 +118,7 @@ Exit status: 0 succeeded, 1 harness failed, 3 infrastructure failed (auth, insta
       if (testCaseProblem) throw new InvalidInputError('--test-case', testCaseProblem);
       const format = resolveFormat(options, process.stdout.isTTY === true);
       const sinks: EventSink[] = [new TerminalSink(process.stdout, { format, fullReasoning: options.fullReasoning, resultFile: options.result })];
-      if (options.nats) sinks.push(new NatsSink({ servers: options.nats, deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000, fallback: (line) => process.stderr.write(`${line}\n`) }));
+      if (options.nats) sinks.push(new NatsSink({ servers: options.nats, deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000, fallback: (line) => process.stderr.write(`${line}\n`), warn: (message) => process.stderr.write(`tcab: warning: ${message}\n`) }));
 
       const stub = options.stub ? await startOfflineStub(manifest, spec, defaultRunBase(process.env), runId) : undefined;
       const abort = new AbortController();

@@ -25,12 +25,19 @@ export interface StageContext {
   timings: StageTimingRecord[];
 }
 
+/**
+ * Where a run failed, as its error event's code says (`<stage>_failed`): a system stage, `auth` (resolving or
+ * materialising credentials), `session` (driving the harness), or `driver` (the driver's own work between them,
+ * e.g. creating the run's directories or loading the adapter): never a stage that was not running.
+ */
+export type FailedStage = SystemStage | 'auth' | 'session' | 'driver';
+
 /** A stage failure that ends the run before (or instead of) a session. */
 export class StageFailure extends Error {
   override name = 'StageFailure';
-  readonly stage: SystemStage | 'auth';
+  readonly stage: FailedStage;
   readonly kind: 'infrastructure' | 'timeout' | 'cancelled';
-  constructor(stage: SystemStage | 'auth', kind: 'infrastructure' | 'timeout' | 'cancelled', message: string, options?: ErrorOptions) {
+  constructor(stage: FailedStage, kind: 'infrastructure' | 'timeout' | 'cancelled', message: string, options?: ErrorOptions) {
     super(message, options);
     this.stage = stage;
     this.kind = kind;
@@ -49,9 +56,14 @@ export async function stage<T>(ctx: StageContext, name: SystemStage, startMessag
   } catch (error) {
     ctx.timings.push({ stage: name, status: 'failed', duration_ms: Date.now() - started });
     ctx.emit({ type: 'system', timestamp: ctx.clock.now().toISOString(), stage: name, status: 'failed', message: (error as Error).message });
-    if (error instanceof StageFailure) throw error;
-    throw new StageFailure(name, 'infrastructure', (error as Error).message, { cause: error });
+    throw asStageFailure(error, name);
   }
+}
+
+/** The error as a StageFailure of `stage` (a StageFailure already knows its own stage and is kept). */
+export function asStageFailure(error: unknown, stage: FailedStage): StageFailure {
+  if (error instanceof StageFailure) return error;
+  return new StageFailure(stage, 'infrastructure', error instanceof Error ? error.message : String(error), { cause: error });
 }
 
 /** Keeps the last lines a child printed, for failure messages that show the tool's own words. */

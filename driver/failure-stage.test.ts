@@ -1,0 +1,84 @@
+// A failed run names the stage that was actually running, and an invalid spec is refused before anything runs.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunSpec } from '../shared/run.ts';
+import { listHarnesses } from '../harnesses/registry.ts';
+import { createScriptedHarness } from '../test/support/scripted-harness.ts';
+import type { ScriptedHarness } from '../test/support/scripted-harness.ts';
+import { executeRun } from './run.ts';
+import { resolveRunUser } from './run-user.ts';
+import { MemorySink } from './sinks/sink.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+let base: string;
+let harness: ScriptedHarness;
+beforeAll(() => {
+  base = mkdtempSync(join(tmpdir(), 'tcab-failure-stage-'));
+  harness = createScriptedHarness();
+});
+afterAll(() => {
+  harness.dispose();
+  rmSync(base, { recursive: true, force: true });
+});
+
+async function failedRun(env: Record<string, string>, harnessesRoot = harness.root) {
+  const sink = new MemorySink();
+  const result = await executeRun(RunSpec.parse({ harness: 'scripted', model: 'claude-sonnet-4-5', prompt: 'plain' }), {
+    runId: 'failure-stage',
+    env: { PATH: process.env.PATH, TCAB_RUN_ROOT: base, ...env },
+    sinks: [sink],
+    user: resolveRunUser({}, process.getuid!()),
+    credentialSource: { kind: 'home', home: join(base, 'no-home') },
+    harnessesRoot,
+  });
+  const errors = sink.events.map((e) => e.event).filter((e) => e.type === 'error');
+  return { result, errors };
+}
+
+describe('where a run failed', () => {
+  it('finding 11: a fault outside auth is not reported as auth_failed: a broken adapter is driver_failed', async () => {
+    const broken = createScriptedHarness();
+    writeFileSync(join(broken.root, 'scripted', 'adapter.ts'), 'export const notAnAdapter = 1;\n');
+    const { result, errors } = await failedRun({ ANTHROPIC_API_KEY: 'sk-ant-fake-canary-stage' }, broken.root).finally(() => broken.dispose());
+    expect(result.outcome).toBe('infrastructure_failed');
+    expect(errors).toEqual([expect.objectContaining({ code: 'driver_failed', message: expect.stringContaining('adapter.ts: must default-export a function') })]);
+  });
+
+  it('real auth failures keep their code: no credentials, and an invalid auth mode setting, are auth_failed', async () => {
+    const missing = await failedRun({});
+    expect(missing.errors).toEqual([expect.objectContaining({ code: 'auth_failed', message: expect.stringContaining('Scripted CLI is not available') })]);
+    const invalid = await failedRun({ TCAB_AUTH_MODE_SCRIPTED: 'oauth' });
+    expect(invalid.errors).toEqual([expect.objectContaining({ code: 'auth_failed', message: expect.stringContaining('TCAB_AUTH_MODE_SCRIPTED') })]);
+  });
+});
+
+function driver(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [join(ROOT, 'driver/main.ts')], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (_error, stdout, stderr) =>
+      resolve({ code: child.exitCode, stdout, stderr }),
+    );
+  });
+}
+
+describe('tcab-driver refuses an invalid spec before doing anything (exit 2)', () => {
+  it('finding 11: an unknown harness names `harness` and the known slugs, and nothing is installed', async () => {
+    const runRoot = join(base, 'driver-unknown');
+    const { code, stdout, stderr } = await driver({ TCAB_RUN_ID: 'unknown-harness', TCAB_RUN_ROOT: runRoot, TCAB_RUN_SPEC: JSON.stringify({ harness: 'nope', model: 'm', prompt: 'x' }) });
+    expect(code).toBe(2);
+    const known = [...listHarnesses().map((h) => h.manifest.slug), 'gg'].join(', ');
+    expect(stderr).toBe(`tcab-driver: run spec: harness: "nope" is not a harness (known: ${known})\n`);
+    expect(stdout).toBe('');
+    expect(existsSync(runRoot)).toBe(false);
+  });
+
+  it('finding 11: a NUL in a field that becomes argv or env is an invalid spec naming each field', async () => {
+    const spec = { harness: 'claude', model: 'claude\u0000x', prompt: 'x', continuePrompt: 'go\u0000', testCase: { init: 'make\u0000' } };
+    const { code, stderr } = await driver({ TCAB_RUN_ID: 'nul-spec', TCAB_RUN_ROOT: join(base, 'driver-nul'), TCAB_RUN_SPEC: JSON.stringify(spec) });
+    expect(code).toBe(2);
+    const nul = 'must not contain a NUL character (\\0): it cannot be passed to a process';
+    expect(stderr).toBe(`tcab-driver: run spec: model: ${nul}; testCase.init: ${nul}; continuePrompt: ${nul}\n`);
+  });
+});
