@@ -1,21 +1,23 @@
 // Reads a run's events back from JetStream with an ordered consumer: replay from the first event, then live.
 // Used by `tcab events follow` (one run, stops at the result) and `tcab events tail` (all runs, live).
+// Each message is decoded alone (stream-message.ts): a hostile one costs that message, never the stream.
 import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { HarnessEvent } from '../shared/events.ts';
 import type { HarnessEventType } from '../shared/events.ts';
-import { RunResult } from '../shared/run.ts';
+import { InvalidInputError } from '../shared/errors.ts';
 import { ensureRunStream } from '../shared/run-stream.ts';
-import { ALL_RUNS_SUBJECT, HEADER, STREAM_NAME, eventSubject, eventTypeSubject, resultSubject, runSubjects } from '../shared/subjects.ts';
+import { ALL_RUNS_SUBJECT, STREAM_NAME, eventSubject, eventTypeSubject, resultSubject, runSubjects } from '../shared/subjects.ts';
+import { InfrastructureError } from './exit-codes.ts';
+import { decodeStreamMessage } from './stream-message.ts';
+import type { StreamItem } from './stream-message.ts';
 
-export type StreamItem =
-  | { kind: 'event'; runId: string; seq: number; event: HarnessEvent }
-  | { kind: 'result'; runId: string; result: RunResult }
-  | { kind: 'invalid'; subject: string; error: string };
+export type { StreamItem } from './stream-message.ts';
 
 export interface ReadOptions {
-  servers: string | string[];
-  /** One run; omitted = all runs. */
+  /** One URL, or several separated by commas (a cluster's seeds). */
+  servers: string;
+  /** One run (already checked against shared/run-id.ts); omitted = all runs. */
   runId?: string;
   type?: HarnessEventType;
   /** true: from the first stored event; false: only new ones. */
@@ -26,6 +28,35 @@ export interface ReadOptions {
   user?: string;
   pass?: string;
   token?: string;
+  now?: () => Date;
+}
+
+/** A server URL fit for a message: the user and password (or token) in it are dropped. */
+export function withoutCredentials(server: string): string {
+  return server.replace(/^([a-z][a-z0-9+.-]*:\/\/)?.*@/i, '$1');
+}
+
+export const shownServers = (servers: string) => servers.split(',').map((s) => withoutCredentials(s.trim())).join(', ');
+
+/** The server list as the client takes it; a value that is not a URL is the caller's mistake (exit 2). */
+export function parseServers(servers: string): string[] {
+  const list = servers.split(',').map((s) => s.trim());
+  for (const server of list) {
+    let url: URL | undefined;
+    try {
+      url = new URL(server.includes('://') ? server : `nats://${server}`);
+    } catch {
+      url = undefined;
+    }
+    if (!url?.hostname) throw new InvalidInputError('--nats', `"${withoutCredentials(server)}" is not a NATS server URL (e.g. nats://127.0.0.1:4222)`);
+  }
+  return list;
+}
+
+function reasonOf(error: unknown): string {
+  const e = error as Error & { cause?: unknown };
+  const cause = e.cause instanceof Error && e.cause.message !== e.message ? ` (${e.cause.message})` : '';
+  return `${e.message}${cause}`;
 }
 
 function filterSubjects(options: ReadOptions): string[] {
@@ -36,37 +67,33 @@ function filterSubjects(options: ReadOptions): string[] {
 }
 
 export async function* readRunStream(options: ReadOptions): AsyncGenerator<StreamItem> {
-  const nc = await connect({ servers: options.servers, user: options.user, pass: options.pass, token: options.token, name: 'tcab-events' });
+  const servers = parseServers(options.servers);
+  const where = `NATS at ${shownServers(options.servers)}`;
+  let nc: NatsConnection;
   try {
-    // Following before the first run anywhere is normal (right after install): the stream is made, then waited on.
-    await ensureRunStream(await jetstreamManager(nc));
-    const js = jetstream(nc);
-    const consumer = await js.consumers.get(STREAM_NAME, {
-      filter_subjects: filterSubjects(options),
-      deliver_policy: options.replay ? DeliverPolicy.All : DeliverPolicy.New,
-    });
-    const messages = await consumer.consume();
+    nc = await connect({ servers, user: options.user, pass: options.pass, token: options.token, name: 'tcab-events' });
+  } catch (error) {
+    throw new InfrastructureError(`cannot connect to ${where}: ${reasonOf(error)}`, { cause: error });
+  }
+  const now = options.now ?? (() => new Date());
+  try {
+    let messages;
+    try {
+      // Following before the first run anywhere is normal (right after install): the stream is made, then waited on.
+      await ensureRunStream(await jetstreamManager(nc));
+      const consumer = await jetstream(nc).consumers.get(STREAM_NAME, {
+        filter_subjects: filterSubjects(options),
+        deliver_policy: options.replay ? DeliverPolicy.All : DeliverPolicy.New,
+      });
+      messages = await consumer.consume();
+    } catch (error) {
+      throw new InfrastructureError(`cannot read the run stream ${STREAM_NAME} from ${where}: ${reasonOf(error)}`, { cause: error });
+    }
     options.signal?.addEventListener('abort', () => void messages.stop(), { once: true });
     for await (const m of messages) {
-      const runId = m.headers?.get(HEADER.runId) ?? '';
-      const kind = m.headers?.get(HEADER.kind);
-      let data: unknown;
-      try {
-        data = m.json();
-      } catch (error) {
-        yield { kind: 'invalid', subject: m.subject, error: (error as Error).message };
-        continue;
-      }
-      if (kind === 'result') {
-        const parsed = RunResult.safeParse(data);
-        yield parsed.success ? { kind: 'result', runId, result: parsed.data } : { kind: 'invalid', subject: m.subject, error: parsed.error.message };
-        if (options.untilResult) break;
-        continue;
-      }
-      const parsed = HarnessEvent.safeParse(data);
-      yield parsed.success
-        ? { kind: 'event', runId, seq: Number(m.headers?.get(HEADER.seq) ?? 0), event: parsed.data }
-        : { kind: 'invalid', subject: m.subject, error: parsed.error.message };
+      const item = decodeStreamMessage({ subject: m.subject, header: (name) => m.headers?.get(name), data: m.data }, now);
+      yield item;
+      if (options.untilResult && (item.kind === 'result' || (item.kind === 'invalid' && item.isResult))) break;
     }
   } finally {
     await nc.close();

@@ -3,10 +3,12 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { HARNESS_EVENT_TYPES } from '../../../shared/events.ts';
 import type { HarnessEventType } from '../../../shared/events.ts';
-import { readRunStream } from '../../nats-reader.ts';
+import { parseRunId } from '../../../shared/run-id.ts';
+import { readRunStream, shownServers } from '../../nats-reader.ts';
+import type { StreamItem } from '../../nats-reader.ts';
 import { createEventWriter, resolveFormat } from '../../output/event-writer.ts';
 import { formatRunResult } from '../../output/run-result.ts';
-import { EXIT } from '../../exit-codes.ts';
+import { EXIT, InfrastructureError } from '../../exit-codes.ts';
 import { OUTCOME_EXIT } from '../../../driver/outcome.ts';
 
 interface FollowOptions {
@@ -16,8 +18,14 @@ interface FollowOptions {
   pretty?: boolean;
 }
 
-const natsOption = () => new Option('--nats <url>', 'NATS server').env('TCAB_NATS_URL').default('nats://127.0.0.1:4222');
+const natsOption = () => new Option('--nats <url>', 'NATS server (several: comma-separated)').env('TCAB_NATS_URL').default('nats://127.0.0.1:4222');
 const typeOption = () => new Option('--type <type>', 'only this event type').choices(HARNESS_EVENT_TYPES);
+
+/** A message that is not a valid event: said on stderr (bounded), while stdout gets it as an `unknown` event. */
+function warnInvalid(item: Extract<StreamItem, { kind: 'invalid' }>): void {
+  const where = [item.runId && `run ${item.runId}`, item.seq && `seq ${item.seq}`].filter(Boolean).join(', ');
+  process.stderr.write(`tcab: the message on ${item.subject}${where ? ` (${where})` : ''} is not a valid ${item.isResult ? 'result' : 'event'}: ${item.reason}; shown as an unknown event\n`);
+}
 
 export function registerEventsCommands(program: Command): void {
   const events = program.command('events').description('read run events from NATS');
@@ -25,28 +33,43 @@ export function registerEventsCommands(program: Command): void {
   events
     .command('follow')
     .description("replay a run's events from the first one, follow live, stop at its result")
-    .argument('<run-id>')
+    .argument('<run-id>', 'the run to follow (letters, digits, "-" and "_")')
     .addOption(natsOption())
     .addOption(typeOption())
     .addOption(new Option('--json', 'NDJSON (default when piped)').conflicts('pretty'))
     .addOption(new Option('--pretty', 'human view (default on a terminal)'))
-    .addHelpText('after', '\nExit status: the run outcome (0 succeeded, 1 harness failed, 3 infrastructure, 4 timed out, 130 cancelled).')
-    .action(async (runId: string, options: FollowOptions) => {
+    .addHelpText(
+      'after',
+      '\nExit status: the run outcome (0 succeeded, 1 harness failed, 3 infrastructure, 4 timed out, 130 cancelled or interrupted);\n2 a bad run id or option; 3 also when NATS cannot be reached or the run\'s result record is invalid.',
+    )
+    .action(async (runIdArgument: string, options: FollowOptions) => {
+      // '*' or 'a.b' would be a subject pattern: following it would wait forever on nothing (or on other runs).
+      const runId = parseRunId(runIdArgument, '<run-id>');
       const format = resolveFormat(options, process.stdout.isTTY === true);
       const writer = createEventWriter(process.stdout, format);
       const abort = new AbortController();
       process.once('SIGINT', () => abort.abort());
-      process.exitCode = EXIT.cancelled;
-      for await (const item of readRunStream({ servers: options.nats, runId, type: options.type, replay: true, untilResult: true, signal: abort.signal })) {
-        if (item.kind === 'event') writer.event(item.event);
-        else if (item.kind === 'invalid') process.stderr.write(`tcab: skipped an invalid message on ${item.subject}: ${item.error}\n`);
-        else {
-          if (format === 'json') writer.line(JSON.stringify({ type: 'result', ...item.result }));
-          else writer.line(formatRunResult(item.result, { color: process.stdout.isTTY === true }));
-          process.exitCode = OUTCOME_EXIT[item.result.outcome];
+      let exitCode: number | undefined;
+      try {
+        for await (const item of readRunStream({ servers: options.nats, runId, type: options.type, replay: true, untilResult: true, signal: abort.signal })) {
+          if (item.kind === 'event') writer.event(item.event);
+          else if (item.kind === 'result') {
+            if (format === 'json') writer.line(JSON.stringify({ type: 'result', ...item.result }));
+            else writer.line(formatRunResult(item.result, { color: process.stdout.isTTY === true }));
+            exitCode = OUTCOME_EXIT[item.result.outcome];
+          } else if (item.isResult) {
+            throw new InfrastructureError(`run ${runId}: its result record (${item.subject}) is invalid: ${item.reason}`);
+          } else {
+            warnInvalid(item);
+            writer.event(item.event);
+          }
         }
+      } finally {
+        await writer.close();
       }
-      await writer.close();
+      if (exitCode !== undefined) process.exitCode = exitCode;
+      else if (abort.signal.aborted) process.exitCode = EXIT.cancelled;
+      else throw new InfrastructureError(`the stream from NATS at ${shownServers(options.nats)} ended before run ${runId}'s result`);
     });
 
   events
@@ -54,12 +77,17 @@ export function registerEventsCommands(program: Command): void {
     .description('print new events of every run as they are published (Ctrl-C to stop)')
     .addOption(natsOption())
     .addOption(typeOption())
+    .addHelpText('after', '\nExit status: 0 when stopped (Ctrl-C); 2 a bad option; 3 when NATS cannot be reached.')
     .action(async (options: FollowOptions) => {
       const abort = new AbortController();
       process.once('SIGINT', () => abort.abort());
       for await (const item of readRunStream({ servers: options.nats, type: options.type, replay: false, untilResult: false, signal: abort.signal })) {
         if (item.kind === 'event') process.stdout.write(`${JSON.stringify({ run_id: item.runId, seq: item.seq, ...item.event })}\n`);
-        else if (item.kind === 'result') process.stdout.write(`${JSON.stringify({ type: "result", ...item.result })}\n`);
+        else if (item.kind === 'result') process.stdout.write(`${JSON.stringify({ type: 'result', ...item.result })}\n`);
+        else {
+          warnInvalid(item);
+          process.stdout.write(`${JSON.stringify({ run_id: item.runId, seq: item.seq, subject: item.subject, ...item.event })}\n`);
+        }
       }
     });
 }
