@@ -180,3 +180,78 @@ describe('cursor invocation', () => {
     expect(manifest.offline_note).toMatch(/cannot be installed or run in this sandbox/);
   });
 });
+
+describe('cursor adapter: hostile records (issue 19)', () => {
+  const lines = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n');
+  const shell = (subtype: string, id: string, command: string, result?: object) => ({ type: 'tool_call', subtype, call_id: id, tool_call: { shellToolCall: { args: { command }, ...(result ? { result } : {}) } } });
+  const ok = (exitCode: unknown) => ({ success: { exitCode, stdout: '' } });
+
+  it.each([
+    ['a string exit code', ok('0')],
+    ['a float exit code', ok(1.5)],
+    ['a numeric working directory', { success: { exitCode: 0, workingDirectory: 7 } }],
+  ])('finding 7: a completed call with %s is unknown with its records, never a success', (_, result) => {
+    const started = shell('started', 'c', 'rm -rf x');
+    const completed = shell('completed', 'c', 'rm -rf x', result);
+    expect(strip(translateText(adapter, lines(started, completed)).events)).toEqual([{ type: 'unknown', raw: [started, completed] }]);
+  });
+
+  it.each([
+    ['a string is_error', { type: 'result', subtype: 'success', is_error: 'false', result: 'ok' }],
+    ['a null is_error', { type: 'result', subtype: 'error', is_error: null, result: 'denied' }],
+  ])('finding 7: a result with %s is unknown and no verdict', (_, record) => {
+    const { events, summary } = translateText(adapter, lines(record));
+    expect(strip(events)).toEqual([{ type: 'unknown', raw: record }]);
+    expect(summary.result.is_error).toBeUndefined();
+  });
+
+  it.each([
+    ['an assistant block without text', { type: 'assistant', message: { content: [{ type: 'text', text: 'a' }, { type: 'text', text: 5 }] } }],
+    ['a thinking delta without text', { type: 'thinking', subtype: 'delta', text: null }],
+    ['a glob pattern that is a number', { type: 'tool_call', subtype: 'completed', call_id: 'g', tool_call: { globToolCall: { args: { globPattern: 5 }, result: { success: {} } } } }],
+    ['a numeric session id', { type: 'assistant', session_id: 1, message: { content: 'hi' } }],
+    ['a string attempt', { type: 'retry', subtype: 'starting', attempt: '2' }],
+  ])('finding 7: %s is unknown', (_, record) => {
+    expect(strip(translateText(adapter, lines(record)).events)).toEqual([{ type: 'unknown', raw: record }]);
+  });
+
+  it.each([
+    ['a string count', { inputTokens: '5', outputTokens: 2, cacheReadTokens: 10 }, 'result.usage.inputTokens', { input: null, output: 2, cache_read: 10, cache_write: 0, reasoning: null }],
+    ['a null cache count', { inputTokens: 5, outputTokens: 2, cacheReadTokens: null }, 'result.usage.cacheReadTokens', { input: 5, output: 2, cache_read: null, cache_write: 0, reasoning: null }],
+    ['a usage that is no object', 'lots', 'result.usage', null],
+  ])('finding 7: usage with %s: unreadable classes null, a warning names the field', (_, usage, field, tokens) => {
+    const { events, summary } = translateText(adapter, lines({ type: 'result', subtype: 'success', is_error: false, result: 'ok', usage }));
+    expect(summary.result.tokens).toEqual(tokens);
+    expect(strip(events)).toEqual([{ type: 'warning', code: 'unreadable_usage', message: expect.stringContaining(`${field} `) }]);
+  });
+
+  it('finding 8: a float exit code never leaves the translator (the call is unknown, the event valid)', () => {
+    const { events } = translateText(adapter, lines(shell('completed', 'c', 'false', { failure: { exitCode: 1.5 } })));
+    expect(events.map((e) => e.type)).toEqual(['unknown']);
+  });
+
+  it.each([
+    [
+      'a second start with a pending call_id flushes the first without outcome',
+      [shell('started', 'T1', 'rm -rf /important'), shell('started', 'T1', 'echo harmless'), shell('completed', 'T1', 'echo harmless', ok(0))],
+      [{ type: 'command', command: 'rm -rf /important', tool_name: 'shellToolCall' }, { type: 'command', command: 'echo harmless', exit_code: 0, is_success: true, tool_name: 'shellToolCall' }],
+    ],
+    [
+      'a completion naming another command than its start does not hide the start',
+      [shell('started', 'T1', 'rm -rf /important'), shell('completed', 'T1', 'echo harmless', ok(0))],
+      [{ type: 'command', command: 'rm -rf /important', tool_name: 'shellToolCall' }, { type: 'command', command: 'echo harmless', exit_code: 0, is_success: true, tool_name: 'shellToolCall' }],
+    ],
+    [
+      'a completion before its start: reported once',
+      [shell('completed', 'a', 'ls', ok(0)), shell('started', 'a', 'ls')],
+      [{ type: 'command', command: 'ls', exit_code: 0, is_success: true, tool_name: 'shellToolCall' }],
+    ],
+    [
+      'a start printed twice is one call',
+      [shell('started', 'a', 'ls'), shell('started', 'a', 'ls'), shell('completed', 'a', 'ls', ok(0))],
+      [{ type: 'command', command: 'ls', exit_code: 0, is_success: true, tool_name: 'shellToolCall' }],
+    ],
+  ])('finding 9: %s', (_, records, expected) => {
+    expect(strip(translateText(adapter, lines(...records)).events)).toEqual(expected);
+  });
+});

@@ -3,7 +3,8 @@
 // outcome keys from lines captured off a real run in ZhengyiLuo/AgentsServer tests/test_cursor_agent_client.py).
 // Reading, searching or listing done through the shell stays a `command`: shell text is never parsed.
 import type { DraftEvent, EventOf } from '../../shared/events.ts';
-import { absolutePath, compact, count, obj, str } from '../../shared/translate/json.ts';
+import { z } from 'zod';
+import { absolutePath, compact, obj } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 
 export type CursorToolKind = 'command' | 'read' | 'write' | 'search' | 'list' | 'other';
@@ -80,9 +81,18 @@ export function unknownToolEvent(call: CursorToolCall): DraftEvent {
   return { type: 'unknown', raw: raw as EventOf<'unknown'>['raw'] };
 }
 
+const text = z.string();
+/** Per kind: the argument and outcome-payload fields the mapping reads (extra keys are fine). */
+const COMMAND = { args: z.looseObject({ command: text.optional() }), payload: z.looseObject({ command: text.optional(), exitCode: z.int().optional(), workingDirectory: text.optional() }) };
+const FILE = { args: z.looseObject({ path: text.optional() }), payload: z.looseObject({ path: text.optional() }) };
+const LIST = z.looseObject({ path: text.optional() });
+const SEARCH = Object.fromEntries(
+  Object.entries(SEARCH_FIELDS).map(([tool, f]) => [tool, z.looseObject({ [f.query]: text, ...(f.scope ? { [f.scope]: text.optional() } : {}) })]),
+);
+
 /**
  * Maps a finished call (`outcome` set) or one that never completed (`outcome` undefined). A field the mapping
- * needs but cannot read makes the whole call `unknown`.
+ * needs but cannot read, or one it reads that has the wrong type, makes the whole call `unknown`.
  */
 export function mapToolCall(call: CursorToolCall, outcome: CursorOutcome | undefined, cwd: string | undefined): DraftEvent {
   const { args, key: tool_name } = call;
@@ -91,29 +101,46 @@ export function mapToolCall(call: CursorToolCall, outcome: CursorOutcome | undef
   const path = (p: string | undefined) => (p === undefined ? undefined : absolutePath(p, cwd));
   switch (cursorToolKind(tool_name)) {
     case 'command': {
+      const a = COMMAND.args.safeParse(args);
+      const o = COMMAND.payload.safeParse(payload);
+      if (!a.success || !o.success) return unknownToolEvent(call);
       // A rejected call echoes its command only inside the outcome.
-      const command = str(args.command) ?? str(payload.command);
+      const command = a.data.command ?? o.data.command;
       if (command === undefined) return unknownToolEvent(call);
-      const exit_code = count(payload.exitCode);
+      const exit_code = o.data.exitCode;
       // A `success` envelope can still carry a non-zero exit code (seen in the fixtures).
       if (exit_code !== undefined && exit_code !== 0) is_success = false;
-      return compact({ type: 'command', command, working_directory: str(payload.workingDirectory), exit_code, is_success, tool_name });
+      return compact({ type: 'command', command, working_directory: o.data.workingDirectory, exit_code, is_success, tool_name });
     }
     case 'read':
     case 'write': {
-      const file = path(str(args.path) ?? str(payload.path));
+      const a = FILE.args.safeParse(args);
+      const o = FILE.payload.safeParse(payload);
+      if (!a.success || !o.success) return unknownToolEvent(call);
+      const file = path(a.data.path ?? o.data.path);
       if (file === undefined) return unknownToolEvent(call);
       return compact({ type: cursorToolKind(tool_name) as 'read' | 'write', path: file, is_success, tool_name });
     }
     case 'search': {
       const fields = SEARCH_FIELDS[tool_name];
-      const query = fields ? str(args[fields.query]) : undefined;
-      if (fields === undefined || query === undefined) return unknownToolEvent(call);
-      return compact({ type: 'search', query, path: path(fields.scope ? str(args[fields.scope]) : undefined), is_success, tool_name });
+      if (fields === undefined) return unknownToolEvent(call);
+      const a = SEARCH[tool_name]!.safeParse(args);
+      if (!a.success) return unknownToolEvent(call);
+      const query = a.data[fields.query] as string;
+      const scope = fields.scope ? (a.data[fields.scope] as string | undefined) : undefined;
+      return compact({ type: 'search', query, path: path(scope), is_success, tool_name });
     }
-    case 'list':
-      return compact({ type: 'list', path: path(str(args.path)), is_success, tool_name });
+    case 'list': {
+      const a = LIST.safeParse(args);
+      if (!a.success) return unknownToolEvent(call);
+      return compact({ type: 'list', path: path(a.data.path), is_success, tool_name });
+    }
     case 'other':
       return unknownToolEvent(call);
   }
+}
+
+/** Same tool, same arguments: two records of one call. */
+export function sameCall(a: CursorToolCall, b: CursorToolCall): boolean {
+  return a.key === b.key && JSON.stringify(a.args) === JSON.stringify(b.args);
 }

@@ -1,20 +1,45 @@
 // Cursor `-p --output-format stream-json` -> normalized events, record by record.
 // Record types: shared/reference/harnesses.md section 8 "Stream records" (cursor.com output-format doc plus lines
 // captured from a real run in ZhengyiLuo/AgentsServer). Every type listed there is handled here; any other record,
-// or a documented one whose fields cannot be read, becomes `unknown`.
+// or a documented one whose fields fail their zod schema, becomes `unknown`. Tool calls are paired by call_id
+// (shared/translate/pending-calls.ts): none is lost, none reported twice.
+import { z } from 'zod';
 import type { DraftEvent } from '../../shared/events.ts';
 import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
-import { bool, compact, contentText, count, obj, str } from '../../shared/translate/json.ts';
+import { compact, obj } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownLine } from '../../shared/translate/best-effort.ts';
-import { mapToolCall, readOutcome, unknownToolEvent } from './map-cursor-tools.ts';
+import { PendingCalls } from '../../shared/translate/pending-calls.ts';
+import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
+import { mapToolCall, readOutcome, sameCall, unknownToolEvent } from './map-cursor-tools.ts';
 import type { CursorToolCall } from './map-cursor-tools.ts';
-import { cursorUsage } from './usage.ts';
+import { readCursorUsage } from './usage.ts';
+
+const text = z.string();
+const Envelope = z.looseObject({ session_id: text.min(1).optional() });
+const SystemInit = z.looseObject({ cwd: text.optional(), model: text.optional() });
+const ShellTimeout = z.looseObject({ aborted_count: z.int().nonnegative(), timeout_ms: z.int().nonnegative() });
+const ThinkingDelta = z.looseObject({ text });
+const Assistant = z.looseObject({
+  message: z.looseObject({ content: z.union([text, z.array(z.looseObject({ type: z.literal('text'), text }))]) }),
+});
+const ToolCallRecord = z.looseObject({
+  call_id: text.min(1),
+  subtype: text,
+  tool_call: z.record(text, z.looseObject({ args: z.looseObject({}).optional() })),
+});
+const Result = z.looseObject({ is_error: z.boolean(), result: text.optional(), subtype: text.optional() });
+const Transport = z.looseObject({ attempt: z.int().nonnegative().optional() });
+const InteractionRequest = z.looseObject({ query_type: text });
+
+/** Two records under one call_id describe one call when they name the same tool and arguments. */
+const identity = (call: CursorToolCall) => JSON.stringify([call.key, call.args]);
 
 export class CursorTranslator implements SessionTranslator {
   private session: string | undefined;
   private cwd: string | undefined;
-  private readonly calls = new Map<string, CursorToolCall>();
+  /** Started calls, and the identities of completions that arrived before their start (already reported). */
+  private readonly calls = new PendingCalls<CursorToolCall, string>();
   /** `thinking` deltas of the current block, joined into one reasoning event when the block completes. */
   private thinking: string[] = [];
   private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
@@ -29,18 +54,18 @@ export class CursorTranslator implements SessionTranslator {
 
   line(line: StdoutLine): DraftEvent[] {
     const record = obj(line.json);
-    if (!record) return [...this.flushThinking(), unknownLine(line)];
-    const sid = str(record.session_id);
-    if (sid) this.session = sid;
+    const envelope = Envelope.safeParse(record);
+    if (!record || !envelope.success) return [...this.flushThinking(), unknownLine(line)];
+    if (envelope.data.session_id) this.session = envelope.data.session_id;
     if (record.type === 'thinking') return this.thinkingRecord(record, line);
     return [...this.flushThinking(), ...this.record(record, line)];
   }
 
   finish(): { events: DraftEvent[]; result: SessionResult } {
     const events = this.flushThinking();
-    // Calls that never completed (the session was killed mid-tool): reported without an outcome.
-    for (const call of this.calls.values()) events.push(mapToolCall(call, undefined, this.cwd));
-    this.calls.clear();
+    // Calls that never completed (the session was killed mid-tool): reported without an outcome. Completions whose
+    // start never came were reported when they arrived.
+    for (const call of this.calls.drain().calls) events.push(mapToolCall(call, undefined, this.cwd));
     if (this.session) this.result.session_id = this.session;
     return { events, result: this.result };
   }
@@ -52,14 +77,16 @@ export class CursorTranslator implements SessionTranslator {
       case 'user':
         return []; // the prompt echoed back: nothing happened
       case 'assistant': {
-        const text = contentText(obj(record.message)?.content);
-        if (text === undefined) return [unknownLine(line)];
-        return text.length > 0 ? [{ type: 'agent', message: text }] : [];
+        const parsed = Assistant.safeParse(record);
+        if (!parsed.success) return [unknownLine(line)];
+        const content = parsed.data.message.content;
+        const message = typeof content === 'string' ? content : content.map((b) => b.text).join('\n');
+        return message.length > 0 ? [{ type: 'agent', message }] : [];
       }
       case 'tool_call':
         return this.toolCall(record, line);
       case 'result':
-        return this.terminal(record);
+        return this.terminal(record, line);
       case 'retry':
       case 'connection':
         return this.transport(record, line);
@@ -72,15 +99,18 @@ export class CursorTranslator implements SessionTranslator {
 
   private system(record: JsonObject, line: StdoutLine): DraftEvent[] {
     switch (record.subtype) {
-      case 'init':
-        this.cwd = str(record.cwd) ?? this.cwd;
+      case 'init': {
+        const parsed = SystemInit.safeParse(record);
+        if (!parsed.success) return [unknownLine(line)];
+        this.cwd = parsed.data.cwd ?? this.cwd;
         // `model` is the display name ("Auto", "Claude Sonnet 5 300K High"), the only model Cursor reports.
-        this.result.reported_model = str(record.model);
+        this.result.reported_model = parsed.data.model;
         return [];
+      }
       case 'background_shell_timeout': {
-        const aborted = count(record.aborted_count);
-        const timeout = count(record.timeout_ms);
-        if (aborted === undefined || timeout === undefined) return [unknownLine(line)];
+        const parsed = ShellTimeout.safeParse(record);
+        if (!parsed.success) return [unknownLine(line)];
+        const { aborted_count: aborted, timeout_ms: timeout } = parsed.data;
         return [{ type: 'warning', message: `${aborted} background shell command(s) aborted after ${timeout} ms`, code: 'background_shell_timeout' }];
       }
       default:
@@ -91,9 +121,9 @@ export class CursorTranslator implements SessionTranslator {
 
   private thinkingRecord(record: JsonObject, line: StdoutLine): DraftEvent[] {
     if (record.subtype === 'delta') {
-      const text = str(record.text);
-      if (text === undefined) return [unknownLine(line)];
-      this.thinking.push(text);
+      const parsed = ThinkingDelta.safeParse(record);
+      if (!parsed.success) return [unknownLine(line)];
+      this.thinking.push(parsed.data.text);
       return [];
     }
     if (record.subtype === 'completed') return this.flushThinking();
@@ -101,55 +131,74 @@ export class CursorTranslator implements SessionTranslator {
   }
 
   private flushThinking(): DraftEvent[] {
-    const text = this.thinking.join('');
+    const message = this.thinking.join('');
     this.thinking = [];
-    return text.trim().length > 0 ? [{ type: 'reasoning', message: text }] : [];
+    return message.trim().length > 0 ? [{ type: 'reasoning', message }] : [];
   }
 
   private toolCall(record: JsonObject, line: StdoutLine): DraftEvent[] {
-    const callId = str(record.call_id);
-    const body = obj(record.tool_call);
-    const keys = body ? Object.keys(body) : [];
-    const key = keys.length === 1 ? keys[0]! : undefined;
-    const inner = key !== undefined ? obj(body![key]) : undefined;
-    if (!callId || key === undefined || !inner) return [unknownLine(line)];
-    const known = this.calls.get(callId);
-    const call: CursorToolCall = known ?? { callId, key, args: {}, records: [] };
-    call.records.push(record);
-    call.args = obj(inner.args) ?? call.args;
-    if (record.subtype === 'started') {
-      this.calls.set(callId, call);
-      return [];
-    }
-    if (record.subtype !== 'completed') return [unknownLine(line)];
-    this.calls.delete(callId);
-    const outcome = readOutcome(inner.result);
-    if (!outcome) return [unknownToolEvent(call)];
-    return [mapToolCall(call, outcome, this.cwd)];
+    const parsed = ToolCallRecord.safeParse(record);
+    const entries = parsed.success ? Object.entries(parsed.data.tool_call) : [];
+    if (!parsed.success || entries.length !== 1) return [unknownLine(line)];
+    const [key, inner] = entries[0]!;
+    const callId = parsed.data.call_id;
+    const call: CursorToolCall = { callId, key, args: inner.args ?? {}, records: [record] };
+    if (parsed.data.subtype === 'started') return this.started(call);
+    if (parsed.data.subtype !== 'completed') return [unknownLine(line)];
+    return this.completed(call, inner.args !== undefined, (record.tool_call as JsonObject)[key]);
   }
 
-  private terminal(record: JsonObject): DraftEvent[] {
-    const tokens = cursorUsage(record.usage);
-    this.result = {
-      ...this.result,
-      tokens,
-      raw_usage: tokens ? record.usage : null,
-      is_error: bool(record.is_error),
-      final_text: str(record.result),
-    };
-    if (record.is_error !== true) return [];
-    return [compact({ type: 'error', message: str(record.result) ?? 'Cursor reported an error', code: str(record.subtype) })];
+  private started(call: CursorToolCall): DraftEvent[] {
+    const { displaced, result: completedAs } = this.calls.open(call.callId, call);
+    const out: DraftEvent[] = [];
+    if (displaced && sameCall(displaced, call)) call.records = [...displaced.records, ...call.records];
+    else if (displaced) out.push(mapToolCall(displaced, undefined, this.cwd)); // a second call under a pending id
+    // Completed before it started: already reported, unless this start names another call.
+    if (completedAs !== undefined && completedAs !== identity(call)) out.push(mapToolCall(call, undefined, this.cwd));
+    return out;
+  }
+
+  private completed(record: CursorToolCall, hasArgs: boolean, inner: unknown): DraftEvent[] {
+    const pending = this.calls.pending(record.callId);
+    // A completion without arguments (a rejected shell call) belongs to its pending start.
+    const ownsPending = pending !== undefined && (!hasArgs || sameCall(pending, record));
+    const call = ownsPending ? { ...pending, args: hasArgs ? record.args : pending.args, records: [...pending.records, ...record.records] } : record;
+    // Closes the pending start, or holds this completion's identity for a start that comes later.
+    this.calls.close(record.callId, identity(call));
+    const out: DraftEvent[] = [];
+    if (pending && !ownsPending) out.push(mapToolCall(pending, undefined, this.cwd)); // another call was pending under this id
+    const outcome = readOutcome(obj(inner)?.result);
+    out.push(outcome ? mapToolCall(call, outcome, this.cwd) : unknownToolEvent(call));
+    return out;
+  }
+
+  private terminal(record: JsonObject, line: StdoutLine): DraftEvent[] {
+    const out: DraftEvent[] = [];
+    if (record.usage !== undefined) {
+      const usage = readCursorUsage(record.usage);
+      this.result = { ...this.result, tokens: usage?.tokens ?? null, raw_usage: usage ? record.usage : null };
+      if (usage && usage.unreadable.length > 0) out.push(unreadableUsageWarning('cursor', 'result.usage', usage.unreadable));
+      if (!usage) out.push(unreadableUsageWarning('cursor', 'result', ['usage']));
+    }
+    const parsed = Result.safeParse(record);
+    if (!parsed.success) return [unknownLine(line), ...out];
+    const { is_error, result, subtype } = parsed.data;
+    this.result = { ...this.result, is_error, final_text: result };
+    if (is_error) out.unshift(compact({ type: 'error', message: result ?? 'Cursor reported an error', code: subtype }));
+    return out;
   }
 
   /** `retry` (starting/resuming) and `connection` (reconnecting/reconnected): the backend link wobbling. */
   private transport(record: JsonObject, line: StdoutLine): DraftEvent[] {
-    const attempt = count(record.attempt);
+    const parsed = Transport.safeParse(record);
+    if (!parsed.success) return [unknownLine(line)];
+    const attempt = parsed.data.attempt;
     const what = `${String(record.type)}/${String(record.subtype)}`;
     switch (what) {
       case 'retry/starting':
       case 'retry/resuming':
       case 'connection/reconnecting':
-        return [{ type: 'warning', message: `Cursor ${record.type} ${record.subtype}${attempt !== undefined ? ` (attempt ${attempt})` : ''}`, code: what }];
+        return [{ type: 'warning', message: `Cursor ${String(record.type)} ${String(record.subtype)}${attempt !== undefined ? ` (attempt ${attempt})` : ''}`, code: what }];
       case 'connection/reconnected':
         return []; // recovery from the warning above: nothing new to report
       default:
@@ -159,9 +208,10 @@ export class CursorTranslator implements SessionTranslator {
 
   /** A question the CLI asks its user (e.g. a permission): in an unattended run that is worth a warning. */
   private interaction(record: JsonObject, line: StdoutLine): DraftEvent[] {
-    const kind = str(record.query_type);
-    if (record.subtype === 'request' && kind !== undefined) {
-      return [{ type: 'warning', message: `Cursor asked for ${kind} (interaction_query)`, code: 'interaction_query' }];
+    if (record.subtype === 'request') {
+      const parsed = InteractionRequest.safeParse(record);
+      if (!parsed.success) return [unknownLine(line)];
+      return [{ type: 'warning', message: `Cursor asked for ${parsed.data.query_type} (interaction_query)`, code: 'interaction_query' }];
     }
     if (record.subtype === 'response') return []; // the answer; its effect shows in the tool call that follows
     return [unknownLine(line)];
