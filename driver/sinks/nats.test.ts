@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { NatsServer } from '../../test/support/nats-server.ts';
@@ -154,5 +154,59 @@ describe('NatsSink with a real nats-server', () => {
       { undelivered: true, subject: 'tcab.run.run-lost.event.agent', run_id: 'run-lost', seq: 1, data: agent(1) },
       expect.objectContaining({ undelivered: true, subject: 'tcab.run.run-lost.result', run_id: 'run-lost' }),
     ]);
+  });
+});
+
+describe('NatsSink when NATS cannot be reached', () => {
+  const password = 'sk-fake-nats-password-000';
+
+  it('finding 13: a malformed URL is reported at once with the parse error and no credentials, and the events are written as NDJSON without waiting for the deadline', async () => {
+    const warnings: string[] = [];
+    const lines: string[] = [];
+    const sink = new NatsSink({ servers: `nats://tcab:${password}@[not-a-host`, deliverBy: Date.now() + 60_000, warn: (m) => warnings.push(m), fallback: (l) => lines.push(l) });
+    // Before any event: the sink connects when it is made.
+    await vi.waitFor(() => expect(warnings).toHaveLength(1), { timeout: 5000, interval: 10 });
+    expect(warnings[0]).toMatch(/^cannot connect to NATS nats:\/\/\*\*\*@\[not-a-host: malformed URL \(Invalid URL\); nothing will be published/);
+    sink.event({ runId: 'run-malformed', seq: 1, event: agent(1) });
+    sink.result(result('run-malformed', 1));
+    const closing = Date.now();
+    await sink.close();
+    expect(Date.now() - closing).toBeLessThan(5000); // not the 60 s deadline: a malformed URL never heals
+    expect(lines.map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([1, 2]);
+    expect(warnings).toHaveLength(1);
+    expect(JSON.stringify(warnings)).not.toContain(password);
+  });
+
+  it('finding 13: an unreachable server is reported at once (connection refused, URL without credentials), queued messages are retried until the deadline and then written as NDJSON', async () => {
+    const warnings: string[] = [];
+    const lines: string[] = [];
+    const deliverBy = Date.now() + 2000;
+    const sink = new NatsSink({ servers: [`nats://tcab:${password}@127.0.0.1:1`], deliverBy, pass: password, warn: (m) => warnings.push(m), fallback: (l) => lines.push(l) });
+    await vi.waitFor(() => expect(warnings).toHaveLength(1), { timeout: 1500, interval: 10 });
+    expect(Date.now()).toBeLessThan(deliverBy);
+    expect(warnings[0]).toBe(`cannot connect to NATS nats://***@127.0.0.1:1: connection refused; the run goes on; its events are queued and retried until ${new Date(deliverBy).toISOString()}, then written as NDJSON (undelivered)`);
+    sink.event({ runId: 'run-unreachable', seq: 1, event: agent(1) });
+    await sink.close();
+    expect(Date.now()).toBeGreaterThanOrEqual(deliverBy);
+    expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual([{ undelivered: true, subject: 'tcab.run.run-unreachable.event.agent', run_id: 'run-unreachable', seq: 1, data: agent(1) }]);
+    expect(warnings).toHaveLength(1); // the same trouble on every retry is said once
+  });
+
+  it('says when NATS is reachable again, and delivers what was queued', async () => {
+    const fresh = await NatsServer.start();
+    const url = fresh.url;
+    await fresh.stop();
+    const warnings: string[] = [];
+    const sink = new NatsSink({ servers: url, deliverBy: Date.now() + 30_000, warn: (m) => warnings.push(m) });
+    try {
+      await vi.waitFor(() => expect(warnings).toEqual([expect.stringContaining('connection refused')]), { timeout: 5000, interval: 10 });
+      sink.event({ runId: 'run-back', seq: 1, event: agent(1) });
+      await fresh.resume();
+      await vi.waitFor(() => expect(sink.stats.published).toBe(1), { timeout: 20_000, interval: 20 });
+      expect(warnings).toEqual([expect.stringContaining('connection refused'), `NATS ${url} reachable again; delivering 1 queued message(s)`]);
+    } finally {
+      await sink.close();
+      await fresh.dispose();
+    }
   });
 });

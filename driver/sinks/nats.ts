@@ -4,6 +4,8 @@
 //   message, and `Nats-Msg-Id` (run id + sequence) lets the server drop the retried copies that had landed.
 // - NATS unreachable: the driver keeps going; the queue is bounded in memory and spills to disk. On close the sink
 //   waits for delivery until the run's deadline, then writes what it could not deliver to stdout as NDJSON.
+//   The sink connects as soon as it is made and says at once (stderr) when it cannot: the URL without
+//   credentials and why (malformed: the parse error, never retried; refused, DNS, no answer: retried).
 // - In a driver Pod, the dispatcher publishes the Pod's pull_image/start_container events into the same run's
 //   subjects; they happened before the driver started but reach NATS through the dispatcher's watch. The sink
 //   holds the driver's messages until start_container's end is on the stream (bounded), so the run's stream is in
@@ -21,6 +23,7 @@ import { ensureRunStream } from '../../shared/run-stream.ts';
 import type { EventSink, SequencedEvent } from './sink.ts';
 import { SpillQueue } from './spill-queue.ts';
 import { fitJson } from './fit-payload.ts';
+import { describeConnectFailure, redactServer, serverCredentials } from './nats-target.ts';
 
 export interface NatsSinkOptions {
   servers: string | string[];
@@ -42,6 +45,8 @@ export interface NatsSinkOptions {
   awaitPodStartMs?: number;
   /** Called when the sink, connected and ready to publish, starts holding (tests observe the hold with it). */
   onHolding?: () => void;
+  /** Where connection trouble is reported, one line each (default: stderr). Never carries credentials. */
+  warn?: (message: string) => void;
 }
 
 interface Envelope {
@@ -72,10 +77,17 @@ export class NatsSink implements EventSink {
   /** When holding for the Pod's start gives up (set at the first attempt, so retries after an outage share it). */
   private holdUntil: number | undefined;
   private holdDone = false;
+  private connecting: Promise<void> | undefined;
+  /** The last connection problem reported (reported again only when it changes). */
+  private trouble: string | undefined;
+  /** Set when the configuration can never connect (a malformed URL): nothing is retried. */
+  private unusable: Error | undefined;
 
   constructor(options: NatsSinkOptions) {
     this.options = options;
     this.queue = new SpillQueue(join(options.spillDir ?? tmpdir(), `tcab-nats-spill-${process.pid}-${Date.now()}.ndjson`), options.maxMemoryBytes);
+    // Connect now, not at the first event: a wrong URL is reported before the run has done anything.
+    this.ensureConnected().catch(() => undefined);
   }
 
   event(record: SequencedEvent): void {
@@ -117,6 +129,7 @@ export class NatsSink implements EventSink {
     }
     this.stats.undelivered += left.length;
     this.queue.dispose();
+    await this.connecting?.catch(() => undefined); // the connection begun in the constructor, if still under way
     await this.nc?.close().catch(() => undefined);
   }
 
@@ -137,9 +150,51 @@ export class NatsSink implements EventSink {
     });
   }
 
-  /** Connects on first use; an unreachable server fails fast here and the pump retries until the deadline. */
-  private async ensureConnected(): Promise<void> {
-    if (this.nc && !this.nc.isClosed()) return;
+  /** Connects once at a time; an unreachable server fails fast here and the pump retries until the deadline. */
+  private ensureConnected(): Promise<void> {
+    if (this.unusable) return Promise.reject(this.unusable);
+    if (this.nc && !this.nc.isClosed()) return Promise.resolve();
+    this.connecting ??= this.connect().then(
+      () => {
+        this.connecting = undefined;
+        if (this.trouble !== undefined) this.warn(`NATS ${this.serversForDisplay()} reachable again; delivering ${this.queue.length} queued message(s)`);
+        this.trouble = undefined;
+      },
+      (error: unknown) => {
+        this.connecting = undefined;
+        this.reportTrouble(error);
+        throw error;
+      },
+    );
+    return this.connecting;
+  }
+
+  private serversForDisplay(): string {
+    return this.serverList().map(redactServer).join(', ');
+  }
+
+  private serverList(): string[] {
+    return typeof this.options.servers === 'string' ? [this.options.servers] : this.options.servers;
+  }
+
+  private warn(message: string): void {
+    (this.options.warn ?? ((line: string) => process.stderr.write(`warning: ${line}\n`)))(message);
+  }
+
+  private reportTrouble(error: unknown): void {
+    const { user, pass, token } = this.options;
+    const secrets = [...serverCredentials(this.serverList()), ...[user, pass, token].filter((s): s is string => Boolean(s))];
+    const failure = describeConnectFailure(error, secrets);
+    if (failure.permanent) this.unusable = error instanceof Error ? error : new Error(failure.reason);
+    if (failure.reason === this.trouble) return;
+    this.trouble = failure.reason;
+    const what = failure.permanent
+      ? 'nothing will be published; the run goes on and its events are written as NDJSON (undelivered) when it ends'
+      : `the run goes on; its events are queued and retried until ${new Date(this.options.deliverBy).toISOString()}, then written as NDJSON (undelivered)`;
+    this.warn(`cannot connect to NATS ${this.serversForDisplay()}: ${failure.reason}; ${what}`);
+  }
+
+  private async connect(): Promise<void> {
     const { servers, user, pass, token } = this.options;
     this.nc = await connect({
       servers,
@@ -170,7 +225,7 @@ export class NatsSink implements EventSink {
   private async pump(): Promise<void> {
     let backoff = 100;
     while (this.queue.length > 0) {
-      if (Date.now() > this.options.deliverBy) return; // give up: close() logs the rest
+      if (Date.now() > this.options.deliverBy || this.unusable) return; // give up: close() logs the rest
       try {
         await this.ensureConnected();
         await this.ensureStream();
@@ -188,6 +243,7 @@ export class NatsSink implements EventSink {
         }
         backoff = 100;
       } catch {
+        if (this.unusable) return;
         await this.pause(backoff);
         backoff = Math.min(backoff * 2, 2000);
       }
