@@ -125,7 +125,7 @@ async function copyEntries(from: HeldDir, to: HeldDir, prefix: string, state: Co
     const path = prefix + name;
     const info = await lstat(from.at(name));
     if (info.dev !== state.dev) {
-      state.skipped.push({ path, reason: 'on another filesystem (a mount point)' });
+      state.skipped.push({ path, reason: 'on another filesystem: a mount point' });
     } else if (info.isSymbolicLink()) {
       await replaceSymlinkIn(to, name, await readlink(from.at(name)), state.owner);
     } else if (info.isDirectory()) {
