@@ -24,7 +24,7 @@ describe('copyTestCase', () => {
       const before = treeSnapshot(join(sandbox, 'tc'));
       const skipped = await copyTestCase(join(sandbox, 'tc'), join(sandbox, 'workspace'), {});
       expect(skipped).toEqual([{ path: 'mnt', reason: 'on another filesystem: a mount point' }]);
-      expect(skippedMessage(skipped)).toBe('the test case has 1 entry that were not copied: mnt (on another filesystem: a mount point)');
+      expect(skippedMessage(skipped)).toBe('1 test case entry was not copied: mnt (on another filesystem: a mount point)');
       expect(existsSync(join(sandbox, 'workspace/mnt'))).toBe(false);
       expect(readFileSync(join(sandbox, 'workspace/kept.txt'), 'utf8')).toBe('kept');
       expect(treeSnapshot(join(sandbox, 'tc'))).toEqual(before);

@@ -203,5 +203,5 @@ function kindOf(info: { isFIFO(): boolean; isSocket(): boolean; isCharacterDevic
 export function skippedMessage(skipped: readonly SkippedEntry[]): string {
   const named = skipped.slice(0, 20).map((s) => `${s.path} (${s.reason})`).join(', ');
   const more = skipped.length > 20 ? ` and ${skipped.length - 20} more` : '';
-  return `the test case has ${skipped.length} entr${skipped.length === 1 ? 'y' : 'ies'} that were not copied: ${named}${more}`;
+  return `${skipped.length} test case entr${skipped.length === 1 ? 'y was' : 'ies were'} not copied: ${named}${more}`;
 }
