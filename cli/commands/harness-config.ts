@@ -3,15 +3,41 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../shared/errors.ts';
+import { InfrastructureError } from '../exit-codes.ts';
 
 interface Common {
   url: string;
 }
 
+/** The API base URL, checked: a value that is not an http(s) URL is the caller's mistake (exit 2). */
+function apiBase(url: string): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed && (parsed.username || parsed.password)) {
+    throw new InvalidInputError('--url', 'must not carry a user or password (the API takes a bearer token: --token-file or TCAB_API_TOKEN)');
+  }
+  if (!parsed || !/^https?:$/.test(parsed.protocol)) throw new InvalidInputError('--url', `"${url}" is not an http(s) URL of the dispatcher API (e.g. http://127.0.0.1:8080)`);
+  return url.replace(/\/+$/, '');
+}
+
 async function call(url: string, init: RequestInit = {}): Promise<unknown> {
-  const response = await fetch(url, init);
+  const what = `${init.method ?? 'GET'} ${url}`;
+  let response: Response;
+  try {
+    response = await fetch(url, init);
+  } catch (error) {
+    const cause = (error as Error).cause instanceof Error ? `: ${((error as Error).cause as Error).message}` : '';
+    throw new InfrastructureError(`cannot reach the dispatcher API (${what}): ${(error as Error).message}${cause}`, { cause: error });
+  }
   const body = (await response.json().catch(() => ({}))) as { error?: string };
-  if (!response.ok) throw new InvalidInputError(`${init.method ?? 'GET'} ${new URL(url).pathname}`, `HTTP ${response.status}: ${body.error ?? response.statusText}`);
+  const detail = `HTTP ${response.status}: ${body.error ?? response.statusText}`;
+  // 4xx: the request was wrong (slug, limit, token); 5xx: the dispatcher failed.
+  if (response.status >= 500) throw new InfrastructureError(`${what}: ${detail}`);
+  if (!response.ok) throw new InvalidInputError(`${init.method ?? 'GET'} ${new URL(url).pathname}`, detail);
   return body;
 }
 
@@ -33,7 +59,7 @@ export function registerHarnessConfigCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       const { url } = group.opts<Common>();
-      const configs = (await call(`${url}/harness-config`)) as { slug: string; maxParallelism: number | null; default: boolean }[];
+      const configs = (await call(`${apiBase(url)}/harness-config`)) as { slug: string; maxParallelism: number | null; default: boolean }[];
       if (options.json) {
         process.stdout.write(`${JSON.stringify(configs, null, 2)}\n`);
         return;
@@ -51,7 +77,7 @@ export function registerHarnessConfigCommands(program: Command): void {
       const maxParallelism = parseLimit(limit);
       const token = options.tokenFile ? readFileSync(options.tokenFile, 'utf8').trim() : process.env.TCAB_API_TOKEN;
       if (!token) throw new InvalidInputError('token', 'set TCAB_API_TOKEN or pass --token-file');
-      const saved = (await call(`${url}/harness-config/${encodeURIComponent(slug)}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ maxParallelism }) })) as { maxParallelism: number | null };
+      const saved = (await call(`${apiBase(url)}/harness-config/${encodeURIComponent(slug)}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ maxParallelism }) })) as { maxParallelism: number | null };
       process.stdout.write(`${slug}: max parallelism ${saved.maxParallelism ?? 'unlimited'}\n`);
     });
 }

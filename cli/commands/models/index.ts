@@ -8,6 +8,7 @@ import type { Catalog, CatalogEntry } from '../../../shared/catalog/schema.ts';
 import { importPrices } from '../../../shared/catalog/import.ts';
 import { priceRun } from '../../../shared/cost.ts';
 import { InvalidInputError } from '../../../shared/errors.ts';
+import { formatIssues } from '../../../shared/zod-issues.ts';
 import { RunResult } from '../../../shared/run.ts';
 import { getHarness } from '../../../harnesses/registry.ts';
 
@@ -33,15 +34,27 @@ export function repriceResults(results: RunResult[], catalog: Catalog): RunResul
   });
 }
 
+/** JSON text -> value; a parse error names the file (and line) it came from, so it is the caller's input (exit 2). */
+function parseJson(text: string, where: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (cause) {
+    throw new InvalidInputError(where, `not valid JSON: ${(cause as Error).message}`, { cause });
+  }
+}
+
 function readResults(path: string): RunResult[] {
   const files = statSync(path).isDirectory() ? readdirSync(path).filter((f) => /\.(json|jsonl|ndjson)$/.test(f)).map((f) => join(path, f)) : [path];
   return files.flatMap((file) => {
-    const text = readFileSync(file, 'utf8').trim();
-    const docs = file.endsWith('.json') ? [JSON.parse(text) as unknown] : text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as unknown);
-    return docs.map((doc, i) => {
-      const parsed = RunResult.safeParse(doc);
-      if (!parsed.success) throw new InvalidInputError(`${file}${docs.length > 1 ? `:${i + 1}` : ''}`, `not a run result: ${parsed.error.issues[0]?.message}`);
-      return parsed.data;
+    const text = readFileSync(file, 'utf8');
+    const ndjson = !file.endsWith('.json');
+    const lines = ndjson ? text.split('\n') : [text];
+    return lines.flatMap((line, i) => {
+      if (line.trim() === '') return [];
+      const where = ndjson ? `${file}:${i + 1}` : file;
+      const parsed = RunResult.safeParse(parseJson(line, where));
+      if (!parsed.success) throw new InvalidInputError(where, `not a run result: ${formatIssues(parsed.error, '', { maxIssues: 3 })}`);
+      return [parsed.data];
     });
   });
 }
@@ -92,7 +105,13 @@ export function registerModelsCommands(program: Command): void {
       if (!out) throw new InvalidInputError('--out', 'give --out FILE or set TCAB_MODEL_CATALOG (the bundled catalogue is not overwritten implicitly)');
       const today = new Date().toISOString().slice(0, 10);
       const current = loadCatalog(catalogPath());
-      const result = importPrices(current, JSON.parse(readFileSync(file, 'utf8')), today, `${today}.import`);
+      let result: ReturnType<typeof importPrices>;
+      try {
+        result = importPrices(current, parseJson(readFileSync(file, 'utf8'), file), today, `${today}.import`);
+      } catch (error) {
+        if (error instanceof InvalidInputError) throw error;
+        throw new InvalidInputError(file, (error as Error).message, { cause: error });
+      }
       writeFileSync(out, `${JSON.stringify(parseCatalog(result.catalog), null, 2)}\n`);
       if (options.json) return void process.stdout.write(`${JSON.stringify({ ...result, catalog: undefined, out }, null, 2)}\n`);
       process.stdout.write(`${result.format} price list: ${result.changes.length} changed, ${result.unchanged} unchanged, ${result.unmatched.length} not in the catalogue; wrote ${out}\n`);

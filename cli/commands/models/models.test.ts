@@ -38,6 +38,17 @@ describe('tcab models', () => {
     expect(JSON.parse(readFileSync(out, 'utf8')).entries.length).toBeGreaterThan(20);
   });
 
+  it('finding 11: a malformed input file is a usage error naming the file (and the line of an NDJSON file)', async () => {
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, '{bad');
+    await expect(tcab(['models', 'import', bad, '--out', join(dir, 'never.json')])).rejects.toMatchObject({ code: 2, stderr: `tcab: ${bad}: not valid JSON: Expected property name or '}' in JSON at position 1 (line 1 column 2)\n` });
+    const results = join(dir, 'bad-results.jsonl');
+    writeFileSync(results, '{"run_id":"r1"}\n{bad\n');
+    await expect(tcab(['models', 'reprice', results])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(new RegExp(`^tcab: ${results}:1: not a run result: harness_slug: Invalid input`)) });
+    writeFileSync(results, '\n{bad\n');
+    await expect(tcab(['models', 'reprice', results])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining(`tcab: ${results}:2: not valid JSON`) });
+  });
+
   it('import refuses to overwrite the bundled catalogue implicitly', async () => {
     await expect(tcab(['models', 'import', join(ROOT, 'shared/catalog/fixtures/litellm-prices.json')], { TCAB_MODEL_CATALOG: '' })).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--out') });
   });
