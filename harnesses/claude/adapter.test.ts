@@ -206,3 +206,59 @@ describe('claude invocation', () => {
     expect(adapter.invocation({ model: 'm', prompt: 'p', workdir: '/w', home: '/h', resumeSessionId: 's1' }).argv.slice(-2)).toEqual(['--resume', 's1']);
   });
 });
+
+describe('claude adapter: fields that fail their type are never guessed (issue 19)', () => {
+  const lines = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n');
+  const bash = (id: string, command: string) => ({ type: 'assistant', message: { content: [{ type: 'tool_use', id, name: 'Bash', input: { command } }] }, session_id: 's1' });
+  const toolResult = (id: string, extra: object) => ({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: id, content: 'Exit code 3', ...extra }] }, session_id: 's1' });
+
+  it.each([['"true"', 'true'], ['42', 42], ['null', null], ['{}', {}]])('finding 7: a tool result with is_error %s is unknown, and its call is reported without an outcome', (_label, isError) => {
+    const { events } = translateText(adapter, lines(bash('t1', 'exit 3'), toolResult('t1', { is_error: isError })));
+    expect(strip(events)).toEqual([
+      { type: 'unknown', raw: { type: 'tool_result', tool_use_id: 't1', content: 'Exit code 3', is_error: isError } },
+      { type: 'command', command: 'exit 3', tool_name: 'Bash' },
+    ]);
+  });
+
+  it.each([['"true"', 'true'], ['1', 1], ['null', null]])('finding 7: a result record with is_error %s is unknown, never a verdict', (_label, isError) => {
+    const { events, summary } = translateText(adapter, lines({ type: 'result', subtype: 'success', is_error: isError, result: 'done', session_id: 's1' }));
+    expect(strip(events)).toEqual([{ type: 'unknown', raw: { type: 'result', subtype: 'success', is_error: isError, result: 'done', session_id: 's1' } }]);
+    expect(summary.result.is_error).toBeUndefined();
+  });
+
+  const usageResult = (entry: object, extra: object = {}) =>
+    lines({ type: 'result', subtype: 'success', is_error: false, session_id: 's1', total_cost_usd: 0.5, modelUsage: { 'claude-sonnet-4-5': { inputTokens: 100, outputTokens: 20, cacheReadInputTokens: 30, cacheCreationInputTokens: 4, ...entry } }, ...extra });
+
+  it.each([
+    ['a string', { inputTokens: '100' }, 'input', 'modelUsage.claude-sonnet-4-5.inputTokens'],
+    ['null', { outputTokens: null }, 'output', 'modelUsage.claude-sonnet-4-5.outputTokens'],
+    ['a fraction', { cacheReadInputTokens: 2.5 }, 'cache_read', 'modelUsage.claude-sonnet-4-5.cacheReadInputTokens'],
+    ['negative', { cacheCreationInputTokens: -4 }, 'cache_write', 'modelUsage.claude-sonnet-4-5.cacheCreationInputTokens'],
+  ])('finding 7: a token count that is %s leaves its class unknown (null) with a warning, never 0', (_label, entry, cls, field) => {
+    const { events, summary } = translateText(adapter, usageResult(entry));
+    const expected: Record<string, number | null> = { input: 100, output: 20, cache_read: 30, cache_write: 4, reasoning: null };
+    expected[cls] = null;
+    expect(summary.result.tokens).toEqual(expected);
+    expect(strip(events)).toEqual([{ type: 'warning', message: expect.stringContaining(`result.${field}`), code: 'unreadable_usage' }]);
+  });
+
+  it('finding 7: an unreadable total_cost_usd is no reported cost (null) with a warning, never a number', () => {
+    const { events, summary } = translateText(adapter, usageResult({}, { total_cost_usd: '0.5' }));
+    expect(summary.result.reported_cost_usd).toBeNull();
+    expect(summary.result.tokens).toEqual({ input: 100, output: 20, cache_read: 30, cache_write: 0 + 4, reasoning: null });
+    expect(strip(events)).toEqual([{ type: 'warning', message: expect.stringContaining('result.total_cost_usd'), code: 'unreadable_usage' }]);
+  });
+
+  it('finding 9: a reused tool-call id reports the first call too (without an outcome); the result pairs with the latest', () => {
+    const { events } = translateText(adapter, lines(bash('T1', 'rm -rf /important'), bash('T1', 'echo harmless'), toolResult('T1', { is_error: false, content: 'harmless' })));
+    expect(strip(events)).toEqual([
+      { type: 'command', command: 'rm -rf /important', tool_name: 'Bash' },
+      { type: 'command', command: 'echo harmless', is_success: true, tool_name: 'Bash' },
+    ]);
+  });
+
+  it('finding 9: a result that arrives before its call is paired with it, not dropped', () => {
+    const { events } = translateText(adapter, lines(toolResult('T1', { is_error: true }), bash('T1', 'exit 3')));
+    expect(strip(events)).toEqual([{ type: 'command', command: 'exit 3', exit_code: 3, is_success: false, tool_name: 'Bash' }]);
+  });
+});

@@ -11,12 +11,13 @@ const blocksOf = (record: Rec): Rec[] => {
 };
 const mentionsSkillBase = (record: Rec): boolean => blocksOf(record).some((b) => typeof b.text === 'string' && SKILL_BASE.test(b.text));
 
-/** Task/Agent calls that a task_started record took over (its tool_use_id), from the records before this one. */
-function backgroundTaskCalls(earlier: readonly unknown[]): Set<string> {
+/** Task/Agent calls whose subagent task_* records report (their tool_use_id), among `records`. */
+function backgroundTaskCalls(records: readonly unknown[]): Set<string> {
   const ids = new Set<string>();
-  for (const r of earlier) {
+  for (const r of records) {
     const record = asRecord(r);
-    if (record?.type === 'system' && record.subtype === 'task_started' && typeof record.tool_use_id === 'string') ids.add(record.tool_use_id);
+    const reportsTask = record?.type === 'system' && (record.subtype === 'task_started' || record.subtype === 'task_notification');
+    if (reportsTask && typeof record.tool_use_id === 'string') ids.add(record.tool_use_id);
   }
   return ids;
 }
@@ -32,13 +33,29 @@ export const folds: readonly RecordFold[] = [
   },
   {
     match: { type: 'user' },
-    when: (record, earlier) => {
+    when: (record, { before }) => {
       const results = blocksOf(record).filter((b) => b.type === 'tool_result');
-      const tasks = backgroundTaskCalls(earlier);
+      const tasks = backgroundTaskCalls(before);
       return results.length > 0 && results.every((b) => b.is_error !== true && tasks.has(b.tool_use_id as string));
     },
     kind: 'silent',
-    why: 'the result of a Task call running in the background only says it launched: task_notification reports its end',
+    why: "a Task call's result when task_started/task_notification report the subagent: it only says it launched or repeats the end",
+  },
+  {
+    match: { type: 'assistant' },
+    when: (record) => blocksOf(record).every((b) => b.type === 'redacted_thinking' || b.text === '' || b.thinking === ''),
+    kind: 'silent',
+    why: 'an assistant message with nothing to show: no blocks, empty text, encrypted reasoning (its tokens are in usage)',
+  },
+  {
+    match: { type: 'assistant' },
+    when: (record, { before, after }) => {
+      const tasks = backgroundTaskCalls([...before, ...after]);
+      const blocks = blocksOf(record);
+      return blocks.length > 0 && blocks.every((b) => b.type === 'tool_use' && tasks.has(b.id as string));
+    },
+    kind: 'restated',
+    why: 'a Task call whose subagent task_started/task_notification report (they name its id)',
   },
   { match: { type: 'system', subtype: 'init' }, kind: 'restated', why: 'session context (cwd, model, session id), which later records restate' },
   { match: { type: 'result' }, kind: 'restated', why: 'the session summary: usage, cost and verdict (a later one replaces it)' },

@@ -3,7 +3,8 @@
 // shared/reference/harnesses.md ("Tool names -> category"). Bash, Read and Write report what they did; reading,
 // searching or listing done through Bash stays a `command` (never guessed from shell text).
 import type { DraftEvent, EventOf } from '../../shared/events.ts';
-import { absolutePath, arr, compact, contentText, count, obj, str } from '../../shared/translate/json.ts';
+import { z } from 'zod';
+import { absolutePath, compact, contentText, str } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 
 export interface ToolCall {
@@ -52,16 +53,17 @@ export function bashExitCode(outcome: ToolOutcome): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+const lineNumber = z.int().nonnegative();
+const EditResult = z.looseObject({ structuredPatch: z.array(z.looseObject({ newStart: lineNumber, newLines: lineNumber })).min(1) });
+const ReadResult = z.looseObject({ file: z.looseObject({ startLine: lineNumber, numLines: lineNumber }) });
+
 /** Line range touched by an Edit/Write, from the structured patch's hunks (new-file coordinates). */
 function patchRange(structured: unknown): { start_line?: number; end_line?: number } {
-  const hunks = arr(obj(structured)?.structuredPatch);
-  if (!hunks || hunks.length === 0) return {};
+  const parsed = EditResult.safeParse(structured);
+  if (!parsed.success) return {};
   let start = Infinity;
   let end = -Infinity;
-  for (const hunk of hunks) {
-    const newStart = count(obj(hunk)?.newStart);
-    const newLines = count(obj(hunk)?.newLines);
-    if (newStart === undefined || newLines === undefined) return {};
+  for (const { newStart, newLines } of parsed.data.structuredPatch) {
     start = Math.min(start, newStart);
     end = Math.max(end, newStart + Math.max(newLines, 1) - 1);
   }
@@ -70,11 +72,31 @@ function patchRange(structured: unknown): { start_line?: number; end_line?: numb
 
 /** Line range actually read, from the result's `file.startLine/numLines`. */
 function readRange(structured: unknown): { start_line?: number; end_line?: number } {
-  const file = obj(obj(structured)?.file);
-  const startLine = count(file?.startLine);
-  const numLines = count(file?.numLines);
-  if (startLine === undefined || numLines === undefined || numLines === 0) return {};
+  const parsed = ReadResult.safeParse(structured);
+  if (!parsed.success || parsed.data.file.numLines === 0) return {};
+  const { startLine, numLines } = parsed.data.file;
   return { start_line: startLine, end_line: startLine + numLines - 1 };
+}
+
+/** The input fields each kind reads; a call whose input fails its schema is `unknown` (issue 19, finding 7). */
+const INPUTS = {
+  command: z.looseObject({ command: z.string() }),
+  read: z.looseObject({ file_path: z.string() }),
+  write: z.looseObject({ file_path: z.string().optional(), notebook_path: z.string().optional() }),
+  search: z.looseObject({ pattern: z.string(), path: z.string().optional() }),
+  list: z.looseObject({ path: z.string().optional() }),
+  skill: z.looseObject({ skill: z.string().optional() }),
+  subagent: z.looseObject({ subagent_type: z.string().optional() }),
+};
+
+/** A skill's or subagent's name from its call, or undefined when the call does not name it readably. */
+export function skillName(call: ToolCall): string | undefined {
+  const parsed = INPUTS.skill.safeParse(call.input);
+  return parsed.success ? parsed.data.skill : undefined;
+}
+export function subagentType(call: ToolCall): string | undefined {
+  const parsed = INPUTS.subagent.safeParse(call.input);
+  return parsed.success ? parsed.data.subagent_type : undefined;
 }
 
 export function unknownToolEvent(call: ToolCall, outcome?: ToolOutcome): DraftEvent {
@@ -89,37 +111,39 @@ export function unknownToolEvent(call: ToolCall, outcome?: ToolOutcome): DraftEv
 export function mapToolCall(call: ToolCall, outcome: ToolOutcome | undefined, cwd: string | undefined): DraftEvent | undefined {
   const { input, name } = call;
   const is_success = outcome ? !outcome.isError : undefined;
-  const path = (key: string) => {
-    const p = str(input[key]);
-    return p === undefined ? undefined : absolutePath(p, cwd);
-  };
+  const at = (p: string | undefined) => (p === undefined ? undefined : absolutePath(p, cwd));
+  const unknown = () => unknownToolEvent(call, outcome);
   switch (claudeToolKind(name)) {
     case 'command': {
-      const command = str(input.command);
-      if (command === undefined) return unknownToolEvent(call, outcome);
-      return compact({ type: 'command', command, exit_code: outcome ? bashExitCode(outcome) : undefined, is_success, tool_name: name });
+      const parsed = INPUTS.command.safeParse(input);
+      if (!parsed.success) return unknown();
+      return compact({ type: 'command', command: parsed.data.command, exit_code: outcome ? bashExitCode(outcome) : undefined, is_success, tool_name: name });
     }
     case 'read': {
-      const file = path('file_path');
-      if (file === undefined) return unknownToolEvent(call, outcome);
-      return compact({ type: 'read', path: file, ...readRange(outcome?.structured), is_success, tool_name: name });
+      const parsed = INPUTS.read.safeParse(input);
+      if (!parsed.success) return unknown();
+      return compact({ type: 'read', path: at(parsed.data.file_path)!, ...readRange(outcome?.structured), is_success, tool_name: name });
     }
     case 'write': {
-      const file = path('file_path') ?? path('notebook_path');
-      if (file === undefined) return unknownToolEvent(call, outcome);
-      return compact({ type: 'write', path: file, ...patchRange(outcome?.structured), is_success, tool_name: name });
+      const parsed = INPUTS.write.safeParse(input);
+      const file = parsed.success ? (parsed.data.file_path ?? parsed.data.notebook_path) : undefined;
+      if (file === undefined) return unknown();
+      return compact({ type: 'write', path: at(file)!, ...patchRange(outcome?.structured), is_success, tool_name: name });
     }
     case 'search': {
-      const query = str(input.pattern);
-      if (query === undefined) return unknownToolEvent(call, outcome);
-      return compact({ type: 'search', query, path: path('path'), is_success, tool_name: name });
+      const parsed = INPUTS.search.safeParse(input);
+      if (!parsed.success) return unknown();
+      return compact({ type: 'search', query: parsed.data.pattern, path: at(parsed.data.path), is_success, tool_name: name });
     }
-    case 'list':
-      return compact({ type: 'list', path: path('path'), is_success, tool_name: name });
+    case 'list': {
+      const parsed = INPUTS.list.safeParse(input);
+      if (!parsed.success) return unknown();
+      return compact({ type: 'list', path: at(parsed.data.path), is_success, tool_name: name });
+    }
     case 'skill':
     case 'subagent':
       return undefined;
     case 'other':
-      return unknownToolEvent(call, outcome);
+      return unknown();
   }
 }

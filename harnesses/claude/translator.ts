@@ -3,12 +3,29 @@
 // handled here; any other record becomes `unknown` (a new CLI release shows up in `tcab harnesses verify`).
 import type { DraftEvent } from '../../shared/events.ts';
 import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
-import { arr, bool, compact, contentText, num, obj, str } from '../../shared/translate/json.ts';
-import type { JsonObject } from '../../shared/translate/json.ts';
+import { compact, contentText } from '../../shared/translate/json.ts';
 import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts';
-import { claudeToolKind, mapToolCall, unknownToolEvent } from './map-claude-tools.ts';
+import { PendingCalls } from '../../shared/translate/pending-calls.ts';
+import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
+import { claudeToolKind, mapToolCall, skillName, subagentType, unknownToolEvent } from './map-claude-tools.ts';
 import type { ToolCall, ToolOutcome } from './map-claude-tools.ts';
+import {
+  ApiRetryRecord,
+  AssistantBlock,
+  AssistantRecord,
+  ClaudeRecord,
+  InitRecord,
+  ResultRecord,
+  SystemRecord,
+  TaskNotificationRecord,
+  TaskStartedRecord,
+  TaskToolResult,
+  ToolResultBlock,
+  UserRecord,
+} from './records.ts';
 import { claudeUsage } from './usage.ts';
+
+type Rec = Record<string, unknown>;
 
 /**
  * System subtypes that carry nothing a normalized event can express: token estimates, status pings, task status
@@ -23,15 +40,23 @@ interface PendingSkill {
   outcome: ToolOutcome;
 }
 
+/** A subagent, by the Task tool_use id that launched it: its task id, and whether its end was reported. */
+interface Task {
+  taskId: string;
+  name?: string;
+  ended: boolean;
+  resultSeen?: boolean;
+}
+
 export class ClaudeTranslator implements SessionTranslator {
   private session: string | undefined;
   private cwd: string | undefined;
   private model: string | undefined;
-  private readonly calls = new Map<string, ToolCall>();
+  /** Tool calls waiting for their result, by id; a reused id reports the earlier call first (finding 9). */
+  private readonly calls = new PendingCalls<ToolCall, ToolOutcome>();
   /** Skill results wait for the synthetic "Base directory for this skill" text that names the file. */
   private pendingSkill: PendingSkill | undefined;
-  /** Subagent task ids by the Task tool_use id, and which ones already reported their end. */
-  private readonly tasks = new Map<string, { taskId: string; name?: string; ended: boolean; resultSeen?: boolean }>();
+  private readonly tasks = new Map<string, Task>();
   private lastSyntheticError: string | undefined;
   private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
 
@@ -44,10 +69,10 @@ export class ClaudeTranslator implements SessionTranslator {
   }
 
   line(line: StdoutLine): DraftEvent[] {
-    const record = obj(line.json);
-    if (!record) return [unknownLine(line)];
-    const sid = str(record.session_id);
-    if (sid) this.session = sid;
+    const parsed = ClaudeRecord.safeParse(line.json);
+    if (!parsed.success) return [unknownLine(line)];
+    const record = parsed.data;
+    if (record.session_id !== undefined) this.session = record.session_id;
 
     const out: DraftEvent[] = [];
     const skill = this.pendingSkill;
@@ -55,13 +80,12 @@ export class ClaudeTranslator implements SessionTranslator {
       this.pendingSkill = undefined;
       const base = record.type === 'user' ? this.skillBaseDirectory(record) : undefined;
       if (base !== undefined) {
-        out.push(compact({ type: 'skill', path: `${base}/SKILL.md`, skill_name: str(skill.call.input.skill), is_success: true, tool_name: skill.call.name }));
+        out.push(compact({ type: 'skill', path: `${base}/SKILL.md`, skill_name: skillName(skill.call), is_success: true, tool_name: skill.call.name }));
         return out;
       }
       out.push(unknownToolEvent(skill.call, skill.outcome));
     }
-    const events = this.record(record, line);
-    for (const e of events) out.push(e);
+    for (const e of this.record(record, line)) out.push(e);
     return out;
   }
 
@@ -69,138 +93,144 @@ export class ClaudeTranslator implements SessionTranslator {
     const events: DraftEvent[] = [];
     if (this.pendingSkill) events.push(unknownToolEvent(this.pendingSkill.call, this.pendingSkill.outcome));
     this.pendingSkill = undefined;
-    // Calls that never got a result (the session was killed mid-tool): reported without an outcome.
-    for (const call of this.calls.values()) {
-      const kind = claudeToolKind(call.name);
-      if (kind === 'subagent') continue;
-      events.push(mapToolCall(call, undefined, this.cwd) ?? unknownToolEvent(call));
-    }
-    this.calls.clear();
+    // Calls that never got a result (the session was killed mid-tool) are reported without an outcome; results
+    // whose call never came, as they are.
+    const { calls, results } = this.calls.drain();
+    for (const call of calls) events.push(...this.unfinished(call));
+    for (const outcome of results) events.push(unknownValue(outcome.block));
     if (this.model && !this.result.reported_model) this.result.reported_model = this.model;
     if (this.session) this.result.session_id = this.session;
     return { events, result: this.result };
   }
 
-  private record(record: JsonObject, line: StdoutLine): DraftEvent[] {
+  /** A call that gets no result: its event without an outcome; a subagent its task records already report. */
+  private unfinished(call: ToolCall): DraftEvent[] {
+    if (claudeToolKind(call.name) === 'subagent') return this.tasks.has(call.id) ? [] : [unknownToolEvent(call)];
+    return [mapToolCall(call, undefined, this.cwd) ?? unknownToolEvent(call)];
+  }
+
+  private record(record: Rec, line: StdoutLine): DraftEvent[] {
     switch (record.type) {
       case 'system':
         return this.system(record, line);
       case 'assistant':
         return this.assistant(record, line);
       case 'user':
-        return this.user(record);
+        return this.user(record, line);
       case 'stream_event':
         // Partial-message deltas (--include-partial-messages): the complete block follows as an `assistant`
         // record, which is what we translate, so the joined message is emitted exactly once.
         return [];
       case 'result':
-        return this.terminal(record);
+        return this.terminal(record, line);
       default:
         return [unknownLine(line)];
     }
   }
 
-  private system(record: JsonObject, line: StdoutLine): DraftEvent[] {
-    const subtype = str(record.subtype);
+  private system(record: Rec, line: StdoutLine): DraftEvent[] {
+    const system = SystemRecord.safeParse(record);
+    if (!system.success) return [unknownLine(line)];
+    const subtype = system.data.subtype;
     if (subtype === 'init') {
-      this.cwd = str(record.cwd) ?? this.cwd;
-      this.model = str(record.model);
+      const init = InitRecord.safeParse(record);
+      if (!init.success) return [unknownLine(line)];
+      this.cwd = init.data.cwd ?? this.cwd;
+      this.model = init.data.model;
       return [];
     }
     if (subtype === 'api_retry') {
-      const status = num(record.error_status);
-      const error = str(record.error);
-      return [
-        compact({
-          type: 'warning',
-          message: `API request failed${status ? ` (HTTP ${status}${error ? ` ${error}` : ''})` : ''}; retry ${num(record.attempt) ?? '?'}/${num(record.max_retries) ?? '?'} in ${Math.round(num(record.retry_delay_ms) ?? 0)} ms`,
-          code: error,
-        }),
-      ];
+      const retry = ApiRetryRecord.safeParse(record);
+      if (!retry.success) return [unknownLine(line)];
+      const { error_status: status, error, attempt, max_retries: max, retry_delay_ms: delay } = retry.data;
+      const http = status != null ? ` (HTTP ${status}${error ? ` ${error}` : ''})` : '';
+      return [compact({ type: 'warning', message: `API request failed${http}; retry ${attempt ?? '?'}/${max ?? '?'} in ${delay === undefined ? '?' : Math.round(delay)} ms`, code: error })];
     }
     if (subtype === 'task_started') {
-      const taskId = str(record.task_id);
-      const toolUseId = str(record.tool_use_id);
-      if (!taskId) return [unknownLine(line)];
-      const name = str(record.subagent_type) ?? str(record.description);
+      const started = TaskStartedRecord.safeParse(record);
+      if (!started.success) return [unknownLine(line)];
+      const { task_id: taskId, tool_use_id: toolUseId } = started.data;
+      const name = started.data.subagent_type ?? started.data.description;
       if (toolUseId) this.tasks.set(toolUseId, { taskId, name, ended: false });
       return [compact({ type: 'orchestration', action: 'subagent_started', subagent_id: taskId, subagent_name: name })];
     }
     if (subtype === 'task_notification') {
-      const taskId = str(record.task_id);
-      const status = str(record.status);
-      if (!taskId || !status) return [unknownLine(line)];
-      const toolUseId = str(record.tool_use_id);
+      const ended = TaskNotificationRecord.safeParse(record);
+      if (!ended.success) return [unknownLine(line)];
+      const { task_id: taskId, tool_use_id: toolUseId, status } = ended.data;
       const task = toolUseId ? this.tasks.get(toolUseId) : undefined;
       if (task) task.ended = true;
+      // Remembered even when its start was unreadable, so the Task result does not report the subagent again.
+      else if (toolUseId) this.tasks.set(toolUseId, { taskId, ended: true });
       if (task?.resultSeen) this.tasks.delete(toolUseId!);
       const ok = status === 'completed';
       return [compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: taskId, subagent_name: task?.name, is_success: ok })];
     }
-    if (subtype !== undefined && SILENT_SYSTEM.has(subtype)) return [];
+    if (SILENT_SYSTEM.has(subtype)) return [];
     return [unknownLine(line)];
   }
 
-  private assistant(record: JsonObject, line: StdoutLine): DraftEvent[] {
-    const message = obj(record.message);
-    const blocks = arr(message?.content);
-    if (!message || !blocks) return [unknownLine(line)];
+  private assistant(record: Rec, line: StdoutLine): DraftEvent[] {
+    const parsed = AssistantRecord.safeParse(record);
+    if (!parsed.success) return [unknownLine(line)];
+    const { message, error } = parsed.data;
     // A synthetic assistant message with `error` is Claude Code reporting a failed API call (e.g. HTTP 400).
-    const apiError = str(record.error);
-    if (apiError !== undefined && message.model === '<synthetic>') {
-      const text = contentText(blocks) ?? apiError;
+    if (error !== undefined && message.model === '<synthetic>') {
+      const text = contentText(message.content);
+      if (text === undefined) return [unknownLine(line)]; // the terminal result still reports the error
       this.lastSyntheticError = text;
-      return [{ type: 'error', message: text, code: apiError }];
+      return [{ type: 'error', message: text, code: error }];
     }
     const out: DraftEvent[] = [];
-    for (const raw of blocks) {
-      const block = obj(raw);
-      switch (block?.type) {
-        case 'text': {
-          const text = str(block.text);
-          if (text === undefined) out.push(unknownValue(block));
-          else if (text.length > 0) out.push({ type: 'agent', message: text });
-          break;
-        }
-        case 'thinking': {
-          const text = str(block.thinking);
-          if (text === undefined) out.push(unknownValue(block));
-          else if (text.length > 0) out.push({ type: 'reasoning', message: text });
-          break;
-        }
-        case 'redacted_thinking':
-          break; // encrypted reasoning: no content to show, and its tokens are in usage
-        case 'tool_use': {
-          const id = str(block.id);
-          const name = str(block.name);
-          const input = obj(block.input);
-          if (!id || !name || !input) out.push(unknownValue(block));
-          else this.calls.set(id, { id, name, input, block });
-          break;
-        }
-        default:
-          out.push(unknownValue(block ?? raw));
+    for (const raw of message.content) {
+      const block = AssistantBlock.safeParse(raw);
+      if (!block.success) {
+        out.push(unknownValue(raw));
+        continue;
       }
+      const b = block.data;
+      if (b.type === 'text') {
+        if (b.text.length > 0) out.push({ type: 'agent', message: b.text });
+      } else if (b.type === 'thinking') {
+        if (b.thinking.length > 0) out.push({ type: 'reasoning', message: b.thinking });
+      } else if (b.type === 'tool_use') {
+        out.push(...this.openCall({ id: b.id, name: b.name, input: b.input, block: raw as Rec }));
+      }
+      // redacted_thinking: encrypted reasoning, no content to show; its tokens are in usage.
     }
     return out;
   }
 
-  private user(record: JsonObject): DraftEvent[] {
-    const blocks = arr(obj(record.message)?.content);
-    if (!blocks) return []; // a plain prompt echo
+  /** A call opens: an earlier call still pending under its id is reported first, without outcome (finding 9). */
+  private openCall(call: ToolCall): DraftEvent[] {
+    const { displaced, result } = this.calls.open(call.id, call);
+    const out = displaced ? this.unfinished(displaced) : [];
+    if (result) out.push(...this.finishCall(call, result));
+    return out;
+  }
+
+  private user(record: Rec, line: StdoutLine): DraftEvent[] {
+    const parsed = UserRecord.safeParse(record);
+    if (!parsed.success) return [unknownLine(line)];
+    const { content } = parsed.data.message;
+    // A skill body that no Skill result is waiting for names a skill we cannot pair: shown as it is.
+    if (this.skillBaseDirectory(record) !== undefined) return [unknownLine(line)];
+    if (typeof content === 'string') return []; // a plain prompt echo
     const out: DraftEvent[] = [];
-    for (const raw of blocks) {
-      const block = obj(raw);
-      if (block?.type !== 'tool_result') continue; // prompt echoes, subagent prompts, skill bodies
-      const id = str(block.tool_use_id);
-      const call = id ? this.calls.get(id) : undefined;
-      if (!id || !call) {
-        out.push(unknownValue(block));
+    for (const raw of content) {
+      // Text blocks are prompt echoes, subagent prompts and skill bodies.
+      if ((raw as Rec | null)?.type !== 'tool_result') continue;
+      const block = ToolResultBlock.safeParse(raw);
+      if (!block.success) {
+        // Its call, if any, stays pending and is reported without an outcome.
+        out.push(unknownValue(raw));
         continue;
       }
-      this.calls.delete(id);
-      const outcome: ToolOutcome = { isError: bool(block.is_error) ?? false, content: block.content, structured: record.tool_use_result, block };
-      out.push(...this.finishCall(call, outcome));
+      const { tool_use_id: id, is_error: isError, content: resultContent } = block.data;
+      const outcome: ToolOutcome = { isError: isError ?? false, content: resultContent, structured: parsed.data.tool_use_result, block: raw as Rec };
+      const { call, displaced } = this.calls.close(id, outcome);
+      if (displaced) out.push(unknownValue(displaced.block));
+      if (call) out.push(...this.finishCall(call, outcome));
     }
     return out;
   }
@@ -212,47 +242,56 @@ export class ClaudeTranslator implements SessionTranslator {
       this.pendingSkill = { call, outcome };
       return [];
     }
-    if (kind === 'subagent') {
-      const task = this.tasks.get(call.id);
-      // Since 2.1.3xx subagents run in the background: the Task result only says "Async agent launched"; the
-      // subagent's end is its task_notification. A failed launch is still reported here.
-      if (task && !task.ended && !outcome.isError) {
-        task.resultSeen = true;
-        return [];
-      }
-      this.tasks.delete(call.id);
-      if (task?.ended) return [];
-      const ok = !outcome.isError;
-      const end: DraftEvent = compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: task?.taskId ?? call.id, subagent_name: task?.name ?? str(call.input.subagent_type), is_success: ok });
-      if (task) return [end];
-      // Older releases print no task_* records: the Task call itself brackets the subagent.
-      return [compact({ type: 'orchestration', action: 'subagent_started', subagent_id: call.id, subagent_name: str(call.input.subagent_type) }), end];
-    }
+    if (kind === 'subagent') return this.finishSubagent(call, outcome);
     return [mapToolCall(call, outcome, this.cwd) ?? unknownToolEvent(call, outcome)];
   }
 
-  private skillBaseDirectory(record: JsonObject): string | undefined {
-    const text = contentText(obj(record.message)?.content);
+  private finishSubagent(call: ToolCall, outcome: ToolOutcome): DraftEvent[] {
+    const task = this.tasks.get(call.id);
+    const name = task?.name ?? subagentType(call);
+    // Since 2.1.3xx subagents run in the background: the Task result only says it launched; the subagent's end is
+    // its task_notification. A failed launch is still reported here.
+    if (task && !task.ended && !outcome.isError) {
+      task.resultSeen = true;
+      return [];
+    }
+    this.tasks.delete(call.id);
+    if (task?.ended) return [];
+    const launch = TaskToolResult.safeParse(outcome.structured);
+    if (!task && !outcome.isError && launch.success && launch.data.status === 'async_launched') {
+      // Launched, and its task_started was not readable: the start is what this result says; the end is to come.
+      const taskId = launch.data.agentId ?? call.id;
+      this.tasks.set(call.id, { taskId, name, ended: false, resultSeen: true });
+      return [compact({ type: 'orchestration', action: 'subagent_started', subagent_id: taskId, subagent_name: name })];
+    }
+    const ok = !outcome.isError;
+    const end: DraftEvent = compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: task?.taskId ?? call.id, subagent_name: name, is_success: ok });
+    if (task) return [end];
+    // Older releases print no task_* records: the Task call itself brackets the subagent.
+    return [compact({ type: 'orchestration', action: 'subagent_started', subagent_id: call.id, subagent_name: name }), end];
+  }
+
+  private skillBaseDirectory(record: Rec): string | undefined {
+    const parsed = UserRecord.safeParse(record);
+    const text = parsed.success ? contentText(parsed.data.message.content) : undefined;
     const match = text ? SKILL_BASE.exec(text) : null;
     return match ? match[1]!.trim() : undefined;
   }
 
-  private terminal(record: JsonObject): DraftEvent[] {
-    const usage = claudeUsage(record);
-    this.result = {
-      ...this.result,
-      tokens: usage.tokens,
-      raw_usage: usage.raw,
-      reported_cost_usd: num(record.total_cost_usd) ?? null,
-      is_error: bool(record.is_error),
-      final_text: str(record.result),
-    };
-    const models = Object.keys(obj(record.modelUsage) ?? {});
+  private terminal(record: Rec, line: StdoutLine): DraftEvent[] {
+    const parsed = ResultRecord.safeParse(record);
+    if (!parsed.success) return [unknownLine(line)];
+    const r = parsed.data;
+    const usage = claudeUsage(r);
+    const out: DraftEvent[] = usage.unreadable.length > 0 ? [unreadableUsageWarning('Claude Code', 'result', usage.unreadable)] : [];
+    this.result = { ...this.result, tokens: usage.tokens, raw_usage: usage.raw, reported_cost_usd: usage.cost, is_error: r.is_error, final_text: r.result };
+    const models = typeof r.modelUsage === 'object' && r.modelUsage !== null && !Array.isArray(r.modelUsage) ? Object.keys(r.modelUsage) : [];
     if (models.length > 0) this.result.reported_model = models[0];
-    if (record.is_error !== true) return [];
-    const message = str(record.result) ?? str(record.subtype) ?? 'Claude Code reported an error';
-    if (message === this.lastSyntheticError) return []; // already reported by the synthetic assistant record
-    const status = num(record.api_error_status);
-    return [compact({ type: 'error', message, code: status !== undefined ? `http_${status}` : str(record.subtype) })];
+    if (r.is_error !== true) return out;
+    const message = r.result ?? r.subtype ?? 'Claude Code reported an error';
+    if (message === this.lastSyntheticError) return out; // already reported by the synthetic assistant record
+    const status = r.api_error_status;
+    out.push(compact({ type: 'error', message, code: status != null ? `http_${status}` : r.subtype }));
+    return out;
   }
 }

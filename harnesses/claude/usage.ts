@@ -3,10 +3,12 @@
 // subagents, so it is the whole-session figure. Anthropic's `input_tokens` already excludes cached tokens, and
 // thinking is inside `output_tokens` with no separate count, so reasoning is not a class Claude reports.
 // Per-assistant-line `message.usage` is a message_start copy (output_tokens: 1) repeated per block: never summed.
-import type { TokenUsage, UsageShape } from '../../shared/usage.ts';
-import { shapeTokens } from '../../shared/usage.ts';
-import { num, obj } from '../../shared/translate/json.ts';
-import type { JsonObject } from '../../shared/translate/json.ts';
+// Each count is read through its schema: an unreadable one makes its class null and is named in `unreadable`
+// (the translator warns), never 0 (issue 19, finding 7).
+import { z } from 'zod';
+import type { TokenClass, TokenUsage, UsageShape } from '../../shared/usage.ts';
+import { readUsage, shapeReadTokens, TokenCount } from '../../shared/translate/token-counts.ts';
+import type { ClassValues } from '../../shared/translate/token-counts.ts';
 
 export const CLAUDE_USAGE_SHAPE: UsageShape = {
   classes: ['input', 'output', 'cache_read', 'cache_write'],
@@ -14,36 +16,79 @@ export const CLAUDE_USAGE_SHAPE: UsageShape = {
     'result.modelUsage summed over models (falls back to result.usage): inputTokens/input_tokens -> input (already ' +
     'uncached), cacheReadInputTokens/cache_read_input_tokens -> cache_read, cacheCreationInputTokens/' +
     'cache_creation_input_tokens -> cache_write, outputTokens/output_tokens -> output (thinking included; no ' +
-    'reasoning count). total_cost_usd -> reported cost (the CLI prices it from its own table).',
+    'reasoning count). total_cost_usd -> reported cost (the CLI prices it from its own table). An unreadable count ' +
+    'leaves its class null, with a warning.',
 };
 
-export function claudeUsage(result: JsonObject): { tokens: TokenUsage | null; raw: unknown } {
-  const usage = obj(result.usage);
-  const modelUsage = obj(result.modelUsage);
+const ModelUsageEntry = z.looseObject({
+  inputTokens: TokenCount.optional(),
+  outputTokens: TokenCount.optional(),
+  cacheReadInputTokens: TokenCount.optional(),
+  cacheCreationInputTokens: TokenCount.optional(),
+});
+const ResultUsage = z.looseObject({
+  input_tokens: TokenCount.optional(),
+  output_tokens: TokenCount.optional(),
+  cache_read_input_tokens: TokenCount.optional(),
+  cache_creation_input_tokens: TokenCount.optional(),
+});
+const Cost = z.number().nonnegative();
+
+const MODEL_USAGE_CLASSES: Record<keyof z.infer<typeof ModelUsageEntry> & string, TokenClass> = {
+  inputTokens: 'input',
+  outputTokens: 'output',
+  cacheReadInputTokens: 'cache_read',
+  cacheCreationInputTokens: 'cache_write',
+};
+const RESULT_USAGE_CLASSES: Record<keyof z.infer<typeof ResultUsage> & string, TokenClass> = {
+  input_tokens: 'input',
+  output_tokens: 'output',
+  cache_read_input_tokens: 'cache_read',
+  cache_creation_input_tokens: 'cache_write',
+};
+
+export interface ClaudeUsage {
+  tokens: TokenUsage | null;
+  raw: unknown;
+  cost: number | null;
+  /** Fields (dotted, under the result record) that failed their schema. */
+  unreadable: string[];
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const allUnknown = (): ClassValues => Object.fromEntries(CLAUDE_USAGE_SHAPE.classes.map((c) => [c, null]));
+
+/** Adds one usage object's fields into per-class sums; a class with an unreadable field becomes null for good. */
+function addReading(sums: ClassValues, classes: Record<string, TokenClass>, schema: typeof ModelUsageEntry | typeof ResultUsage, value: unknown, where: string, unreadable: string[]): void {
+  if (!isObject(value)) {
+    unreadable.push(where);
+    Object.assign(sums, allUnknown());
+    return;
+  }
+  const reading = readUsage(schema as z.ZodObject<z.ZodRawShape>, value);
+  for (const field of reading.unreadable) unreadable.push(`${where}.${field}`);
+  for (const [field, cls] of Object.entries(classes)) {
+    if (sums[cls] === null) continue;
+    if (reading.unreadable.includes(field)) sums[cls] = null;
+    else sums[cls] = (sums[cls] ?? 0) + ((reading.fields as Record<string, number | undefined>)[field] ?? 0);
+  }
+}
+
+export function claudeUsage(result: { modelUsage?: unknown; usage?: unknown; total_cost_usd?: unknown }): ClaudeUsage {
+  const { modelUsage, usage } = result;
+  const unreadable: string[] = [];
+  const costRead = result.total_cost_usd === undefined ? undefined : Cost.safeParse(result.total_cost_usd);
+  if (costRead?.success === false) unreadable.push('total_cost_usd');
+  const cost = costRead?.success ? costRead.data : null;
   const raw = { usage: usage ?? null, modelUsage: modelUsage ?? null };
-  const perModel = modelUsage ? Object.values(modelUsage).map(obj).filter((m): m is JsonObject => m !== undefined) : [];
-  if (perModel.length > 0) {
-    const sum = (key: string) => perModel.reduce((acc, m) => acc + (num(m[key]) ?? 0), 0);
-    return {
-      tokens: shapeTokens(CLAUDE_USAGE_SHAPE, {
-        input: sum('inputTokens'),
-        output: sum('outputTokens'),
-        cache_read: sum('cacheReadInputTokens'),
-        cache_write: sum('cacheCreationInputTokens'),
-      }),
-      raw,
-    };
+  const sums: ClassValues = {};
+  if (modelUsage !== undefined && !(isObject(modelUsage) && Object.keys(modelUsage).length === 0)) {
+    if (!isObject(modelUsage)) addReading(sums, MODEL_USAGE_CLASSES, ModelUsageEntry, modelUsage, 'modelUsage', unreadable);
+    else for (const [model, entry] of Object.entries(modelUsage)) addReading(sums, MODEL_USAGE_CLASSES, ModelUsageEntry, entry, `modelUsage.${model}`, unreadable);
+  } else if (usage !== undefined) {
+    addReading(sums, RESULT_USAGE_CLASSES, ResultUsage, usage, 'usage', unreadable);
+  } else {
+    return { tokens: null, raw: null, cost, unreadable };
   }
-  if (usage) {
-    return {
-      tokens: shapeTokens(CLAUDE_USAGE_SHAPE, {
-        input: num(usage.input_tokens),
-        output: num(usage.output_tokens),
-        cache_read: num(usage.cache_read_input_tokens),
-        cache_write: num(usage.cache_creation_input_tokens),
-      }),
-      raw,
-    };
-  }
-  return { tokens: null, raw: null };
+  return { tokens: shapeReadTokens(CLAUDE_USAGE_SHAPE, sums), raw, cost, unreadable };
 }

@@ -98,7 +98,8 @@ function mutateRecord(record: JsonValue, m: Extract<Mutation, { node: number }>)
   }
   if (m.kind === 'wrong-type') {
     const recorded = kindOf(getAt(record, path));
-    const candidates = WRONG_VALUES.filter((v) => kindOf(v) !== recorded);
+    // An integer is a fine value where a fraction was recorded (a cost of 42); a fraction is not where a count was.
+    const candidates = WRONG_VALUES.filter((v) => kindOf(v) !== recorded && !(recorded === 'fraction' && kindOf(v) === 'integer'));
     setAt(record, path, structuredClone(candidates[m.value % candidates.length]!));
     return Buffer.from(JSON.stringify(record));
   }

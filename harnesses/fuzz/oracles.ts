@@ -4,8 +4,9 @@
 // - no line lost: a line that yields no event at its arrival either changed what the session reported (the
 //   stream without it translates differently) or is one of the translator's documented folds;
 // - no invented value: after a field gets a wrong type (or the stream is cut short), every event and summary
-//   value is one the unmutated stream also reported: fields may go missing and records may fall back to
-//   `unknown`/`warning`, but no field gains a value and no boolean or number changes.
+//   value is one the unmutated stream (or the stream without the damaged record) also reported: fields may go
+//   missing and records may fall back to `unknown`/`warning`, but no field gains a value and no boolean or number
+//   changes (`is_error: "true"` must never become `is_success: true`).
 import { LineSplitter } from '../../shared/translate/lines.ts';
 import { TranslationSession } from '../../shared/translate/session.ts';
 import { foldOf } from '../../shared/translate/folds.ts';
@@ -108,7 +109,7 @@ export function lostLines(adapter: HarnessAdapter, lines: readonly Buffer[], rep
   const reference = outcome(t);
   for (let i = 0; i < lines.length; i++) {
     if (t.perLine[i]!.length > 0 || lines[i]!.length === 0) continue;
-    if (foldOf(folds, records[i], records.slice(0, i))) continue;
+    if (foldOf(folds, records, i)) continue;
     if (lines.slice(0, i).some((earlier) => earlier.equals(lines[i]!))) continue;
     const without = translate(adapter, [...lines.slice(0, i), ...lines.slice(i + 1)], reports);
     if (outcome(without) === reference) lost.push(`line ${i + 1} yielded no event and the stream without it reports the same: ${preview(lines[i]!.toString('utf8'))}`);
@@ -122,7 +123,7 @@ export function foldViolations(adapter: HarnessAdapter, lines: readonly Buffer[]
   const reference = outcome(t);
   const records = lines.map(parsed);
   lines.forEach((line, i) => {
-    const fold = foldOf(folds, records[i], records.slice(0, i));
+    const fold = foldOf(folds, records, i);
     if (fold?.kind !== 'silent') return;
     if (t.perLine[i]!.length > 0) out.push(`line ${i + 1} matches the silent fold "${fold.why}" but yielded ${preview(t.perLine[i])}`);
     else if (outcome(translate(adapter, [...lines.slice(0, i), ...lines.slice(i + 1)], reports)) !== reference) {
@@ -163,24 +164,31 @@ function summaryFacts(result: SessionResult | undefined): Map<string, unknown> {
   return facts;
 }
 
-/** Events and summary values of `mutated` that the `original` stream never reported (see the header). */
-export function inventions(original: Translation, mutated: Translation): string[] {
+/**
+ * Events and summary values of `mutated` that no reference translation reported (see the header). References are
+ * the original stream and, for a damaged record, the stream without that record: what an unreadable record may
+ * cost is at most that record, so a report that only the record's absence brings out (an error an earlier record
+ * would have deduplicated) is no invention.
+ */
+export function inventions(mutated: Translation, references: readonly Translation[]): string[] {
   const out: string[] = [];
-  const pool = allEvents(original) as unknown as Fields[];
-  const used = new Set<number>();
+  const pools = references.map((r) => ({ events: allEvents(r) as unknown as Fields[], used: new Set<number>() }));
   const candidates = (allEvents(mutated) as unknown as Fields[])
     .filter((e) => e.type !== 'unknown' && e.type !== 'warning')
     // Most specific first, so a bare event does not take the counterpart a detailed one needs.
     .sort((a, b) => Object.keys(b).length - Object.keys(a).length);
   for (const event of candidates) {
-    const match = pool.findIndex((b, i) => !used.has(i) && b.type === event.type && compatible(event, b));
-    if (match === -1) out.push(`invented event ${preview(event)}: the unmutated stream reports no such ${String(event.type)} event`);
-    else used.add(match);
+    const found = pools.some((pool) => {
+      const match = pool.events.findIndex((b, i) => !pool.used.has(i) && b.type === event.type && compatible(event, b));
+      if (match !== -1) pool.used.add(match);
+      return match !== -1;
+    });
+    if (!found) out.push(`invented event ${preview(event)}: the unmutated stream reports no such ${String(event.type)} event`);
   }
-  const before = summaryFacts(original.result);
+  const facts = references.map((r) => summaryFacts(r.result));
   for (const [key, value] of summaryFacts(mutated.result)) {
     if (value === undefined || value === null) continue;
-    if (before.get(key) !== value) out.push(`invented summary value ${key}=${preview(value)} (unmutated: ${preview(before.get(key))})`);
+    if (!facts.some((f) => f.get(key) === value)) out.push(`invented summary value ${key}=${preview(value)} (unmutated: ${preview(facts[0]!.get(key))})`);
   }
   return out;
 }

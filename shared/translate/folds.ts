@@ -12,10 +12,17 @@ export interface FoldPattern {
   readonly [key: string]: Literal | readonly Literal[] | FoldPattern;
 }
 
+export interface StreamContext {
+  /** The records before this one, in order. */
+  before: readonly unknown[];
+  /** The records after this one, in order. */
+  after: readonly unknown[];
+}
+
 export interface RecordFold {
   match: FoldPattern;
-  /** What the pattern cannot say, from the record and the records before it in the stream (parsed, or undefined). */
-  when?: (record: Readonly<Record<string, unknown>>, earlier: readonly unknown[]) => boolean;
+  /** What the pattern cannot say, from the record and the others around it in the stream (parsed, or undefined). */
+  when?: (record: Readonly<Record<string, unknown>>, stream: StreamContext) => boolean;
   /**
    * `silent`: the record carries nothing an event or the session summary can express (status pings, partial
    * deltas whose complete record follows); it never yields an event.
@@ -42,7 +49,9 @@ function matches(pattern: FoldPattern, value: unknown): boolean {
   return true;
 }
 
-/** The fold a parsed record falls under, if any. */
-export function foldOf(folds: readonly RecordFold[], record: unknown, earlier: readonly unknown[] = []): RecordFold | undefined {
-  return folds.find((fold) => matches(fold.match, record) && (fold.when === undefined || fold.when(record as Record<string, unknown>, earlier)));
+/** The fold the record at `index` of a parsed stream falls under, if any. */
+export function foldOf(folds: readonly RecordFold[], stream: readonly unknown[], index: number): RecordFold | undefined {
+  const record = stream[index];
+  const context = (): StreamContext => ({ before: stream.slice(0, index), after: stream.slice(index + 1) });
+  return folds.find((fold) => matches(fold.match, record) && (fold.when === undefined || fold.when(record as Record<string, unknown>, context())));
 }

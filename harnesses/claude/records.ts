@@ -1,0 +1,62 @@
+// The Claude Code stream-json records and fields the translator reads, as zod schemas (issue 19, finding 7): a
+// record or block that fails its schema becomes `unknown`, never a default. Loose objects: fields the translator
+// does not read are kept and may hold anything. Shapes: shared/reference/harnesses.md section 1.
+import { z } from 'zod';
+
+const id = z.string().min(1);
+
+/** Every record: its type, and the session id the CLI stamps on it. */
+export const ClaudeRecord = z.looseObject({ type: z.string(), session_id: id.optional() });
+
+export const SystemRecord = z.looseObject({ subtype: z.string() });
+export const InitRecord = z.looseObject({ cwd: z.string().optional(), model: z.string().optional() });
+export const ApiRetryRecord = z.looseObject({
+  error_status: z.int().nullable().optional(),
+  error: z.string().optional(),
+  attempt: z.int().nonnegative().optional(),
+  max_retries: z.int().nonnegative().optional(),
+  retry_delay_ms: z.number().nonnegative().optional(),
+});
+export const TaskStartedRecord = z.looseObject({
+  task_id: id,
+  tool_use_id: id.optional(),
+  subagent_type: z.string().optional(),
+  description: z.string().optional(),
+});
+export const TaskNotificationRecord = z.looseObject({ task_id: id, status: z.string().min(1), tool_use_id: id.optional() });
+
+export const AssistantRecord = z.looseObject({
+  message: z.looseObject({ content: z.array(z.unknown()), model: z.string().optional() }),
+  /** Set on the synthetic assistant message Claude Code prints for a failed API call. */
+  error: z.string().optional(),
+});
+export const AssistantBlock = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('text'), text: z.string() }),
+  z.looseObject({ type: z.literal('thinking'), thinking: z.string() }),
+  z.looseObject({ type: z.literal('redacted_thinking') }),
+  z.looseObject({ type: z.literal('tool_use'), id, name: z.string().min(1), input: z.looseObject({}) }),
+]);
+
+export const UserRecord = z.looseObject({
+  message: z.looseObject({ content: z.union([z.string(), z.array(z.unknown())]) }),
+  tool_use_result: z.unknown().optional(),
+});
+export const ToolResultBlock = z.looseObject({
+  type: z.literal('tool_result'),
+  tool_use_id: id,
+  /** Absent means success (Anthropic Messages API). */
+  is_error: z.boolean().optional(),
+  content: z.unknown().optional(),
+});
+/** The structured result of a Task/Agent call: `async_launched` means the subagent only started. */
+export const TaskToolResult = z.looseObject({ status: z.string(), agentId: id.optional() });
+
+export const ResultRecord = z.looseObject({
+  subtype: z.string().optional(),
+  is_error: z.boolean().optional(),
+  result: z.string().optional(),
+  api_error_status: z.int().nullable().optional(),
+  modelUsage: z.unknown().optional(),
+  usage: z.unknown().optional(),
+  total_cost_usd: z.unknown().optional(),
+});
