@@ -63,7 +63,7 @@ function driver(env: Record<string, string>): Promise<{ code: number | null; std
   });
 }
 
-describe('tcab-driver refuses an invalid spec before doing anything (exit 2)', () => {
+describe('tcab-driver refuses invalid input before doing anything (exit 2)', () => {
   it('finding 11: an unknown harness names `harness` and the known slugs, and nothing is installed', async () => {
     const runRoot = join(base, 'driver-unknown');
     const { code, stdout, stderr } = await driver({ TCAB_RUN_ID: 'unknown-harness', TCAB_RUN_ROOT: runRoot, TCAB_RUN_SPEC: JSON.stringify({ harness: 'nope', model: 'm', prompt: 'x' }) });
@@ -72,6 +72,12 @@ describe('tcab-driver refuses an invalid spec before doing anything (exit 2)', (
     expect(stderr).toBe(`tcab-driver: run spec: harness: "nope" is not a harness (known: ${known})\n`);
     expect(stdout).toBe('');
     expect(existsSync(runRoot)).toBe(false);
+  });
+
+  it('finding 11: an invalid setting outside the spec (TCAB_RUN_UID) is a usage error naming it, not exit 1 (harness failed)', async () => {
+    const { code, stderr } = await driver({ TCAB_RUN_ID: 'bad-uid', TCAB_RUN_ROOT: join(base, 'driver-uid'), TCAB_RUN_UID: 'abc', TCAB_RUN_SPEC: JSON.stringify({ harness: 'claude', model: 'm', prompt: 'x' }) });
+    expect(code).toBe(2);
+    expect(stderr).toBe('tcab-driver: TCAB_RUN_UID: must be a positive integer uid/gid (not root), got "abc"\n');
   });
 
   it('finding 11: a NUL in a field that becomes argv or env is an invalid spec naming each field', async () => {

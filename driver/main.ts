@@ -7,7 +7,7 @@ import type { RunSpec as RunSpecType } from '../shared/run.ts';
 import { InvalidInputError } from '../shared/errors.ts';
 import { listHarnesses } from '../harnesses/registry.ts';
 import { formatIssues } from '../shared/zod-issues.ts';
-import { EXIT } from '../cli/exit-codes.ts';
+import { EXIT, exitCodeFor } from '../cli/exit-codes.ts';
 import { executeRun } from './run.ts';
 import { resolveRunUser } from './run-user.ts';
 import { OUTCOME_EXIT } from './outcome.ts';
@@ -90,5 +90,11 @@ export async function driverMain(env: NodeJS.ProcessEnv = process.env): Promise<
 }
 
 if (import.meta.main) {
-  process.exitCode = await driverMain();
+  try {
+    process.exitCode = await driverMain();
+  } catch (error) {
+    // A setting that is wrong (TCAB_RUN_UID, ...) or a driver fault: never exit 1, which says the harness failed.
+    process.stderr.write(`tcab-driver: ${(error as Error).message}\n`);
+    process.exitCode = exitCodeFor(error);
+  }
 }
