@@ -115,10 +115,14 @@ describe('amp adapter: usage', () => {
     expect(summary.result.tokens).toEqual({ input: 600, output: 80, cache_read: 1200, cache_write: 200, reasoning: null });
   });
 
-  it('never goes below zero and leaves tokens null without usage', () => {
+  it('never goes below zero; leaves tokens null without usage; an empty usage is unreadable, not 0', () => {
     const { summary } = translateText(adapter, assistant({ input_tokens: 10, cache_read_input_tokens: 20, output_tokens: 1 }));
     expect(summary.result.tokens).toEqual({ input: 0, output: 1, cache_read: 20, cache_write: 0, reasoning: null });
-    expect(translateText(adapter, assistant({})).summary.result.tokens).toBeNull();
+    const noUsage = JSON.stringify({ type: 'assistant', message: { content: [] }, session_id: 'T-1' });
+    expect(translateText(adapter, noUsage).summary.result.tokens).toBeNull();
+    const empty = translateText(adapter, assistant({}));
+    expect(empty.summary.result.tokens).toEqual({ input: null, output: null, cache_read: 0, cache_write: 0, reasoning: null });
+    expect(empty.events.map((e) => e.type)).toEqual(['warning']);
   });
 });
 
@@ -144,7 +148,8 @@ describe('amp adapter: damaged and unexpected input', () => {
       '{"type":"assistant","message":{"content":[{"type":"text","text":"still here"}]}}',
     ].join('\n');
     const { events } = translateText(adapter, text);
-    expect(events.map((e) => e.type)).toEqual(['unknown', 'unknown', 'unknown', 'unknown', 'unknown', 'unknown', 'agent']);
+    // The result no call claims is held for a late call, and reported unpaired at the end.
+    expect(events.map((e) => e.type)).toEqual(['unknown', 'unknown', 'unknown', 'unknown', 'unknown', 'agent', 'unknown']);
   });
 
   it('never stamps a session id the harness did not report', () => {
@@ -172,5 +177,84 @@ describe('amp invocation', () => {
     expect(manifest.install.bin_path).toBe('lib/node_modules/@ampcode/cli/node_modules/@ampcode/cli-linux-x64/amp');
     expect(manifest.stub_wire).toBeUndefined();
     expect(manifest.offline_note).toMatch(/cannot run against the stub/);
+  });
+});
+
+describe('amp adapter: hostile records (issue 19)', () => {
+  const lines = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n');
+  const use = (id: string, cmd: string) => ({ type: 'tool_use', id, name: 'Bash', input: { cmd } });
+  const assistantWith = (...content: object[]) => ({ type: 'assistant', message: { content }, session_id: 'T-1' });
+  const resultBlock = (id: string, is_error: unknown = false) => ({ type: 'tool_result', tool_use_id: id, content: 'x', is_error });
+  const userWith = (...content: object[]) => ({ type: 'user', message: { content }, session_id: 'T-1' });
+
+  it.each([
+    ['a string is_error', 'true'],
+    ['a numeric is_error', 42],
+    ['a null is_error', null],
+  ])('finding 7: a tool_result with %s is unknown, never a success; the call stays reported without outcome', (_, isError) => {
+    const bad = resultBlock('t1', isError);
+    const { events } = translateText(adapter, lines(assistantWith(use('t1', 'rm -rf x')), userWith(bad)));
+    expect(strip(events)).toEqual([{ type: 'unknown', raw: bad }, { type: 'command', command: 'rm -rf x', tool_name: 'Bash' }]);
+  });
+
+  it.each([
+    ['a string is_error', { type: 'result', subtype: 'success', is_error: 'false', result: 'ok' }],
+    ['a missing is_error', { type: 'result', subtype: 'success', result: 'ok' }],
+  ])('finding 7: a result with %s is unknown and no verdict', (_, record) => {
+    const { events, summary } = translateText(adapter, lines(record));
+    expect(strip(events)).toEqual([{ type: 'unknown', raw: record }]);
+    expect(summary.result.is_error).toBeUndefined();
+  });
+
+  it.each([
+    ['a read range of strings', { type: 'tool_use', id: 'r', name: 'Read', input: { path: '/w/a', read_range: ['1', '3'] } }],
+    ['a numeric Bash cwd', { type: 'tool_use', id: 'r', name: 'Bash', input: { cmd: 'ls', cwd: 5 } }],
+  ])('finding 7: a call with %s is unknown with the call and its result', (_, block) => {
+    const done = resultBlock('r');
+    const { events } = translateText(adapter, lines(assistantWith(block), userWith(done)));
+    expect(strip(events)).toEqual([{ type: 'unknown', raw: { tool_use: block, tool_result: done } }]);
+  });
+
+  it('finding 7: a tool_use with a numeric name is unknown, and the result it cannot claim is reported at the end', () => {
+    const block = { type: 'tool_use', id: 'r', name: 5, input: {} };
+    const done = resultBlock('r');
+    expect(strip(translateText(adapter, lines(assistantWith(block), userWith(done))).events)).toEqual([{ type: 'unknown', raw: block }, { type: 'unknown', raw: done }]);
+  });
+
+  it.each([
+    // Sums over a good message {input 1200, output 80} and a bad one.
+    ['a string count', { input_tokens: '1200', output_tokens: 80 }, 'input_tokens', { input: null, output: 160, cache_read: 0, cache_write: 0, reasoning: null }],
+    ['a float cache count', { input_tokens: 1200, output_tokens: 80, cache_read_input_tokens: 1.5 }, 'cache_read_input_tokens', { input: null, output: 160, cache_read: null, cache_write: 0, reasoning: null }],
+    ['a null output count', { input_tokens: 1200, output_tokens: null }, 'output_tokens', { input: 2400, output: null, cache_read: 0, cache_write: 0, reasoning: null }],
+  ])('finding 7: a message usage with %s makes its classes null for the session, with a warning', (_, bad, field, tokens) => {
+    const good = { type: 'assistant', message: { id: 'm1', content: [], usage: { input_tokens: 1200, output_tokens: 80 } }, session_id: 'T-1' };
+    const { events, summary } = translateText(adapter, lines(good, { type: 'assistant', message: { id: 'm2', content: [], usage: bad }, session_id: 'T-1' }));
+    expect(summary.result.tokens).toEqual(tokens);
+    expect(strip(events)).toEqual([{ type: 'warning', code: 'unreadable_usage', message: expect.stringContaining(`assistant.message.usage.${field} `) }]);
+  });
+
+  it('finding 8: amp reports no exit codes: a command event never carries one', () => {
+    const { events } = translateText(adapter, lines(assistantWith(use('t1', 'exit 3')), userWith(resultBlock('t1', true))));
+    expect(strip(events)).toEqual([{ type: 'command', command: 'exit 3', is_success: false, tool_name: 'Bash' }]);
+  });
+
+  it.each([
+    [
+      'a second tool_use with a pending id flushes the first without outcome',
+      [assistantWith(use('T1', 'rm -rf /important')), assistantWith(use('T1', 'echo harmless')), userWith(resultBlock('T1'))],
+      [{ type: 'command', command: 'rm -rf /important', tool_name: 'Bash' }, { type: 'command', command: 'echo harmless', is_success: true, tool_name: 'Bash' }],
+    ],
+    [
+      'a result before its call is held and paired once',
+      [userWith(resultBlock('a')), assistantWith(use('a', 'ls'))],
+      [{ type: 'command', command: 'ls', is_success: true, tool_name: 'Bash' }],
+    ],
+    [
+      'a message printed again, before or after the result, is one call',
+      [assistantWith(use('a', 'ls')), assistantWith(use('a', 'ls')), userWith(resultBlock('a')), assistantWith(use('a', 'ls'))],
+      [{ type: 'command', command: 'ls', is_success: true, tool_name: 'Bash' }],
+    ],
+  ])('finding 9: %s', (_, records, expected) => {
+    expect(strip(translateText(adapter, lines(...records)).events)).toEqual(expected);
   });
 });

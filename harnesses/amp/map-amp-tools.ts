@@ -3,8 +3,9 @@
 // UNVERIFIED (no captured tool line exists): `Read{path, read_range:[start,end]}` is confirmed by nshkrdotcom/amp_sdk
 // examples/tools_use.exs; the others follow Amp's tool schemas as third parties describe them. A call whose
 // expected argument is missing becomes `unknown`, never a guess. Shell reads/searches stay `command`.
+import { z } from 'zod';
 import type { DraftEvent, EventOf } from '../../shared/events.ts';
-import { absolutePath, arr, compact, count, str } from '../../shared/translate/json.ts';
+import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 
 export type AmpToolKind = 'command' | 'read' | 'write' | 'search' | 'list' | 'skill' | 'subagent' | 'other';
@@ -65,50 +66,60 @@ export function unknownToolEvent(call: AmpToolCall, outcome?: AmpToolOutcome): D
   return { type: 'unknown', raw: raw as EventOf<'unknown'>['raw'] };
 }
 
-/** `read_range: [start, end]`, 1-based inclusive, when both ends are readable. */
-function readRange(value: unknown): { start_line?: number; end_line?: number } {
-  const range = arr(value);
-  const start = count(range?.[0]);
-  const end = count(range?.[1]);
-  return start !== undefined && end !== undefined ? { start_line: start, end_line: end } : {};
-}
+const text = z.string();
+const line = z.int().nonnegative();
+/** Per kind: the input fields the mapping reads (extra keys are fine). `read_range` is [start, end], 1-based. */
+const COMMAND = z.looseObject({ cmd: text.optional(), command: text.optional(), cwd: text.optional() });
+const READ = z.looseObject({ path: text, read_range: z.tuple([line, line]).optional() });
+const WRITE = z.looseObject({ path: text });
+const LIST = z.looseObject({ path: text.optional() });
+const SEARCH = Object.fromEntries(
+  Object.entries(SEARCH_FIELDS).map(([tool, f]) => [tool, z.looseObject({ [f.query]: text, ...(f.scope ? { [f.scope]: text.optional() } : {}) })]),
+);
 
 /** Maps a finished (or, without `outcome`, never-finished) non-subagent call. */
 export function mapToolCall(call: AmpToolCall, outcome: AmpToolOutcome | undefined, cwd: string | undefined): DraftEvent {
   const { input, name: tool_name } = call;
   const is_success = outcome ? !outcome.isError : undefined;
-  const path = (key: string) => {
-    const p = str(input[key]);
-    return p === undefined ? undefined : absolutePath(p, cwd);
-  };
+  const abs = (p: string | undefined) => (p === undefined ? undefined : absolutePath(p, cwd));
   switch (ampToolKind(tool_name)) {
     case 'command': {
       // Amp's Bash takes `cmd` (and an optional `cwd`); `command` is accepted for the Claude-compatible spelling.
-      const command = str(input.cmd) ?? str(input.command);
-      if (command === undefined) return unknownToolEvent(call, outcome);
-      return compact({ type: 'command', command, working_directory: path('cwd'), is_success, tool_name });
+      const parsed = COMMAND.safeParse(input);
+      const command = parsed.data?.cmd ?? parsed.data?.command;
+      if (!parsed.success || command === undefined) return unknownToolEvent(call, outcome);
+      return compact({ type: 'command', command, working_directory: abs(parsed.data.cwd), is_success, tool_name });
     }
     case 'read': {
-      const file = path('path');
-      if (file === undefined) return unknownToolEvent(call, outcome);
-      return compact({ type: 'read', path: file, ...readRange(input.read_range), is_success, tool_name });
+      const parsed = READ.safeParse(input);
+      if (!parsed.success) return unknownToolEvent(call, outcome);
+      const range = parsed.data.read_range;
+      return compact({ type: 'read', path: abs(parsed.data.path)!, start_line: range?.[0], end_line: range?.[1], is_success, tool_name });
     }
     case 'write': {
-      const file = path('path');
-      if (file === undefined) return unknownToolEvent(call, outcome);
-      return compact({ type: 'write', path: file, is_success, tool_name });
+      const parsed = WRITE.safeParse(input);
+      if (!parsed.success) return unknownToolEvent(call, outcome);
+      return compact({ type: 'write', path: abs(parsed.data.path)!, is_success, tool_name });
     }
     case 'search': {
       const fields = SEARCH_FIELDS[tool_name];
-      const query = fields ? str(input[fields.query]) : undefined;
-      if (fields === undefined || query === undefined) return unknownToolEvent(call, outcome);
-      return compact({ type: 'search', query, path: fields.scope ? path(fields.scope) : undefined, is_success, tool_name });
+      const parsed = SEARCH[tool_name]?.safeParse(input);
+      if (fields === undefined || !parsed?.success) return unknownToolEvent(call, outcome);
+      const query = parsed.data[fields.query] as string;
+      const scope = fields.scope ? (parsed.data[fields.scope] as string | undefined) : undefined;
+      return compact({ type: 'search', query, path: abs(scope), is_success, tool_name });
     }
-    case 'list':
-      return compact({ type: 'list', path: path('path'), is_success, tool_name });
+    case 'list': {
+      const parsed = LIST.safeParse(input);
+      if (!parsed.success) return unknownToolEvent(call, outcome);
+      return compact({ type: 'list', path: abs(parsed.data.path), is_success, tool_name });
+    }
     case 'skill':
     case 'subagent':
     case 'other':
       return unknownToolEvent(call, outcome);
   }
 }
+
+/** Same tool, same input: one call printed again. */
+export const callIdentity = (call: AmpToolCall): string => JSON.stringify([call.name, call.input]);

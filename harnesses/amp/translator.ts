@@ -1,21 +1,40 @@
 // Amp `-x --stream-json --stream-json-thinking` -> normalized events. Amp promises "Claude Code-compatible stream
 // JSON" (ampcode.com/news/streaming-json): records system/init, user, assistant, result, every line carrying the
-// thread id (`T-…`) as session_id. Every documented record type is handled; anything else becomes `unknown`.
+// thread id (`T-…`) as session_id. Every documented record type is handled; anything else, or a record whose fields
+// fail their zod schema, becomes `unknown`. Calls and results are paired by id (shared/translate/pending-calls.ts):
+// none is lost, none reported twice.
+import { z } from 'zod';
 import type { DraftEvent } from '../../shared/events.ts';
 import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
-import { arr, bool, compact, obj, str } from '../../shared/translate/json.ts';
+import { compact, obj } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts';
-import { ampToolKind, mapToolCall } from './map-amp-tools.ts';
-import type { AmpToolCall } from './map-amp-tools.ts';
+import { PendingCalls } from '../../shared/translate/pending-calls.ts';
+import type { ClassValues } from '../../shared/translate/token-counts.ts';
+import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
+import { ampToolKind, callIdentity, mapToolCall } from './map-amp-tools.ts';
+import type { AmpToolCall, AmpToolOutcome } from './map-amp-tools.ts';
 import { addUsage, ampTokens, messageUsage } from './usage.ts';
-import type { AmpUsageTotals } from './usage.ts';
+
+const text = z.string();
+const Envelope = z.looseObject({ session_id: text.min(1).optional() });
+const SystemInit = z.looseObject({ cwd: text.optional() });
+const AssistantMessage = z.looseObject({ message: z.looseObject({ id: text.optional(), model: text.optional(), content: z.array(z.unknown()) }) });
+const TextBlock = z.looseObject({ text });
+const ThinkingBlock = z.looseObject({ thinking: text });
+const ToolUse = z.looseObject({ id: text.min(1), name: text.min(1), input: z.looseObject({}) });
+const UserMessage = z.looseObject({ message: z.looseObject({ content: z.union([text, z.array(z.unknown())]) }) });
+/** `is_error` is optional in the Anthropic shape Amp copies: absent means the tool succeeded. */
+const ToolResult = z.looseObject({ tool_use_id: text.min(1), is_error: z.boolean().optional() });
+const Result = z.looseObject({ is_error: z.boolean(), result: text.optional(), error: text.optional(), subtype: text.optional() });
 
 export class AmpTranslator implements SessionTranslator {
   private session: string | undefined;
   private cwd: string | undefined;
-  private readonly calls = new Map<string, AmpToolCall>();
-  private usage: AmpUsageTotals | undefined;
+  private readonly calls = new PendingCalls<AmpToolCall, AmpToolOutcome>();
+  /** Calls already answered, by id: a message printed again must not open them a second time. */
+  private readonly answered = new Map<string, string>();
+  private usage: ClassValues | undefined;
   private readonly rawUsage: unknown[] = [];
   private readonly countedMessages = new Set<string>();
   private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
@@ -30,30 +49,29 @@ export class AmpTranslator implements SessionTranslator {
 
   line(line: StdoutLine): DraftEvent[] {
     const record = obj(line.json);
-    if (!record) return [unknownLine(line)];
-    const sid = str(record.session_id);
-    if (sid) this.session = sid;
+    const envelope = Envelope.safeParse(record);
+    if (!record || !envelope.success) return [unknownLine(line)];
+    if (envelope.data.session_id) this.session = envelope.data.session_id;
     switch (record.type) {
       case 'system':
         return this.system(record, line);
       case 'assistant':
         return this.assistant(record, line);
       case 'user':
-        return this.user(record);
+        return this.user(record, line);
       case 'result':
-        return this.terminal(record);
+        return this.terminal(record, line);
       default:
         return [unknownLine(line)];
     }
   }
 
   finish(): { events: DraftEvent[]; result: SessionResult } {
-    // Calls that never got a result: reported without an outcome (a subagent's start was already reported).
-    const events: DraftEvent[] = [];
-    for (const call of this.calls.values()) {
-      if (ampToolKind(call.name) !== 'subagent') events.push(mapToolCall(call, undefined, this.cwd));
-    }
-    this.calls.clear();
+    // Calls that never got a result: reported without an outcome (a subagent's start was already reported); then
+    // results no call claimed.
+    const { calls, results } = this.calls.drain();
+    const events: DraftEvent[] = calls.filter((call) => ampToolKind(call.name) !== 'subagent').map((call) => mapToolCall(call, undefined, this.cwd));
+    for (const outcome of results) events.push(unknownValue(outcome.block));
     this.result.tokens = ampTokens(this.usage);
     this.result.raw_usage = this.rawUsage.length > 0 ? this.rawUsage : null;
     if (this.session) this.result.session_id = this.session;
@@ -61,97 +79,109 @@ export class AmpTranslator implements SessionTranslator {
   }
 
   private system(record: JsonObject, line: StdoutLine): DraftEvent[] {
-    if (record.subtype !== 'init') return [unknownLine(line)];
+    const parsed = SystemInit.safeParse(record);
+    if (record.subtype !== 'init' || !parsed.success) return [unknownLine(line)];
     // The documented sample prints a home-relative cwd ("~/dev/labs"); only an absolute one beats the workdir.
-    const cwd = str(record.cwd);
+    const cwd = parsed.data.cwd;
     if (cwd?.startsWith('/')) this.cwd = cwd;
     return [];
   }
 
   private assistant(record: JsonObject, line: StdoutLine): DraftEvent[] {
-    const message = obj(record.message);
-    const blocks = arr(message?.content);
-    if (!message || !blocks) return [unknownLine(line)];
-    this.countUsage(message);
-    const model = str(message.model);
-    if (model) this.result.reported_model = model;
-    const out: DraftEvent[] = [];
-    for (const raw of blocks) {
-      const block = obj(raw);
-      switch (block?.type) {
-        case 'text': {
-          const text = str(block.text);
-          if (text === undefined) out.push(unknownValue(block));
-          else if (text.length > 0) out.push({ type: 'agent', message: text });
-          break;
-        }
-        case 'thinking': {
-          const text = str(block.thinking);
-          if (text === undefined) out.push(unknownValue(block));
-          else if (text.length > 0) out.push({ type: 'reasoning', message: text });
-          break;
-        }
-        case 'tool_use': {
-          const id = str(block.id);
-          const name = str(block.name);
-          const input = obj(block.input);
-          if (!id || !name || !input) {
-            out.push(unknownValue(block));
-            break;
-          }
-          this.calls.set(id, { id, name, input, block });
-          // A subagent is reported as started when it is launched, and completed when its result comes back.
-          if (ampToolKind(name) === 'subagent') out.push({ type: 'orchestration', action: 'subagent_started', subagent_id: id, subagent_name: name });
-          break;
-        }
-        default:
-          out.push(unknownValue(block ?? raw));
-      }
-    }
+    const parsed = AssistantMessage.safeParse(record);
+    if (!parsed.success) return [unknownLine(line)];
+    const message = parsed.data.message;
+    const out = this.countUsage(message);
+    if (message.model) this.result.reported_model = message.model;
+    for (const raw of message.content) out.push(...this.block(obj(raw), raw));
     return out;
   }
 
-  private countUsage(message: JsonObject): void {
-    const id = str(message.id);
-    if (id !== undefined && this.countedMessages.has(id)) return;
-    const one = messageUsage(message.usage);
-    if (!one) return;
-    if (id !== undefined) this.countedMessages.add(id);
-    this.usage = addUsage(this.usage, one);
-    this.rawUsage.push(message.usage);
+  private block(block: JsonObject | undefined, raw: unknown): DraftEvent[] {
+    switch (block?.type) {
+      case 'text': {
+        const parsed = TextBlock.safeParse(block);
+        if (!parsed.success) return [unknownValue(block)];
+        return parsed.data.text.length > 0 ? [{ type: 'agent', message: parsed.data.text }] : [];
+      }
+      case 'thinking': {
+        const parsed = ThinkingBlock.safeParse(block);
+        if (!parsed.success) return [unknownValue(block)];
+        return parsed.data.thinking.length > 0 ? [{ type: 'reasoning', message: parsed.data.thinking }] : [];
+      }
+      case 'tool_use': {
+        const parsed = ToolUse.safeParse(block);
+        if (!parsed.success) return [unknownValue(block)];
+        return this.toolUse({ id: parsed.data.id, name: parsed.data.name, input: parsed.data.input, block });
+      }
+      default:
+        return [unknownValue(block ?? raw)];
+    }
   }
 
-  private user(record: JsonObject): DraftEvent[] {
-    const blocks = arr(obj(record.message)?.content);
-    if (!blocks) return [];
+  private toolUse(call: AmpToolCall): DraftEvent[] {
+    if (this.answered.get(call.id) === callIdentity(call)) return []; // a message printed again after the result
+    const { displaced, result: early } = this.calls.open(call.id, call);
+    if (displaced && callIdentity(displaced) === callIdentity(call)) return []; // printed again while pending
     const out: DraftEvent[] = [];
-    for (const raw of blocks) {
+    // A second call under a pending id: the first is reported without an outcome (a subagent's start already was).
+    if (displaced && ampToolKind(displaced.name) !== 'subagent') out.push(mapToolCall(displaced, undefined, this.cwd));
+    // A subagent is reported as started when it is launched, and completed when its result comes back.
+    if (ampToolKind(call.name) === 'subagent') out.push({ type: 'orchestration', action: 'subagent_started', subagent_id: call.id, subagent_name: call.name });
+    if (early) out.push(...this.answer(call, early));
+    return out;
+  }
+
+  private countUsage(message: { id?: string; usage?: unknown }): DraftEvent[] {
+    const id = message.id;
+    if (message.usage === undefined || (id !== undefined && this.countedMessages.has(id))) return [];
+    if (id !== undefined) this.countedMessages.add(id);
+    const one = messageUsage(message.usage);
+    this.usage = addUsage(this.usage, one.classes);
+    this.rawUsage.push(message.usage);
+    return one.unreadable.length > 0 ? [unreadableUsageWarning('amp', 'assistant.message.usage', one.unreadable)] : [];
+  }
+
+  private user(record: JsonObject, line: StdoutLine): DraftEvent[] {
+    const parsed = UserMessage.safeParse(record);
+    if (!parsed.success) return [unknownLine(line)];
+    const content = parsed.data.message.content;
+    if (typeof content === 'string') return []; // the prompt echoed back
+    const out: DraftEvent[] = [];
+    for (const raw of content) {
       const block = obj(raw);
       if (block?.type !== 'tool_result') continue; // the prompt echoed back
-      const id = str(block.tool_use_id);
-      const call = id ? this.calls.get(id) : undefined;
-      if (!id || !call) {
+      const result = ToolResult.safeParse(block);
+      if (!result.success) {
         out.push(unknownValue(block));
         continue;
       }
-      this.calls.delete(id);
-      const outcome = { isError: bool(block.is_error) ?? false, block };
-      if (ampToolKind(call.name) === 'subagent') {
-        const ok = !outcome.isError;
-        out.push({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: call.id, subagent_name: call.name, is_success: ok });
-      } else {
-        out.push(mapToolCall(call, outcome, this.cwd));
-      }
+      const outcome = { isError: result.data.is_error ?? false, block };
+      const { call, displaced } = this.calls.close(result.data.tool_use_id, outcome);
+      // A result before its call is held for it; one it displaces is reported unpaired.
+      if (displaced) out.push(unknownValue(displaced.block));
+      if (call) out.push(...this.answer(call, outcome));
     }
     return out;
   }
 
-  private terminal(record: JsonObject): DraftEvent[] {
-    this.result.is_error = bool(record.is_error);
-    this.result.final_text = str(record.result);
-    if (record.is_error !== true) return [];
+  private answer(call: AmpToolCall, outcome: AmpToolOutcome): DraftEvent[] {
+    this.answered.set(call.id, callIdentity(call));
+    if (ampToolKind(call.name) === 'subagent') {
+      const ok = !outcome.isError;
+      return [{ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: call.id, subagent_name: call.name, is_success: ok }];
+    }
+    return [mapToolCall(call, outcome, this.cwd)];
+  }
+
+  private terminal(record: JsonObject, line: StdoutLine): DraftEvent[] {
+    const parsed = Result.safeParse(record);
+    if (!parsed.success) return [unknownLine(line)];
+    const { is_error, result, error, subtype } = parsed.data;
+    this.result.is_error = is_error;
+    this.result.final_text = result;
+    if (!is_error) return [];
     // Error results carry the reason in `error` (amp_sdk ErrorResultMessage) or, Claude-style, in `result`.
-    const message = str(record.error) ?? str(record.result) ?? 'Amp reported an error';
-    return [compact({ type: 'error', message, code: str(record.subtype) })];
+    return [compact({ type: 'error', message: error ?? result ?? 'Amp reported an error', code: subtype })];
   }
 }

@@ -5,9 +5,12 @@
 // Unlike Anthropic's API, Amp's `input_tokens` INCLUDES the cached prompt: the vendor sample reports
 // input_tokens 12783 = cache_read_input_tokens 12416 + cache_creation_input_tokens 367, so both cache classes are
 // subtracted to get the uncached input. Thinking is inside output_tokens with no separate count. No cost.
+// The cache counts are optional (Anthropic omits them when nothing was cached: 0). A count of the wrong type
+// makes its classes null for the whole session (a sum with an unknown term is unknown), named in a warning.
+import { z } from 'zod';
 import type { TokenUsage, UsageShape } from '../../shared/usage.ts';
-import { shapeTokens } from '../../shared/usage.ts';
-import { count, obj } from '../../shared/translate/json.ts';
+import { TokenCount, addClassValues, minus, readUsage, shapeReadTokens } from '../../shared/translate/token-counts.ts';
+import type { ClassValues } from '../../shared/translate/token-counts.ts';
 
 export const AMP_USAGE_SHAPE: UsageShape = {
   classes: ['input', 'output', 'cache_read', 'cache_write'],
@@ -18,34 +21,30 @@ export const AMP_USAGE_SHAPE: UsageShape = {
     '(thinking included, not broken out). No cost reported.',
 };
 
-export interface AmpUsageTotals {
-  input: number;
-  output: number;
-  cache_read: number;
-  cache_write: number;
-}
+export const AmpMessageUsage = z.looseObject({
+  input_tokens: TokenCount,
+  output_tokens: TokenCount,
+  cache_read_input_tokens: TokenCount.optional(),
+  cache_creation_input_tokens: TokenCount.optional(),
+});
 
-/** The classes of one message's usage, or undefined when it has no readable token counts. */
-export function messageUsage(usage: unknown): AmpUsageTotals | undefined {
-  const u = obj(usage);
-  const inclusiveInput = count(u?.input_tokens);
-  const output = count(u?.output_tokens);
-  if (!u || inclusiveInput === undefined || output === undefined) return undefined;
-  const cache_read = count(u.cache_read_input_tokens) ?? 0;
-  const cache_write = count(u.cache_creation_input_tokens) ?? 0;
-  return { input: Math.max(0, inclusiveInput - cache_read - cache_write), output, cache_read, cache_write };
-}
-
-export function addUsage(total: AmpUsageTotals | undefined, one: AmpUsageTotals): AmpUsageTotals {
-  if (!total) return { ...one };
-  return {
-    input: total.input + one.input,
-    output: total.output + one.output,
-    cache_read: total.cache_read + one.cache_read,
-    cache_write: total.cache_write + one.cache_write,
+/** The classes of one message's usage, and the fields that failed their schema. */
+export function messageUsage(usage: unknown): { classes: ClassValues; unreadable: string[] } {
+  const { fields, unreadable } = readUsage(AmpMessageUsage, usage);
+  const field = (key: keyof typeof fields) => (unreadable.includes(key) ? null : fields[key]);
+  const cacheRead = field('cache_read_input_tokens');
+  const cacheWrite = field('cache_creation_input_tokens');
+  const classes: ClassValues = {
+    input: minus(field('input_tokens'), cacheRead, cacheWrite),
+    output: field('output_tokens'),
+    cache_read: cacheRead === undefined ? 0 : cacheRead,
+    cache_write: cacheWrite === undefined ? 0 : cacheWrite,
   };
+  return { classes, unreadable };
 }
 
-export function ampTokens(total: AmpUsageTotals | undefined): TokenUsage | null {
-  return total ? shapeTokens(AMP_USAGE_SHAPE, total) : null;
+export const addUsage = (total: ClassValues | undefined, one: ClassValues): ClassValues => (total ? addClassValues(total, one) : { ...one });
+
+export function ampTokens(total: ClassValues | undefined): TokenUsage | null {
+  return total ? shapeReadTokens(AMP_USAGE_SHAPE, total) : null;
 }

@@ -32,6 +32,10 @@ const Result = z.looseObject({ is_error: z.boolean(), result: text.optional(), s
 const Transport = z.looseObject({ attempt: z.int().nonnegative().optional() });
 const InteractionRequest = z.looseObject({ query_type: text });
 
+/** A thinking delta whose text the translator keeps (for folds.ts: which records leave a thinking block open). */
+export const thinkingDeltaText = (record: unknown): string | undefined =>
+  Envelope.safeParse(record).success ? ThinkingDelta.safeParse(record).data?.text : undefined;
+
 /** Two records under one call_id describe one call when they name the same tool and arguments. */
 const identity = (call: CursorToolCall) => JSON.stringify([call.key, call.args]);
 
