@@ -99,7 +99,7 @@ export async function copyTestCase(from: string, workspace: string, owner: RunUs
     const target = await HeldDir.open(workspace, { follow: false });
     try {
       const { dev } = await source.handle.stat();
-      await copyEntries(source, target, '', { dev, owner, deadline, skipped, depth: 0 });
+      await copyEntries(source, target, '', { dev, owner, deadline, skipped, depth: 0, buffer: Buffer.allocUnsafe(1 << 20) });
     } finally {
       await target.close();
     }
@@ -115,6 +115,8 @@ interface CopyState {
   deadline: number;
   skipped: SkippedEntry[];
   depth: number;
+  /** One copy buffer for the whole copy. */
+  buffer: Buffer;
 }
 
 const PERMISSION_BITS = 0o777;
@@ -176,14 +178,13 @@ async function copyFile(from: HeldDir, to: HeldDir, name: string, path: string, 
   if (!opened) return void state.skipped.push({ path, reason: 'changed while it was copied' });
   const { handle, info } = opened;
   try {
-    await replaceFileIn(to, name, info.mode & PERMISSION_BITS, state.owner, (out) => pump(handle, out));
+    await replaceFileIn(to, name, info.mode & PERMISSION_BITS, state.owner, (out) => pump(handle, out, state.buffer));
   } finally {
     await handle.close();
   }
 }
 
-async function pump(input: FileHandle, output: FileHandle): Promise<void> {
-  const buffer = Buffer.allocUnsafe(1 << 20);
+async function pump(input: FileHandle, output: FileHandle, buffer: Buffer): Promise<void> {
   for (;;) {
     const { bytesRead } = await input.read(buffer, 0, buffer.length, null);
     if (bytesRead === 0) return;
