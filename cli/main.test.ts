@@ -23,7 +23,7 @@ function tcab(args: string[], env: Record<string, string> = {}): Promise<{ code:
 }
 
 describe('tcab exit status', () => {
-  it('finding 11: a usage error of any command, nested ones included, exits 2 with commander naming it', async () => {
+  it('finding 11: a usage error of any command, nested ones included, exits 2 with a message naming it', async () => {
     const cases: [string[], string][] = [
       [['nosuch'], "unknown command 'nosuch'"],
       [['events'], 'Usage: tcab events'],
@@ -40,6 +40,10 @@ describe('tcab exit status', () => {
       [['run', '--model', 'm', '--prompt', 'p'], "required option '--harness <slug>' not specified"],
       [['run', '--harness', 'claude', '--model', 'm', '--prompt', 'p', '--auth-mode', 'magic'], "argument 'magic' is invalid"],
       [['translate', '--harness'], "option '--harness <slug>' argument missing"],
+      // Errors the commands raise: a bad value, an unknown harness, an input file that is not there.
+      [['harnesses', 'verify'], 'tcab: verify: give a harness slug or --all'],
+      [['harnesses', 'verify', 'nope'], 'tcab: unknown harness "nope" (known: aider,'],
+      [['translate', '--harness', 'claude', '/nonexistent/session.jsonl'], "tcab: ENOENT: no such file or directory, open '/nonexistent/session.jsonl'"],
     ];
     const seen: [string, number | null, boolean][] = [];
     await concurrently(cases, 3, async ([args, says]) => {
