@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,6 +57,52 @@ describe('writeConfinedFile', () => {
     await expect(writeConfinedFile(join(sandbox, 'linked-root'), 'x', 'x', { owner: {} })).rejects.toThrow(ConfinementError);
     for (const path of ['../x', 'a/../../x', '/etc/x', '', '.']) expect(() => confinedSegments(path)).toThrow(ConfinementError);
     expect(readdirSync(outside)).toEqual(['victim']);
+  });
+});
+
+const FLIPPER = `
+const fs = require('fs');
+const [dir, victim] = process.argv.slice(1);
+process.chdir(dir);
+const hold = () => { const end = process.hrtime.bigint() + 200000n; while (process.hrtime.bigint() < end); };
+const attempt = (f) => { try { f(); } catch {} };
+for (;;) {
+  attempt(() => fs.renameSync('d', 'd.real'));
+  attempt(() => fs.symlinkSync(victim, 'd'));
+  hold();
+  attempt(() => fs.unlinkSync('d'));
+  attempt(() => fs.renameSync('d.real', 'd'));
+  hold();
+}`;
+
+describe('a directory swapped for a symlink while the driver writes', () => {
+  it('finding 1: a concurrent swap never redirects a write outside: each write lands inside or is refused', async () => {
+    mkdirSync(join(root, 'd'));
+    const victimDir = join(outside, 'victim-dir');
+    mkdirSync(victimDir);
+    const before = outsideSnapshot();
+    // Another process flips root/d between the real directory and a symlink to victim-dir (each state held ~0.2 ms);
+    // a path-based mkdir + writeFile lands about a third of 300 writes in victim-dir against it.
+    const swapper = spawn(process.execPath, ['-e', FLIPPER, root, victimDir], { stdio: 'ignore' });
+    const outcomes = new Map<string, number>();
+    try {
+      // Writes start once the flipping has (a d.real seen: the swap is under way), within 10 s.
+      for (const deadline = Date.now() + 10_000; !existsSync(join(root, 'd.real')); ) {
+        if (Date.now() > deadline) throw new Error('the swapper never started');
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      for (let i = 0; i < 300; i++) {
+        const outcome = await writeConfinedFile(root, `d/file-${i}`, 'x', { owner: {} }).then(
+          () => 'written',
+          (error: unknown) => (error instanceof ConfinementError ? 'refused' : ((error as NodeJS.ErrnoException).code ?? 'other')),
+        );
+        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+      }
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+    expect([...outcomes.keys()].every((o) => ['written', 'refused', 'ENOENT'].includes(o))).toBe(true);
+    expect(outsideSnapshot()).toEqual(before);
   });
 });
 
