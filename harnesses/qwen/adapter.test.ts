@@ -64,7 +64,7 @@ describe('qwen adapter: tools and records', () => {
   });
 
   it('usage: cached tokens are inside input_tokens and subtracted', () => {
-    expect(qwenTokens({ input_tokens: 1200, cache_read_input_tokens: 300, output_tokens: 80, total_tokens: 1280 })).toEqual({ input: 900, cache_read: 300, output: 80, cache_write: null, reasoning: null });
+    expect(qwenTokens({ input_tokens: 1200, cache_read_input_tokens: 300, output_tokens: 80, total_tokens: 1280 })).toEqual({ tokens: { input: 900, cache_read: 300, output: 80, cache_write: null, reasoning: null }, unreadable: [] });
   });
 
   it('invocation: positional one-shot prompt, stream-json, yolo, OpenAI-compatible endpoint under /v1', () => {
@@ -72,5 +72,44 @@ describe('qwen adapter: tools and records', () => {
     expect(inv.argv).toEqual(['qwen', '--auth-type', 'openai', '-m', 'qwen3-coder-plus', '-o', 'stream-json', '--yolo', 'fix it']);
     expect(inv.env).toMatchObject({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', QWEN_CODE_SUPPRESS_YOLO_WARNING: '1', QWEN_USAGE_STATISTICS_ENABLED: 'false' });
     expect(adapter.invocation({ model: 'm', prompt: 'p', workdir: '/w', home: '/h', resumeSessionId: 's' }).argv.slice(-3)).toEqual(['--resume', 's', 'p']);
+  });
+});
+
+describe('qwen adapter: fields that fail their type are never guessed (issue 19)', () => {
+  const lines = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n');
+  const shell = (id: string, command: string) => ({ type: 'assistant', session_id: 's1', message: { content: [{ type: 'tool_use', id, name: 'run_shell_command', input: { command } }] } });
+  const toolResult = (id: string, extra: object) => ({ type: 'user', session_id: 's1', message: { content: [{ type: 'tool_result', tool_use_id: id, content: 'Exit Code: 3', ...extra }] } });
+
+  it.each([['"true"', 'true'], ['42', 42], ['null', null]])('finding 7: a tool result with is_error %s is unknown, and its call is reported without an outcome', (_label, isError) => {
+    const { events } = translateText(adapter, lines(shell('c1', 'exit 3'), toolResult('c1', { is_error: isError })));
+    expect(strip(events)).toEqual([
+      { type: 'unknown', raw: { type: 'tool_result', tool_use_id: 'c1', content: 'Exit Code: 3', is_error: isError } },
+      { type: 'command', command: 'exit 3', tool_name: 'run_shell_command' },
+    ]);
+  });
+
+  it.each([['"true"', 'true'], ['42', 42], ['null', null]])('finding 7: a result record with is_error %s is unknown, never a verdict', (_label, isError) => {
+    const { events, summary } = translateText(adapter, lines({ type: 'result', subtype: 'success', is_error: isError, result: 'done' }));
+    expect(strip(events).map((e) => e.type)).toEqual(['unknown']);
+    expect(summary.result.is_error).toBeUndefined();
+  });
+
+  it.each([
+    ['a string input count', { input_tokens: '1200' }, { input: null, cache_read: 300, output: 80 }, 'result.usage.input_tokens'],
+    ['a null cache count', { cache_read_input_tokens: null }, { input: null, cache_read: null, output: 80 }, 'result.usage.cache_read_input_tokens'],
+    ['a fractional output count', { output_tokens: 80.5 }, { input: 900, cache_read: 300, output: null }, 'result.usage.output_tokens'],
+  ])('finding 7: %s leaves what it feeds unknown (null) with a warning, never 0', (_label, bad, expected, field) => {
+    const usage = { input_tokens: 1200, cache_read_input_tokens: 300, output_tokens: 80, ...bad };
+    const { events, summary } = translateText(adapter, lines({ type: 'result', subtype: 'success', is_error: false, result: 'done', usage }));
+    expect(summary.result.tokens).toEqual({ ...expected, cache_write: null, reasoning: null });
+    expect(strip(events)).toEqual([{ type: 'warning', message: expect.stringContaining(field), code: 'unreadable_usage' }]);
+  });
+
+  it('finding 9: a reused tool-call id reports the first call too (without an outcome); the result pairs with the latest', () => {
+    const { events } = translateText(adapter, lines(shell('T1', 'rm -rf /important'), shell('T1', 'echo harmless'), toolResult('T1', { is_error: false, content: 'harmless' })));
+    expect(strip(events)).toEqual([
+      { type: 'command', command: 'rm -rf /important', tool_name: 'run_shell_command' },
+      { type: 'command', command: 'echo harmless', is_success: true, tool_name: 'run_shell_command' },
+    ]);
   });
 });

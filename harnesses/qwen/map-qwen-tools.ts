@@ -2,7 +2,8 @@
 // Shell results carry their facts in a fixed text block ("Command: …\nDirectory: …\nExit Code: N"); that
 // documented format is the only text parsed. Reading, searching or listing through the shell stays `command`.
 import type { DraftEvent } from '../../shared/events.ts';
-import { absolutePath, compact, contentText, str } from '../../shared/translate/json.ts';
+import { z } from 'zod';
+import { absolutePath, compact, contentText } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownValue } from '../../shared/translate/best-effort.ts';
 
@@ -41,48 +42,65 @@ export function qwenToolKind(name: string): QwenToolKind {
 
 export const unknownCall = (call: QwenCall, outcome?: QwenOutcome): DraftEvent => unknownValue(outcome ? { tool_use: call.block, tool_result: outcome.block } : { tool_use: call.block });
 
+/** The input fields each kind reads; a call whose input fails its schema is `unknown` (issue 19, finding 7). */
+const INPUTS = {
+  command: z.looseObject({ command: z.string(), directory: z.string().optional() }),
+  read: z.looseObject({ file_path: z.string().optional(), absolute_path: z.string().optional() }),
+  write: z.looseObject({ file_path: z.string().optional(), notebook_path: z.string().optional() }),
+  search: z.looseObject({ pattern: z.string(), path: z.string().optional() }),
+  list: z.looseObject({ path: z.string().optional() }),
+  subagent: z.looseObject({ subagent_type: z.string().optional() }),
+};
+
+export function subagentType(call: QwenCall): string | undefined {
+  const parsed = INPUTS.subagent.safeParse(call.input);
+  return parsed.success ? parsed.data.subagent_type : undefined;
+}
+
 export function mapQwenCall(call: QwenCall, outcome: QwenOutcome | undefined, cwd: string | undefined): DraftEvent | undefined {
   const is_success = outcome ? !outcome.isError : undefined;
-  const path = (key: string) => {
-    const p = str(call.input[key]);
-    return p === undefined ? undefined : absolutePath(p, cwd);
-  };
+  const at = (p: string | undefined) => (p === undefined ? undefined : absolutePath(p, cwd));
   const text = outcome ? (contentText(outcome.content) ?? '') : '';
+  const unknown = () => unknownCall(call, outcome);
   switch (qwenToolKind(call.name)) {
     case 'command': {
-      const command = str(call.input.command);
-      if (command === undefined) return unknownCall(call, outcome);
+      const parsed = INPUTS.command.safeParse(call.input);
+      if (!parsed.success) return unknown();
       const exit = /^Exit Code: (-?\d+)$/m.exec(text);
       const dir = /^Directory: (.+)$/m.exec(text)?.[1];
       return compact({
         type: 'command',
-        command,
-        working_directory: str(call.input.directory) ?? (dir && dir !== '(root)' ? absolutePath(dir, cwd) : undefined),
+        command: parsed.data.command,
+        working_directory: parsed.data.directory ?? (dir && dir !== '(root)' ? absolutePath(dir, cwd) : undefined),
         exit_code: exit ? Number(exit[1]) : undefined,
         is_success,
         tool_name: call.name,
       });
     }
     case 'read': {
-      const file = path('file_path') ?? path('absolute_path');
-      if (file === undefined) return unknownCall(call, outcome);
+      const parsed = INPUTS.read.safeParse(call.input);
+      const file = parsed.success ? (parsed.data.file_path ?? parsed.data.absolute_path) : undefined;
+      if (file === undefined) return unknown();
       const range = /^Read lines (\d+)-(\d+) of \d+/m.exec(text);
-      return compact({ type: 'read', path: file, start_line: range ? Number(range[1]) : undefined, end_line: range ? Number(range[2]) : undefined, is_success, tool_name: call.name });
+      return compact({ type: 'read', path: at(file)!, start_line: range ? Number(range[1]) : undefined, end_line: range ? Number(range[2]) : undefined, is_success, tool_name: call.name });
     }
     case 'write': {
-      const file = path('file_path') ?? path('notebook_path');
-      return file === undefined ? unknownCall(call, outcome) : compact({ type: 'write', path: file, is_success, tool_name: call.name });
+      const parsed = INPUTS.write.safeParse(call.input);
+      const file = parsed.success ? (parsed.data.file_path ?? parsed.data.notebook_path) : undefined;
+      return file === undefined ? unknown() : compact({ type: 'write', path: at(file)!, is_success, tool_name: call.name });
     }
     case 'search': {
-      const query = str(call.input.pattern);
-      return query === undefined ? unknownCall(call, outcome) : compact({ type: 'search', query, path: path('path'), is_success, tool_name: call.name });
+      const parsed = INPUTS.search.safeParse(call.input);
+      return parsed.success ? compact({ type: 'search', query: parsed.data.pattern, path: at(parsed.data.path), is_success, tool_name: call.name }) : unknown();
     }
-    case 'list':
-      return compact({ type: 'list', path: path('path'), is_success, tool_name: call.name });
+    case 'list': {
+      const parsed = INPUTS.list.safeParse(call.input);
+      return parsed.success ? compact({ type: 'list', path: at(parsed.data.path), is_success, tool_name: call.name }) : unknown();
+    }
     case 'subagent':
       return undefined;
     case 'other':
       // skill (its result names no file), web_fetch, goals, worktrees, cron, MCP...: no event type of their own.
-      return unknownCall(call, outcome);
+      return unknown();
   }
 }

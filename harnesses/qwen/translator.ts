@@ -3,18 +3,34 @@
 // only says it launched; task_notification reports the end.
 import type { DraftEvent } from '../../shared/events.ts';
 import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
-import { arr, bool, compact, contentText, obj, str } from '../../shared/translate/json.ts';
-import type { JsonObject } from '../../shared/translate/json.ts';
+import { compact, contentText } from '../../shared/translate/json.ts';
 import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts';
-import { mapQwenCall, qwenToolKind, unknownCall } from './map-qwen-tools.ts';
-import type { QwenCall } from './map-qwen-tools.ts';
+import { PendingCalls } from '../../shared/translate/pending-calls.ts';
+import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
+import { mapQwenCall, qwenToolKind, subagentType, unknownCall } from './map-qwen-tools.ts';
+import type { QwenCall, QwenOutcome } from './map-qwen-tools.ts';
+import { AssistantBlock, AssistantRecord, InitRecord, QwenRecord, ResultRecord, SystemRecord, TaskNotificationRecord, TaskStartedRecord, ToolResultBlock, UserRecord } from './records.ts';
 import { qwenTokens } from './usage.ts';
+
+type Rec = Record<string, unknown>;
+
+/** The documented text of an `agent` result whose subagent runs on in the background (reference section 4). */
+const BACKGROUND_LAUNCH = /^Background agent launched/;
+
+/** A subagent, by the `agent` tool_use id that launched it: its task id, and whether its end was reported. */
+interface Task {
+  taskId: string;
+  name?: string;
+  ended: boolean;
+  resultSeen?: boolean;
+}
 
 export class QwenTranslator implements SessionTranslator {
   private session: string | undefined;
   private cwd: string | undefined;
-  private readonly calls = new Map<string, QwenCall>();
-  private readonly tasks = new Map<string, { taskId: string; name?: string; ended: boolean }>();
+  /** Tool calls waiting for their result, by id; a reused id reports the earlier call first (finding 9). */
+  private readonly calls = new PendingCalls<QwenCall, QwenOutcome>();
+  private readonly tasks = new Map<string, Task>();
   private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
 
   constructor(context: TranslatorContext) {
@@ -26,21 +42,22 @@ export class QwenTranslator implements SessionTranslator {
   }
 
   line(line: StdoutLine): DraftEvent[] {
-    const record = obj(line.json);
-    if (!record) return [unknownLine(line)];
-    this.session = str(record.session_id) ?? this.session;
+    const parsed = QwenRecord.safeParse(line.json);
+    if (!parsed.success) return [unknownLine(line)];
+    const record = parsed.data;
+    this.session = record.session_id ?? this.session;
     switch (record.type) {
       case 'system':
         return this.system(record, line);
       case 'assistant':
         return this.assistant(record, line);
       case 'user':
-        return this.user(record);
+        return this.user(record, line);
       case 'stream_event':
         // goal_state snapshots and partial deltas: the complete assistant record follows; nothing to emit.
         return [];
       case 'result':
-        return this.terminal(record);
+        return this.terminal(record, line);
       default:
         return [unknownLine(line)];
     }
@@ -48,35 +65,48 @@ export class QwenTranslator implements SessionTranslator {
 
   finish(): { events: DraftEvent[]; result: SessionResult } {
     const events: DraftEvent[] = [];
-    for (const call of this.calls.values()) if (qwenToolKind(call.name) !== 'subagent') events.push(mapQwenCall(call, undefined, this.cwd) ?? unknownCall(call));
-    this.calls.clear();
+    const { calls, results } = this.calls.drain();
+    for (const call of calls) events.push(...this.unfinished(call));
+    for (const outcome of results) events.push(unknownValue(outcome.block));
     if (this.session) this.result.session_id = this.session;
     return { events, result: this.result };
   }
 
-  private system(record: JsonObject, line: StdoutLine): DraftEvent[] {
-    const data = obj(record.data);
-    switch (record.subtype) {
+  /** A call that gets no result: its event without an outcome; a subagent its task records already report. */
+  private unfinished(call: QwenCall): DraftEvent[] {
+    if (qwenToolKind(call.name) === 'subagent') return this.tasks.has(call.id) ? [] : [unknownCall(call)];
+    return [mapQwenCall(call, undefined, this.cwd) ?? unknownCall(call)];
+  }
+
+  private system(record: Rec, line: StdoutLine): DraftEvent[] {
+    const system = SystemRecord.safeParse(record);
+    if (!system.success) return [unknownLine(line)];
+    switch (system.data.subtype) {
       case 'init':
-      case 'session_start':
-        this.cwd = str(record.cwd) ?? str(data?.cwd) ?? this.cwd;
-        this.result.reported_model = str(record.model) ?? str(data?.model);
+      case 'session_start': {
+        const init = InitRecord.safeParse(record);
+        if (!init.success) return [unknownLine(line)];
+        this.cwd = init.data.cwd ?? init.data.data?.cwd ?? this.cwd;
+        this.result.reported_model = init.data.model ?? init.data.data?.model;
         return [];
+      }
       case 'task_started': {
-        const taskId = str(data?.task_id);
-        if (!taskId) return [unknownLine(line)];
-        const name = str(data?.subagent_type) ?? str(data?.description);
-        const toolUseId = str(data?.tool_use_id);
+        const started = TaskStartedRecord.safeParse(record);
+        if (!started.success) return [unknownLine(line)];
+        const { task_id: taskId, tool_use_id: toolUseId } = started.data.data;
+        const name = started.data.data.subagent_type ?? started.data.data.description;
         if (toolUseId) this.tasks.set(toolUseId, { taskId, name, ended: false });
         return [compact({ type: 'orchestration', action: 'subagent_started', subagent_id: taskId, subagent_name: name })];
       }
       case 'task_notification': {
-        const taskId = str(data?.task_id);
-        const status = str(data?.status);
-        if (!taskId || !status) return [unknownLine(line)];
-        const toolUseId = str(data?.tool_use_id);
+        const ended = TaskNotificationRecord.safeParse(record);
+        if (!ended.success) return [unknownLine(line)];
+        const { task_id: taskId, tool_use_id: toolUseId, status } = ended.data.data;
         const task = toolUseId ? this.tasks.get(toolUseId) : undefined;
-        if (toolUseId) this.tasks.delete(toolUseId);
+        if (task) task.ended = true;
+        // Remembered even when its start was unreadable, so the agent result does not report the subagent again.
+        else if (toolUseId) this.tasks.set(toolUseId, { taskId, ended: true });
+        if (task?.resultSeen) this.tasks.delete(toolUseId!);
         const ok = status === 'completed';
         return [compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: taskId, subagent_name: task?.name, is_success: ok })];
       }
@@ -85,66 +115,87 @@ export class QwenTranslator implements SessionTranslator {
     }
   }
 
-  private assistant(record: JsonObject, line: StdoutLine): DraftEvent[] {
-    const blocks = arr(obj(record.message)?.content);
-    if (!blocks) return [unknownLine(line)];
+  private assistant(record: Rec, line: StdoutLine): DraftEvent[] {
+    const parsed = AssistantRecord.safeParse(record);
+    if (!parsed.success) return [unknownLine(line)];
     const out: DraftEvent[] = [];
-    for (const raw of blocks) {
-      const block = obj(raw);
-      if (block?.type === 'text' && typeof block.text === 'string') {
-        if (block.text) out.push({ type: 'agent', message: block.text });
-      } else if (block?.type === 'thinking' && typeof block.thinking === 'string') {
-        if (block.thinking) out.push({ type: 'reasoning', message: block.thinking });
-      } else if (block?.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string' && obj(block.input)) {
-        this.calls.set(block.id, { id: block.id, name: block.name, input: obj(block.input)!, block });
-      } else {
+    for (const raw of parsed.data.message.content) {
+      const block = AssistantBlock.safeParse(raw);
+      if (!block.success) {
         out.push(unknownValue(raw));
+        continue;
+      }
+      const b = block.data;
+      if (b.type === 'text') {
+        if (b.text) out.push({ type: 'agent', message: b.text });
+      } else if (b.type === 'thinking') {
+        if (b.thinking) out.push({ type: 'reasoning', message: b.thinking });
+      } else {
+        const call: QwenCall = { id: b.id, name: b.name, input: b.input, block: raw as Rec };
+        const { displaced, result } = this.calls.open(call.id, call);
+        if (displaced) out.push(...this.unfinished(displaced));
+        if (result) out.push(...this.finishCall(call, result));
       }
     }
     return out;
   }
 
-  private user(record: JsonObject): DraftEvent[] {
-    const blocks = arr(obj(record.message)?.content);
-    if (!blocks) return [];
+  private user(record: Rec, line: StdoutLine): DraftEvent[] {
+    const parsed = UserRecord.safeParse(record);
+    if (!parsed.success) return [unknownLine(line)];
+    const { content } = parsed.data.message;
+    if (typeof content === 'string') return []; // a prompt echo
     const out: DraftEvent[] = [];
-    for (const raw of blocks) {
-      const block = obj(raw);
+    for (const raw of content) {
       // Text blocks are prompt echoes, subagent prompts and "Background agent … completed." notices.
-      if (block?.type !== 'tool_result') continue;
-      const id = str(block.tool_use_id);
-      const call = id ? this.calls.get(id) : undefined;
-      if (!id || !call) {
-        out.push(unknownValue(block));
+      if ((raw as Rec | null)?.type !== 'tool_result') continue;
+      const block = ToolResultBlock.safeParse(raw);
+      if (!block.success) {
+        // Its call, if any, stays pending and is reported without an outcome.
+        out.push(unknownValue(raw));
         continue;
       }
-      this.calls.delete(id);
-      const outcome = { isError: bool(block.is_error) ?? false, content: block.content, block };
-      if (qwenToolKind(call.name) === 'subagent') {
-        const task = this.tasks.get(id);
-        if (task && !outcome.isError) continue; // launched in the background: task_notification ends it
-        this.tasks.delete(id);
-        const ok = !outcome.isError;
-        const end: DraftEvent = compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: task?.taskId ?? call.id, subagent_name: task?.name ?? str(call.input.subagent_type), is_success: ok });
-        out.push(...(task ? [end] : [compact({ type: 'orchestration', action: 'subagent_started', subagent_id: call.id, subagent_name: str(call.input.subagent_type) }), end]));
-        continue;
-      }
-      out.push(mapQwenCall(call, outcome, this.cwd) ?? unknownCall(call, outcome));
+      const outcome: QwenOutcome = { isError: block.data.is_error ?? false, content: block.data.content, block: raw as Rec };
+      const { call, displaced } = this.calls.close(block.data.tool_use_id, outcome);
+      if (displaced) out.push(unknownValue(displaced.block));
+      if (call) out.push(...this.finishCall(call, outcome));
     }
     return out;
   }
 
-  private terminal(record: JsonObject): DraftEvent[] {
-    const usage = obj(record.usage);
-    this.result = {
-      ...this.result,
-      tokens: usage ? qwenTokens(usage) : this.result.tokens,
-      raw_usage: usage ?? this.result.raw_usage,
-      is_error: bool(record.is_error),
-      final_text: str(record.result),
-    };
-    if (record.is_error !== true) return [];
-    const message = str(obj(record.error)?.message) ?? contentText(record.result) ?? str(record.subtype) ?? 'Qwen Code reported an error';
-    return [compact({ type: 'error', message, code: str(record.subtype) })];
+  private finishCall(call: QwenCall, outcome: QwenOutcome): DraftEvent[] {
+    if (qwenToolKind(call.name) !== 'subagent') return [mapQwenCall(call, outcome, this.cwd) ?? unknownCall(call, outcome)];
+    const task = this.tasks.get(call.id);
+    const name = task?.name ?? subagentType(call);
+    if (task && !task.ended && !outcome.isError) {
+      task.resultSeen = true; // launched in the background: task_notification ends it
+      return [];
+    }
+    this.tasks.delete(call.id);
+    if (task?.ended) return [];
+    // Launched in the background, and its task_started was not readable: what it became is not known here.
+    if (!task && !outcome.isError && BACKGROUND_LAUNCH.test(contentText(outcome.content) ?? '')) return [unknownCall(call, outcome)];
+    const ok = !outcome.isError;
+    const end: DraftEvent = compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: task?.taskId ?? call.id, subagent_name: name, is_success: ok });
+    if (task) return [end];
+    return [compact({ type: 'orchestration', action: 'subagent_started', subagent_id: call.id, subagent_name: name }), end];
+  }
+
+  private terminal(record: Rec, line: StdoutLine): DraftEvent[] {
+    const parsed = ResultRecord.safeParse(record);
+    if (!parsed.success) return [unknownLine(line)];
+    const r = parsed.data;
+    const out: DraftEvent[] = [];
+    let tokens = this.result.tokens;
+    if (r.usage !== undefined) {
+      const usage = qwenTokens(r.usage);
+      tokens = usage.tokens;
+      if (usage.unreadable.length > 0) out.push(unreadableUsageWarning('Qwen Code', 'result', usage.unreadable));
+    }
+    this.result = { ...this.result, tokens, raw_usage: r.usage ?? this.result.raw_usage, is_error: r.is_error, final_text: r.result };
+    if (r.is_error !== true) return out;
+    const message = r.error?.message ?? r.result ?? r.subtype ?? 'Qwen Code reported an error';
+    out.push(compact({ type: 'error', message, code: r.subtype }));
+    return out;
   }
 }
