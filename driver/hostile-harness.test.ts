@@ -16,6 +16,7 @@ import type { EventSink, SequencedEvent } from './sinks/sink.ts';
 import { RunSpec } from '../shared/run.ts';
 import type { RunResult, RunSpecInput } from '../shared/run.ts';
 import type { HarnessEvent } from '../shared/events.ts';
+import { startStubModelServer } from './stub-models/index.ts';
 import { createScriptedHarness } from '../test/support/scripted-harness.ts';
 import type { ScriptedHarness } from '../test/support/scripted-harness.ts';
 
@@ -215,5 +216,68 @@ process.exitCode = result.outcome === 'succeeded' ? 0 : 1;
       driver.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  describe('finding 13: a driver whose NATS URL is malformed or unreachable', () => {
+    const password = 'sk-fake-nats-url-password-000';
+
+    /** tcab-driver as in a Pod (gg against the stub model: no install), its stdout and stderr collected. */
+    async function driverWithNats(natsUrl: string, maxRuntimeSeconds: number) {
+      const stub = await startStubModelServer({ script: { steps: [{ text: 'Hello from the stub.' }] } });
+      const runId = `hostile-nats-${Math.random().toString(36).slice(2, 8)}`;
+      homes.push(join(base, 'runs', runId, 'home'));
+      const env = {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        TCAB_RUN_ROOT: base,
+        TCAB_RUN_ID: runId,
+        TCAB_RUN_SPEC: JSON.stringify({ harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'say hello', maxRuntimeSeconds }),
+        TCAB_BASE_URL_GG: stub.url,
+        ANTHROPIC_API_KEY: CANARY,
+        TCAB_CREDENTIALS_DIR: join(base, 'no-credentials'),
+        TCAB_NATS_URL: natsUrl,
+      };
+      const began = Date.now();
+      const driver = spawn(process.execPath, [join(ROOT, 'driver', 'main.ts')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const output = { stdout: '', stderr: '' };
+      driver.stdout.setEncoding('utf8').on('data', (text: string) => (output.stdout += text));
+      driver.stderr.setEncoding('utf8').on('data', (text: string) => (output.stderr += text));
+      const exited = new Promise<{ code: number | null; elapsedMs: number }>((resolve) => driver.on('exit', (code) => resolve({ code, elapsedMs: Date.now() - began })));
+      const done = exited.finally(() => stub.close());
+      return { output, exited: done, running: () => driver.exitCode === null && driver.signalCode === null, kill: () => driver.kill('SIGKILL') };
+    }
+
+    const ndjson = (text: string) => text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+
+    it('a malformed URL is named (without its password) with the parse error, the run succeeds and its events are dumped as NDJSON at once', async () => {
+      const driver = await driverWithNats(`nats://tcab:${password}@[bad-host`, 120);
+      try {
+        const { code, elapsedMs } = await driver.exited;
+        expect(code).toBe(0);
+        expect(driver.output.stderr).toContain('tcab-driver: warning: cannot connect to NATS nats://***@[bad-host: malformed URL (Invalid URL); nothing will be published');
+        expect(elapsedMs).toBeLessThan(60_000); // far from the 120 s deadline: nothing waits for a URL that cannot work
+        const lines = ndjson(driver.output.stdout);
+        const events = lines.filter((l) => l.undelivered === undefined);
+        const undelivered = lines.filter((l) => l.undelivered === true);
+        expect(events.length).toBeGreaterThan(0);
+        expect(undelivered).toHaveLength(events.length + 1); // every event and the result
+        expect(driver.output.stdout + driver.output.stderr).not.toContain(password);
+      } finally {
+        driver.kill();
+      }
+    });
+
+    it('an unreachable server is named with the reason while the run is still going; undelivered messages are dumped after the deadline', async () => {
+      const driver = await driverWithNats(`nats://tcab:${password}@127.0.0.1:1`, 8);
+      try {
+        await vi.waitFor(() => expect(driver.output.stderr).toContain('tcab-driver: warning: cannot connect to NATS nats://***@127.0.0.1:1: connection refused; the run goes on'), { timeout: 6000, interval: 20 });
+        expect(driver.running()).toBe(true);
+        const { code } = await driver.exited;
+        expect(code).toBe(0);
+        expect(ndjson(driver.output.stdout).filter((l) => l.undelivered === true).at(-1)).toMatchObject({ subject: expect.stringMatching(/\.result$/) });
+        expect(driver.output.stdout + driver.output.stderr).not.toContain(password);
+      } finally {
+        driver.kill();
+      }
+    });
   });
 });

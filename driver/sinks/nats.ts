@@ -146,7 +146,7 @@ export class NatsSink implements EventSink {
     }
     this.pumping ??= this.pump().finally(() => {
       this.pumping = undefined;
-      if (this.queue.length > 0 && !this.closing && Date.now() <= this.options.deliverBy) this.kick();
+      if (this.queue.length > 0 && !this.closing && !this.unusable && Date.now() <= this.options.deliverBy) this.kick();
     });
   }
 
