@@ -200,6 +200,23 @@ describe('hostile run ids', () => {
     }
   });
 
+  it('finding 2: a run base another user owns, or whose runs/ is a link, is refused before any run directory is made', async () => {
+    // A /tmp/tcab squatted by a local user before the root driver's first run: runs/ points at a root directory.
+    const squatted = join(sandbox, 'squatted');
+    mkdirSync(squatted);
+    symlinkSync(join(sandbox, 'victim-dir'), join(squatted, 'runs'));
+    chownSync(squatted, RUN_UID, RUN_UID);
+    try {
+      const before = treeSnapshot(sandbox, { ignore: ['squatted'] });
+      await expect(createRunDirs(squatted, 'hostile-squat', { uid: RUN_UID, gid: RUN_UID })).rejects.toThrow(`${squatted} must be a directory owned by uid 0`);
+      chownSync(squatted, 0, 0);
+      await expect(createRunDirs(squatted, 'hostile-squat', { uid: RUN_UID, gid: RUN_UID })).rejects.toThrow(`${join(squatted, 'runs')} must be a directory owned by uid 0`);
+      expect(treeSnapshot(sandbox, { ignore: ['squatted'] })).toEqual(before);
+    } finally {
+      rmSync(squatted, { recursive: true, force: true });
+    }
+  });
+
   it("finding 2: a run id taken by another run is refused, and the other run's directory survives", async () => {
     const first = await run({ prompt: 'plain' }, { runId: 'hostile-taken', keep: true });
     expect(first.result.outcome).toBe('succeeded');

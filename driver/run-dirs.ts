@@ -6,7 +6,7 @@
 // The run id is checked against its grammar (shared/run-id.ts) before any path is built from it, so `''`, `..`
 // or `a/b` can never name runs/ itself or a directory outside it. Removal refuses a root that does not resolve to
 // `<base>/runs/<id>` and never follows a symlink inside it (confined-fs.ts).
-import { chmod, chown, lstat, mkdir, realpath, stat } from 'node:fs/promises';
+import { chmod, chown, lchown, lstat, mkdir, realpath, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { isRunId, parseRunId } from '../shared/run-id.ts';
@@ -29,10 +29,9 @@ export function defaultRunBase(env: Readonly<Record<string, string | undefined>>
   return env.TCAB_RUN_ROOT || join(tmpdir(), 'tcab');
 }
 
-/** The run root or one of its directories: made here (never an existing one), owned by the run user. */
-async function ownedDir(path: string, user: RunUser, mode = 0o700): Promise<void> {
-  await mkdir(path, { mode });
-  if (user.uid !== undefined) await chown(path, user.uid, user.gid ?? user.uid);
+/** Hands a directory the driver just made to the run user (lchown: the name itself, never a link's target). */
+async function handOver(path: string, user: RunUser): Promise<void> {
+  if (user.uid !== undefined) await lchown(path, user.uid, user.gid ?? user.uid);
 }
 
 /** Where a run's directories are (pure: the offline stub needs the workspace path before they exist). */
@@ -54,9 +53,22 @@ export class RunDirsError extends Error {
   override name = 'RunDirsError';
 }
 
+/**
+ * The base and runs/ must be the driver's own: a directory someone else owns or can write to (e.g. a /tmp/tcab
+ * another local user created first) could have runs/ or a run root swapped for a link to anywhere.
+ */
+async function refuseForeign(dir: string): Promise<void> {
+  const info = await lstat(dir);
+  const me = process.getuid?.();
+  if (!info.isDirectory() || (me !== undefined && info.uid !== me) || (info.mode & 0o022) !== 0) {
+    throw new RunDirsError(`${dir} must be a directory owned by uid ${me} and writable by it alone (set TCAB_RUN_ROOT to another directory, or remove it)`);
+  }
+}
+
 export async function createRunDirs(base: string, runId: string, user: RunUser, npmCache?: string): Promise<RunDirs> {
   const dirs = runDirsFor(base, runId, user, npmCache);
   await mkdir(dirs.runs, { recursive: true, mode: 0o755 });
+  for (const dir of [base, dirs.runs]) await refuseForeign(dir);
   if (user.uid !== undefined) {
     // The run user must be able to traverse to its own directories; a private base (e.g. a mkdtemp dir) is not.
     for (const dir of [base, dirs.runs]) {
@@ -65,13 +77,17 @@ export async function createRunDirs(base: string, runId: string, user: RunUser, 
     }
   }
   try {
-    await ownedDir(dirs.root, user);
+    await mkdir(dirs.root, { mode: 0o700 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new RunDirsError(`run directory ${dirs.root} already exists: run id "${runId}" is taken by another run`, { cause: error });
     throw error;
   }
   try {
-    for (const dir of [dirs.home, dirs.tmp, dirs.workspace, dirs.prefix]) await ownedDir(dir, user);
+    // The root stays the driver's (0700) until its directories exist and are handed over, so no process of the
+    // run user (another run's harness runs as the same uid) can swap one of them for a link in between.
+    const own = [dirs.home, dirs.tmp, dirs.workspace, dirs.prefix];
+    for (const dir of own) await mkdir(dir, { mode: 0o700 });
+    for (const dir of [...own, dirs.root]) await handOver(dir, user);
     await mkdir(dirs.npmCache, { recursive: true, mode: 0o700 });
     if (user.uid !== undefined) await chown(dirs.npmCache, user.uid, user.gid ?? user.uid);
   } catch (error) {
