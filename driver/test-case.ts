@@ -172,7 +172,9 @@ async function copyFile(from: HeldDir, to: HeldDir, name: string, path: string, 
   try {
     opened = await openRegularFileIn(from, name);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') return void state.skipped.push({ path, reason: 'changed while it was copied' });
+    // A symlink (ELOOP) or a socket (ENXIO) now, where a regular file was listed.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'ENXIO') return void state.skipped.push({ path, reason: 'changed while it was copied' });
     throw error;
   }
   if (!opened) return void state.skipped.push({ path, reason: 'changed while it was copied' });
