@@ -65,7 +65,7 @@ describe('gemini adapter: records and tools', () => {
   });
 
   it('usage: cached inside input_tokens is subtracted; thoughts derived from total_tokens go into output as reasoning', () => {
-    expect(geminiTokens({ input_tokens: 1200, cached: 300, output_tokens: 68, total_tokens: 1280 })).toEqual({ input: 900, cache_read: 300, output: 80, reasoning: 12, cache_write: null });
+    expect(geminiTokens({ input_tokens: 1200, cached: 300, output_tokens: 68, total_tokens: 1280 })).toEqual({ tokens: { input: 900, cache_read: 300, output: 80, reasoning: 12, cache_write: null }, unreadable: [] });
   });
 
   it('invocation: headless -p, pinned model, stream-json, yolo, trusted workspace; a base URL selects API-key auth in settings', () => {
@@ -74,5 +74,42 @@ describe('gemini adapter: records and tools', () => {
     expect(inv.env).toMatchObject({ GEMINI_CLI_TRUST_WORKSPACE: 'true', GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9' });
     expect(JSON.parse(inv.files[0]!.content)).toMatchObject({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false } });
     expect(JSON.parse(adapter.invocation({ model: 'm', prompt: 'p', workdir: '/w', home: '/h' }).files[0]!.content).security).toBeUndefined();
+  });
+});
+
+describe('gemini adapter: fields that fail their type are never guessed (issue 19)', () => {
+  const lines = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n');
+  const shell = (id: string, command: string) => ({ type: 'tool_use', tool_name: 'run_shell_command', tool_id: id, parameters: { command } });
+
+  it.each([['"true"', 'true'], ['42', 42], ['null', null], ['"failed"', 'failed']])('finding 7: a tool result with status %s is unknown, and its call is reported without an outcome', (_label, status) => {
+    const { events } = translateText(adapter, lines(shell('c1', 'exit 3'), { type: 'tool_result', tool_id: 'c1', status, output: 'Command exited with code: 3' }));
+    expect(strip(events)).toEqual([
+      { type: 'unknown', raw: { type: 'tool_result', tool_id: 'c1', status, output: 'Command exited with code: 3' } },
+      { type: 'command', command: 'exit 3', tool_name: 'run_shell_command' },
+    ]);
+  });
+
+  it.each([['42', 42], ['null', null], ['"ok"', 'ok']])('finding 7: a result with status %s is unknown: no verdict, no invented error', (_label, status) => {
+    const { events, summary } = translateText(adapter, lines({ type: 'result', status, stats: { input_tokens: 10, output_tokens: 2, cached: 0, total_tokens: 12 } }));
+    expect(strip(events).map((e) => e.type)).toEqual(['unknown']);
+    expect(summary.result.is_error).toBeUndefined();
+  });
+
+  it.each([
+    ['a string prompt count', { input_tokens: '1200' }, { input: null, cache_read: 300, output: null, reasoning: null }, 'result.stats.input_tokens'],
+    ['a null total', { total_tokens: null }, { input: 900, cache_read: 300, output: null, reasoning: null }, 'result.stats.total_tokens'],
+  ])('finding 7: %s leaves what it feeds unknown (null) with a warning, never 0', (_label, bad, expected, field) => {
+    const stats = { input_tokens: 1200, cached: 300, output_tokens: 68, total_tokens: 1280, ...bad };
+    const { events, summary } = translateText(adapter, lines({ type: 'result', status: 'success', stats }));
+    expect(summary.result.tokens).toEqual({ ...expected, cache_write: null });
+    expect(strip(events)).toEqual([{ type: 'warning', message: expect.stringContaining(field), code: 'unreadable_usage' }]);
+  });
+
+  it('finding 9: a reused tool id reports the first call too (without an outcome); the result pairs with the latest', () => {
+    const { events } = translateText(adapter, lines(shell('T1', 'rm -rf /important'), shell('T1', 'echo harmless'), { type: 'tool_result', tool_id: 'T1', status: 'success', output: 'harmless' }));
+    expect(strip(events)).toEqual([
+      { type: 'command', command: 'rm -rf /important', tool_name: 'run_shell_command' },
+      { type: 'command', command: 'echo harmless', is_success: true, tool_name: 'run_shell_command' },
+    ]);
   });
 });

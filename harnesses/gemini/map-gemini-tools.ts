@@ -2,9 +2,11 @@
 // commands `status: "success"`: the exit code is only in the documented output text "Command exited with code: N".
 // Skill files are named only in the documented "Resources loaded from `<dir>`" text.
 import type { DraftEvent } from '../../shared/events.ts';
-import { absolutePath, compact, count, obj, str } from '../../shared/translate/json.ts';
+import { z } from 'zod';
+import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownValue } from '../../shared/translate/best-effort.ts';
+import type { ToolResult } from './records.ts';
 
 export interface GeminiCall {
   id: string;
@@ -35,56 +37,75 @@ export function geminiToolKind(name: string): GeminiToolKind {
 
 export const unknownCall = (call: GeminiCall, result?: JsonObject): DraftEvent => unknownValue(result ? { tool_use: call.record, tool_result: result } : { tool_use: call.record });
 
-export function mapGeminiCall(call: GeminiCall, result: JsonObject | undefined, cwd: string | undefined): DraftEvent | undefined {
-  const p = call.parameters;
-  const output = str(result?.output) ?? str(obj(result?.error)?.message) ?? '';
+const lineNumber = z.int().nonnegative();
+/** The parameters each kind reads; a call whose parameters fail their schema is `unknown` (issue 19, finding 7). */
+const PARAMETERS = {
+  command: z.looseObject({ command: z.string(), dir_path: z.string().optional() }),
+  read: z.looseObject({ file_path: z.string(), start_line: lineNumber.optional(), end_line: lineNumber.optional() }),
+  write: z.looseObject({ file_path: z.string() }),
+  search: z.looseObject({ pattern: z.string(), dir_path: z.string().optional() }),
+  list: z.looseObject({ dir_path: z.string().optional() }),
+  skill: z.looseObject({ name: z.string().optional() }),
+  subagent: z.looseObject({ agent_name: z.string().optional() }),
+};
+
+export function subagentName(call: GeminiCall): string | undefined {
+  const parsed = PARAMETERS.subagent.safeParse(call.parameters);
+  return parsed.success ? parsed.data.agent_name : undefined;
+}
+
+/** `result` is the tool_result record read through its schema (ToolResultRecord), undefined when none came. */
+export function mapGeminiCall(call: GeminiCall, result: ToolResult | undefined, cwd: string | undefined): DraftEvent | undefined {
+  const output = result?.output ?? result?.error?.message ?? '';
   const statusOk = result ? result.status === 'success' : undefined;
-  const path = (key: string) => {
-    const v = str(p[key]);
-    return v === undefined ? undefined : absolutePath(v, cwd);
-  };
+  const at = (p: string | undefined) => (p === undefined ? undefined : absolutePath(p, cwd));
+  const unknown = () => unknownCall(call, result);
   switch (geminiToolKind(call.name)) {
     case 'command': {
-      const command = str(p.command);
-      if (command === undefined) return unknownCall(call, result);
+      const p = PARAMETERS.command.safeParse(call.parameters);
+      if (!p.success) return unknown();
       const exit = /Command exited with code: (-?\d+)/.exec(output);
       const exitCode = exit ? Number(exit[1]) : undefined;
       return compact({
         type: 'command',
-        command,
-        working_directory: path('dir_path'),
+        command: p.data.command,
+        working_directory: at(p.data.dir_path),
         exit_code: exitCode,
         is_success: statusOk === undefined ? undefined : statusOk && (exitCode === undefined || exitCode === 0),
         tool_name: call.name,
       });
     }
     case 'read': {
-      const file = path('file_path');
-      if (file === undefined) return unknownCall(call, result);
+      const p = PARAMETERS.read.safeParse(call.parameters);
+      if (!p.success) return unknown();
+      // The range read, from the documented result text; the requested one only while no result says otherwise.
       const range = /^Read lines (\d+)-(\d+) of \d+/m.exec(output);
-      const start = range ? Number(range[1]) : count(p.start_line);
-      const end = range ? Number(range[2]) : count(p.end_line);
-      return compact({ type: 'read', path: file, start_line: start, end_line: end, is_success: statusOk, tool_name: call.name });
+      const start = range ? Number(range[1]) : p.data.start_line;
+      const end = range ? Number(range[2]) : p.data.end_line;
+      return compact({ type: 'read', path: at(p.data.file_path)!, start_line: start, end_line: end, is_success: statusOk, tool_name: call.name });
     }
     case 'write': {
-      const file = path('file_path');
-      return file === undefined ? unknownCall(call, result) : compact({ type: 'write', path: file, is_success: statusOk, tool_name: call.name });
+      const p = PARAMETERS.write.safeParse(call.parameters);
+      return p.success ? compact({ type: 'write', path: at(p.data.file_path)!, is_success: statusOk, tool_name: call.name }) : unknown();
     }
     case 'search': {
-      const query = str(p.pattern);
-      return query === undefined ? unknownCall(call, result) : compact({ type: 'search', query, path: path('dir_path'), is_success: statusOk, tool_name: call.name });
+      const p = PARAMETERS.search.safeParse(call.parameters);
+      return p.success ? compact({ type: 'search', query: p.data.pattern, path: at(p.data.dir_path), is_success: statusOk, tool_name: call.name }) : unknown();
     }
-    case 'list':
-      return compact({ type: 'list', path: path('dir_path'), is_success: statusOk, tool_name: call.name });
+    case 'list': {
+      const p = PARAMETERS.list.safeParse(call.parameters);
+      return p.success ? compact({ type: 'list', path: at(p.data.dir_path), is_success: statusOk, tool_name: call.name }) : unknown();
+    }
     case 'skill': {
+      const p = PARAMETERS.skill.safeParse(call.parameters);
       const dir = /Resources loaded from `([^`]+)`/.exec(output)?.[1];
-      if (!dir) return unknownCall(call, result);
-      return compact({ type: 'skill', path: `${dir.replace(/\/$/, '')}/SKILL.md`, skill_name: str(p.name), is_success: statusOk, tool_name: call.name });
+      if (!p.success || !dir) return unknown();
+      return compact({ type: 'skill', path: `${dir.replace(/\/$/, '')}/SKILL.md`, skill_name: p.data.name, is_success: statusOk, tool_name: call.name });
     }
     case 'subagent':
       return undefined;
     case 'other':
       // web_fetch, google_web_search, update_topic, plan mode, background processes, MCP: no event type.
-      return unknownCall(call, result);
+      return unknown();
   }
 }

@@ -3,18 +3,23 @@
 // next record of another kind. Gemini never prints thoughts, so there are no reasoning events.
 import type { DraftEvent } from '../../shared/events.ts';
 import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
-import { compact, obj, str } from '../../shared/translate/json.ts';
+import { compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
-import { unknownLine } from '../../shared/translate/best-effort.ts';
-import { geminiToolKind, mapGeminiCall, unknownCall } from './map-gemini-tools.ts';
+import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts';
+import { PendingCalls } from '../../shared/translate/pending-calls.ts';
+import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
+import { geminiToolKind, mapGeminiCall, subagentName, unknownCall } from './map-gemini-tools.ts';
 import type { GeminiCall } from './map-gemini-tools.ts';
+import { ErrorRecord, GeminiRecord, InitRecord, MessageRecord, ResultRecord, ToolResultRecord, ToolUseRecord } from './records.ts';
+import type { ToolResult } from './records.ts';
 import { geminiTokens } from './usage.ts';
 
 export class GeminiTranslator implements SessionTranslator {
   private session: string | undefined;
   private readonly cwd: string | undefined;
   private text: string[] = [];
-  private readonly calls = new Map<string, GeminiCall>();
+  /** Tool calls waiting for their result, by id; a reused id reports the earlier call first (finding 9). */
+  private readonly calls = new PendingCalls<GeminiCall, ToolResult>();
   private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
 
   constructor(context: TranslatorContext) {
@@ -26,11 +31,15 @@ export class GeminiTranslator implements SessionTranslator {
   }
 
   line(line: StdoutLine): DraftEvent[] {
-    const record = obj(line.json);
-    if (!record) return [...this.flushText(), unknownLine(line)];
-    if (record.type === 'message' && record.role === 'assistant' && typeof record.content === 'string') {
-      this.text.push(record.content);
-      return record.delta === true ? [] : this.flushText();
+    const parsed = GeminiRecord.safeParse(line.json);
+    if (!parsed.success) return [...this.flushText(), unknownLine(line)];
+    const record = parsed.data;
+    if (record.type === 'message') {
+      const message = MessageRecord.safeParse(record);
+      if (message.success && message.data.role === 'assistant') {
+        this.text.push(message.data.content);
+        return message.data.delta === true ? [] : this.flushText();
+      }
     }
     const out = this.flushText();
     out.push(...this.record(record, line));
@@ -39,10 +48,17 @@ export class GeminiTranslator implements SessionTranslator {
 
   finish(): { events: DraftEvent[]; result: SessionResult } {
     const events = this.flushText();
-    for (const call of this.calls.values()) if (geminiToolKind(call.name) !== 'subagent') events.push(mapGeminiCall(call, undefined, this.cwd) ?? unknownCall(call));
-    this.calls.clear();
+    const { calls, results } = this.calls.drain();
+    for (const call of calls) events.push(...this.unfinished(call));
+    for (const result of results) events.push(unknownValue(result));
     if (this.session) this.result.session_id = this.session;
     return { events, result: this.result };
+  }
+
+  /** A call that gets no result: its event without an outcome (a subagent's start is already reported). */
+  private unfinished(call: GeminiCall): DraftEvent[] {
+    if (geminiToolKind(call.name) === 'subagent') return [];
+    return [mapGeminiCall(call, undefined, this.cwd) ?? unknownCall(call)];
   }
 
   private flushText(): DraftEvent[] {
@@ -54,47 +70,73 @@ export class GeminiTranslator implements SessionTranslator {
 
   private record(record: JsonObject, line: StdoutLine): DraftEvent[] {
     switch (record.type) {
-      case 'init':
-        this.session = str(record.session_id) ?? this.session;
-        this.result.reported_model = str(record.model);
+      case 'init': {
+        const init = InitRecord.safeParse(record);
+        if (!init.success) return [unknownLine(line)];
+        this.session = init.data.session_id ?? this.session;
+        this.result.reported_model = init.data.model;
         return [];
-      case 'message':
-        return record.role === 'user' ? [] : [unknownLine(line)]; // the prompt echo
+      }
+      case 'message': {
+        const message = MessageRecord.safeParse(record);
+        return message.success && message.data.role === 'user' ? [] : [unknownLine(line)]; // the prompt echo
+      }
       case 'tool_use': {
-        const id = str(record.tool_id);
-        const name = str(record.tool_name);
-        const parameters = obj(record.parameters);
-        if (!id || !name || !parameters) return [unknownLine(line)];
-        const call = { id, name, parameters, record };
-        this.calls.set(id, call);
+        const use = ToolUseRecord.safeParse(record);
+        if (!use.success) return [unknownLine(line)];
+        const { tool_id: id, tool_name: name, parameters } = use.data;
+        const call: GeminiCall = { id, name, parameters, record };
+        const out: DraftEvent[] = [];
+        const { displaced, result } = this.calls.open(id, call);
+        if (displaced) out.push(...this.unfinished(displaced));
         // A subagent produces no records of its own: its start is the call, its end the result.
-        return geminiToolKind(name) === 'subagent' ? [compact({ type: 'orchestration', action: 'subagent_started', subagent_id: id, subagent_name: str(parameters.agent_name) })] : [];
+        if (geminiToolKind(name) === 'subagent') out.push(compact({ type: 'orchestration', action: 'subagent_started', subagent_id: id, subagent_name: subagentName(call) }));
+        if (result) out.push(...this.finishCall(call, result));
+        return out;
       }
       case 'tool_result': {
-        const id = str(record.tool_id);
-        const call = id ? this.calls.get(id) : undefined;
-        if (!id || !call) return [unknownLine(line)];
-        this.calls.delete(id);
-        if (geminiToolKind(call.name) === 'subagent') {
-          const ok = record.status === 'success';
-          return [compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: id, subagent_name: str(call.parameters.agent_name), is_success: ok })];
-        }
-        return [mapGeminiCall(call, record, this.cwd) ?? unknownCall(call, record)];
+        const parsed = ToolResultRecord.safeParse(record);
+        // Its call, if any, stays pending and is reported without an outcome.
+        if (!parsed.success) return [unknownLine(line)];
+        const { call, displaced } = this.calls.close(parsed.data.tool_id, parsed.data);
+        const out: DraftEvent[] = displaced ? [unknownValue(displaced)] : [];
+        if (call) out.push(...this.finishCall(call, parsed.data));
+        return out;
       }
       case 'error': {
-        const message = str(record.message);
-        if (message === undefined) return [unknownLine(line)];
-        return [{ type: record.severity === 'warning' ? 'warning' : 'error', message }];
+        const error = ErrorRecord.safeParse(record);
+        if (!error.success) return [unknownLine(line)];
+        return [{ type: error.data.severity === 'warning' ? 'warning' : 'error', message: error.data.message }];
       }
-      case 'result': {
-        const stats = obj(record.stats);
-        this.result = { ...this.result, tokens: stats ? geminiTokens(stats) : null, raw_usage: stats ?? null, is_error: record.status !== 'success' };
-        if (record.status === 'success') return [];
-        const error = obj(record.error);
-        return [compact({ type: 'error', message: str(error?.message) ?? 'Gemini CLI reported an error', code: str(error?.type) })];
-      }
+      case 'result':
+        return this.terminal(record, line);
       default:
         return [unknownLine(line)];
     }
+  }
+
+  private finishCall(call: GeminiCall, result: ToolResult): DraftEvent[] {
+    if (geminiToolKind(call.name) === 'subagent') {
+      const ok = result.status === 'success';
+      return [compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: call.id, subagent_name: subagentName(call), is_success: ok })];
+    }
+    return [mapGeminiCall(call, result, this.cwd) ?? unknownCall(call, result)];
+  }
+
+  private terminal(record: JsonObject, line: StdoutLine): DraftEvent[] {
+    const parsed = ResultRecord.safeParse(record);
+    if (!parsed.success) return [unknownLine(line)];
+    const { status, stats, error } = parsed.data;
+    const out: DraftEvent[] = [];
+    let tokens = null;
+    if (stats !== undefined) {
+      const usage = geminiTokens(stats);
+      tokens = usage.tokens;
+      if (usage.unreadable.length > 0) out.push(unreadableUsageWarning('Gemini CLI', 'result', usage.unreadable));
+    }
+    this.result = { ...this.result, tokens, raw_usage: stats ?? null, is_error: status !== 'success' };
+    if (status === 'success') return out;
+    out.push(compact({ type: 'error', message: error?.message ?? 'Gemini CLI reported an error', code: error?.type }));
+    return out;
   }
 }
