@@ -209,6 +209,7 @@ describe('amp adapter: hostile records (issue 19)', () => {
   it.each([
     ['a read range of strings', { type: 'tool_use', id: 'r', name: 'Read', input: { path: '/w/a', read_range: ['1', '3'] } }],
     ['a numeric Bash cwd', { type: 'tool_use', id: 'r', name: 'Bash', input: { cmd: 'ls', cwd: 5 } }],
+    ['a tool named like an Object property', { type: 'tool_use', id: 'r', name: 'toString', input: {} }],
   ])('finding 7: a call with %s is unknown with the call and its result', (_, block) => {
     const done = resultBlock('r');
     const { events } = translateText(adapter, lines(assistantWith(block), userWith(done)));

@@ -39,7 +39,7 @@ export const AMP_TOOL_KINDS: Readonly<Record<string, AmpToolKind>> = {
 
 /** Every name not in the table (toolbox `tb__*`, MCP tools, new tools) has no event type. */
 export function ampToolKind(name: string): AmpToolKind {
-  return AMP_TOOL_KINDS[name] ?? 'other';
+  return Object.hasOwn(AMP_TOOL_KINDS, name) ? AMP_TOOL_KINDS[name]! : 'other'; // own keys only: 'constructor' is no tool
 }
 
 /** Query and scope argument per search tool (UNVERIFIED names). */

@@ -211,6 +211,7 @@ describe('cursor adapter: hostile records (issue 19)', () => {
     ['a glob pattern that is a number', { type: 'tool_call', subtype: 'completed', call_id: 'g', tool_call: { globToolCall: { args: { globPattern: 5 }, result: { success: {} } } } }],
     ['a numeric session id', { type: 'assistant', session_id: 1, message: { content: 'hi' } }],
     ['a string attempt', { type: 'retry', subtype: 'starting', attempt: '2' }],
+    ['a tool key named like an Object property', { type: 'tool_call', subtype: 'completed', call_id: 'k', tool_call: { constructor: { args: {}, result: { success: {} } } } }],
   ])('finding 7: %s is unknown', (_, record) => {
     expect(strip(translateText(adapter, lines(record)).events)).toEqual([{ type: 'unknown', raw: record }]);
   });

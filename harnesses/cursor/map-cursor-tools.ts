@@ -28,7 +28,7 @@ export const CURSOR_TOOL_KINDS: Readonly<Record<string, CursorToolKind>> = {
 };
 
 export function cursorToolKind(key: string): CursorToolKind {
-  return CURSOR_TOOL_KINDS[key] ?? 'other';
+  return Object.hasOwn(CURSOR_TOOL_KINDS, key) ? CURSOR_TOOL_KINDS[key]! : 'other'; // own keys only: 'constructor' is no tool
 }
 
 /** Outcome keys that mean the tool did its job, and those that mean it did not (AgentsServer fixtures). */

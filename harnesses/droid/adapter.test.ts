@@ -89,6 +89,7 @@ describe('droid adapter: hostile records (issue 19)', () => {
     ['a numeric command', { type: 'tool_call', id: 'c', toolId: 'Execute', parameters: { command: 7 } }],
     ['a numeric read path', { type: 'tool_call', id: 'c', toolId: 'Read', parameters: { file_path: 7 } }],
     ['glob patterns holding a number', { type: 'tool_call', id: 'c', toolId: 'Glob', parameters: { patterns: ['*.ts', 7] } }],
+    ['a tool named like an Object property', { type: 'tool_call', id: 'c', toolId: 'constructor', parameters: {} }],
   ])('finding 7: a call with %s is unknown with the raw call and result', (_, bad) => {
     const done = result('c', false);
     const { events } = translateText(adapter, lines(bad, done));

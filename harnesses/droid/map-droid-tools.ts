@@ -33,7 +33,7 @@ const KINDS: Record<string, DroidToolKind> = {
 };
 
 export function droidToolKind(tool: string): DroidToolKind {
-  return KINDS[tool] ?? 'other';
+  return Object.hasOwn(KINDS, tool) ? KINDS[tool]! : 'other'; // own keys only: 'constructor' is no tool
 }
 
 /** A tool_result: isError is the outcome; the text is `value`, or the error's message. */

@@ -160,3 +160,71 @@ describe('goose invocation', () => {
     expect(manifest.offline_note).toMatch(/cannot be installed or run in this sandbox/);
   });
 });
+
+describe('goose adapter: hostile records (issue 19)', () => {
+  const lines = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n');
+  const request = (id: string, command: string) => ({ type: 'toolRequest', id, toolCall: { status: 'success', value: { name: 'shell', arguments: { command } } } });
+  const response = (id: string, value: object = { content: [], isError: false }) => ({ type: 'toolResponse', id, toolResult: { status: 'success', value } });
+  const msg = (role: string, ...content: object[]) => ({ type: 'message', message: { id: `m-${role}`, role, content } });
+
+  it.each([
+    ['a string isError', { content: [], isError: 'true' }],
+    ['a numeric isError', { content: [], isError: 1 }],
+    ['a null isError', { content: [], isError: null }],
+  ])('finding 7: a response with %s is unknown, never a success; the call stays reported without outcome', (_, value) => {
+    const bad = response('t1', value);
+    const { events } = translateText(adapter, lines(msg('assistant', request('t1', 'rm -rf x')), msg('user', bad)));
+    expect(strip(events)).toEqual([{ type: 'unknown', raw: bad }, { type: 'command', command: 'rm -rf x', tool_name: 'shell' }]);
+  });
+
+  it.each([
+    // One unknown with request and response; an unreadable request leaves the response unclaimed (a second one).
+    ['a numeric command', { type: 'toolRequest', id: 't1', toolCall: { status: 'success', value: { name: 'shell', arguments: { command: 7 } } } }, 1],
+    ['arguments that are a string', { type: 'toolRequest', id: 't1', toolCall: { status: 'success', value: { name: 'shell', arguments: 'ls' } } }, 2],
+    ['a text_editor command named like an Object property', { type: 'toolRequest', id: 't1', toolCall: { status: 'success', value: { name: 'developer__text_editor', arguments: { command: 'constructor', path: '/w/a' } } } }, 1],
+    ['a tool named like an Object property', { type: 'toolRequest', id: 't1', toolCall: { status: 'success', value: { name: 'constructor', arguments: {} } } }, 1],
+  ])('finding 7: a request with %s is unknown, never a guessed operation', (_, item, unknowns) => {
+    const { events } = translateText(adapter, lines(msg('assistant', item), msg('user', response('t1'))));
+    expect(events.map((e) => e.type)).toEqual(Array(unknowns).fill('unknown'));
+  });
+
+  it.each([
+    ['a string count', { input_tokens: '4800', output_tokens: 280 }, 'input_tokens', { input: null, output: 280, cache_read: 0, cache_write: 0, reasoning: null }],
+    ['a fractional cache count', { input_tokens: 4800, output_tokens: 280, cache_read_input_tokens: 0.5 }, 'cache_read_input_tokens', { input: null, output: 280, cache_read: null, cache_write: 0, reasoning: null }],
+    ['a negative output count', { input_tokens: 4800, output_tokens: -1 }, 'output_tokens', { input: 4800, output: null, cache_read: 0, cache_write: 0, reasoning: null }],
+  ])('finding 7: a complete record with %s leaves those classes null and a warning names the field', (_, counts, field, tokens) => {
+    const { events, summary } = translateText(adapter, lines({ type: 'complete', ...counts }));
+    expect(summary.result.tokens).toEqual(tokens);
+    expect(strip(events)).toEqual([{ type: 'warning', code: 'unreadable_usage', message: expect.stringContaining(`complete.${field} `) }]);
+  });
+
+  it('finding 8: goose reports no exit codes: a command event never carries one', () => {
+    const { events } = translateText(adapter, lines(msg('assistant', request('t1', 'exit 3')), msg('user', response('t1', { content: [], isError: true }))));
+    expect(strip(events)).toEqual([{ type: 'command', command: 'exit 3', is_success: false, tool_name: 'shell' }]);
+  });
+
+  it.each([
+    [
+      'a second request with a pending id flushes the first without outcome',
+      [msg('assistant', request('T1', 'rm -rf /important')), msg('assistant', request('T1', 'echo harmless')), msg('user', response('T1'))],
+      [{ type: 'command', command: 'rm -rf /important', tool_name: 'shell' }, { type: 'command', command: 'echo harmless', is_success: true, tool_name: 'shell' }],
+    ],
+    [
+      'a response before its request is held and paired once',
+      [msg('user', response('a')), msg('assistant', request('a', 'ls'))],
+      [{ type: 'command', command: 'ls', is_success: true, tool_name: 'shell' }],
+    ],
+    [
+      'a request printed again, before or after its response, is one call',
+      [msg('assistant', request('a', 'ls')), msg('assistant', request('a', 'ls')), msg('user', response('a')), msg('assistant', request('a', 'ls'))],
+      [{ type: 'command', command: 'ls', is_success: true, tool_name: 'shell' }],
+    ],
+    [
+      'a response no request claims is reported at the end',
+      [msg('user', response('z'))],
+      [{ type: 'unknown', raw: response('z') }],
+    ],
+  ])('finding 9: %s', (_, records, expected) => {
+    expect(strip(translateText(adapter, lines(...records)).events)).toEqual(expected);
+  });
+});

@@ -4,8 +4,9 @@
 // Older releases exposed `developer__shell` and `developer__text_editor{command: view|write|str_replace|insert|
 // undo_edit, path}` (reference section 12). Every other tool (extensions `<ext>__<tool>`, subagents, MCP) has no
 // event type. goose prefers `rg`/`cat` through the shell for searching and reading: those stay `command`.
+import { z } from 'zod';
 import type { DraftEvent, EventOf } from '../../shared/events.ts';
-import { absolutePath, compact, str } from '../../shared/translate/json.ts';
+import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 
 export type GooseToolKind = 'command' | 'write' | 'list' | 'text_editor' | 'other';
@@ -21,7 +22,7 @@ export const GOOSE_TOOL_KINDS: Readonly<Record<string, GooseToolKind>> = {
 };
 
 export function gooseToolKind(name: string): GooseToolKind {
-  return GOOSE_TOOL_KINDS[name] ?? 'other';
+  return Object.hasOwn(GOOSE_TOOL_KINDS, name) ? GOOSE_TOOL_KINDS[name]! : 'other'; // own keys only: 'constructor' is no tool
 }
 
 /** text_editor sub-commands: `view` reads, the rest change the file. */
@@ -50,27 +51,43 @@ export function unknownToolEvent(call: GooseToolCall, outcome?: GooseToolOutcome
   return { type: 'unknown', raw: raw as EventOf<'unknown'>['raw'] };
 }
 
+const text = z.string();
+/** Per kind: the argument fields the mapping reads (extra keys are fine). */
+const COMMAND = z.looseObject({ command: text });
+const PATH = z.looseObject({ path: text });
+const LIST = z.looseObject({ path: text.optional() });
+const TEXT_EDITOR = z.looseObject({ command: text, path: text });
+
 export function mapToolCall(call: GooseToolCall, outcome: GooseToolOutcome | undefined, cwd: string | undefined): DraftEvent {
   const { args, name: tool_name } = call;
   const is_success = outcome?.ok;
-  const path = str(args.path) === undefined ? undefined : absolutePath(str(args.path)!, cwd);
+  const abs = (p: string | undefined) => (p === undefined ? undefined : absolutePath(p, cwd));
   switch (gooseToolKind(tool_name)) {
     case 'command': {
-      const command = str(args.command);
-      if (command === undefined) return unknownToolEvent(call, outcome);
-      return compact({ type: 'command', command, is_success, tool_name });
+      const parsed = COMMAND.safeParse(args);
+      if (!parsed.success) return unknownToolEvent(call, outcome);
+      return compact({ type: 'command', command: parsed.data.command, is_success, tool_name });
     }
-    case 'write':
-      if (path === undefined) return unknownToolEvent(call, outcome);
-      return compact({ type: 'write', path, is_success, tool_name });
-    case 'list':
-      return compact({ type: 'list', path, is_success, tool_name });
+    case 'write': {
+      const parsed = PATH.safeParse(args);
+      if (!parsed.success) return unknownToolEvent(call, outcome);
+      return compact({ type: 'write', path: abs(parsed.data.path)!, is_success, tool_name });
+    }
+    case 'list': {
+      const parsed = LIST.safeParse(args);
+      if (!parsed.success) return unknownToolEvent(call, outcome);
+      return compact({ type: 'list', path: abs(parsed.data.path), is_success, tool_name });
+    }
     case 'text_editor': {
-      const kind = EDITOR_COMMANDS[str(args.command) ?? ''];
-      if (kind === undefined || path === undefined) return unknownToolEvent(call, outcome);
-      return compact({ type: kind, path, is_success, tool_name });
+      const parsed = TEXT_EDITOR.safeParse(args);
+      const kind = parsed.success && Object.hasOwn(EDITOR_COMMANDS, parsed.data.command) ? EDITOR_COMMANDS[parsed.data.command] : undefined;
+      if (!parsed.success || kind === undefined) return unknownToolEvent(call, outcome);
+      return compact({ type: kind, path: abs(parsed.data.path)!, is_success, tool_name });
     }
     case 'other':
       return unknownToolEvent(call, outcome);
   }
 }
+
+/** Same tool, same arguments: one call printed again. */
+export const callIdentity = (call: GooseToolCall): string => JSON.stringify([call.name, call.args]);

@@ -3,14 +3,43 @@
 // log{message} | progress{progress,total,message}}`, `error{error}`, `complete{…usage, cost_usd}`. The embedded
 // goose Message is `{id, role, created, content:[…]}` with content items tagged by camelCase `type`
 // (crates/goose/src/conversation/message.rs). UNVERIFIED by running. goose prints no session id in this mode.
+// Every record and content item is read through a zod schema of the fields used here; one that fails it is
+// `unknown`. Tool requests and responses are paired by id (shared/translate/pending-calls.ts): none is lost, none
+// reported twice.
+import { z } from 'zod';
 import type { DraftEvent } from '../../shared/events.ts';
 import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
-import { arr, bool, obj, str } from '../../shared/translate/json.ts';
+import { obj } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts';
-import { mapToolCall } from './map-goose-tools.ts';
-import type { GooseToolCall } from './map-goose-tools.ts';
+import { PendingCalls } from '../../shared/translate/pending-calls.ts';
+import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
+import { callIdentity, mapToolCall } from './map-goose-tools.ts';
+import type { GooseToolCall, GooseToolOutcome } from './map-goose-tools.ts';
 import { gooseUsage } from './usage.ts';
+
+const text = z.string();
+const Message = z.looseObject({
+  message: z.looseObject({ id: text.optional(), role: z.enum(['assistant', 'user']), content: z.array(z.unknown()) }),
+});
+const TextItem = z.looseObject({ text });
+const ThinkingItem = z.looseObject({ thinking: text });
+/** `status: error` is a tool call the model malformed: goose answers it with an error toolResponse. */
+const ToolRequest = z.looseObject({
+  id: text.min(1),
+  toolCall: z.looseObject({ status: z.literal('success'), value: z.looseObject({ name: text.min(1), arguments: z.looseObject({}).optional() }) }),
+});
+/** success carries an MCP CallToolResult whose optional `isError` marks a failed tool run. */
+const ToolResponse = z.looseObject({
+  id: text.min(1),
+  toolResult: z.discriminatedUnion('status', [
+    z.looseObject({ status: z.literal('success'), value: z.looseObject({ isError: z.boolean().optional() }) }),
+    z.looseObject({ status: z.literal('error') }),
+  ]),
+});
+const SystemNotification = z.looseObject({ notificationType: text, msg: text });
+const ErrorRecord = z.looseObject({ error: text });
+const Notification = z.looseObject({ log: z.looseObject({}).optional(), progress: z.looseObject({}).optional() });
 
 /** Streamed text: goose sends an assistant reply as several messages sharing one id, each holding a chunk. */
 interface PendingText {
@@ -20,7 +49,9 @@ interface PendingText {
 
 export class GooseTranslator implements SessionTranslator {
   private readonly cwd: string | undefined;
-  private readonly calls = new Map<string, GooseToolCall>();
+  private readonly calls = new PendingCalls<GooseToolCall, GooseToolOutcome>();
+  /** Calls already answered, by id: a request printed again must not open them a second time. */
+  private readonly answered = new Map<string, string>();
   private pending: PendingText | undefined;
   private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
 
@@ -38,21 +69,23 @@ export class GooseTranslator implements SessionTranslator {
     if (record.type === 'message') return this.message(record, line);
     const out = this.flushText();
     switch (record.type) {
-      case 'notification':
+      case 'notification': {
         // MCP log lines (streamed shell output) and progress ticks: tool output the tool's response repeats,
         // nothing an event type expresses.
-        if (obj(record.log) || obj(record.progress)) return out;
+        const parsed = Notification.safeParse(record);
+        if (parsed.success && (parsed.data.log || parsed.data.progress)) return out;
         return [...out, unknownLine(line)];
+      }
       case 'error': {
-        const error = str(record.error);
         this.result.is_error = true; // goose prints `error` instead of `complete` when the run fails
-        return [...out, error === undefined ? unknownLine(line) : { type: 'error', message: error }];
+        const parsed = ErrorRecord.safeParse(record);
+        return [...out, parsed.success ? { type: 'error', message: parsed.data.error } : unknownLine(line)];
       }
       case 'complete': {
         const usage = gooseUsage(record);
         this.result = { ...this.result, tokens: usage.tokens, raw_usage: usage.raw, reported_cost_usd: null, is_error: false };
         // cost_usd is goose's own estimate from its price table, not a charge: it stays in raw usage only.
-        return out;
+        return usage.unreadable.length > 0 ? [...out, unreadableUsageWarning('goose', 'complete', usage.unreadable)] : out;
       }
       default:
         return [...out, unknownLine(line)];
@@ -61,8 +94,10 @@ export class GooseTranslator implements SessionTranslator {
 
   finish(): { events: DraftEvent[]; result: SessionResult } {
     const events = this.flushText();
-    for (const call of this.calls.values()) events.push(mapToolCall(call, undefined, this.cwd));
-    this.calls.clear();
+    // Calls that never got a response, without an outcome; then responses no call claimed.
+    const { calls, results } = this.calls.drain();
+    for (const call of calls) events.push(mapToolCall(call, undefined, this.cwd));
+    for (const outcome of results) events.push(unknownValue(outcome.item));
     return { events, result: this.result };
   }
 
@@ -73,19 +108,17 @@ export class GooseTranslator implements SessionTranslator {
   }
 
   private message(record: JsonObject, line: StdoutLine): DraftEvent[] {
-    const message = obj(record.message);
-    const items = arr(message?.content);
-    const role = str(message?.role);
-    if (!message || !items || (role !== 'assistant' && role !== 'user')) return [...this.flushText(), unknownLine(line)];
-    const id = str(message.id);
+    const parsed = Message.safeParse(record);
+    if (!parsed.success) return [...this.flushText(), unknownLine(line)];
+    const { id, role, content } = parsed.data.message;
     const out: DraftEvent[] = [];
     if (this.pending && (id === undefined || id !== this.pending.id)) out.push(...this.flushText());
-    for (const raw of items) {
+    for (const raw of content) {
       const item = obj(raw);
       if (item?.type === 'text') {
-        const text = str(item.text);
-        if (text === undefined) out.push(unknownValue(item));
-        else if (role === 'assistant') (this.pending ??= { id, parts: [] }).parts.push(text);
+        const textItem = TextItem.safeParse(item);
+        if (!textItem.success) out.push(unknownValue(item));
+        else if (role === 'assistant') (this.pending ??= { id, parts: [] }).parts.push(textItem.data.text);
         // user-role text is the prompt (or a goose-injected reminder): nothing happened
         continue;
       }
@@ -97,9 +130,9 @@ export class GooseTranslator implements SessionTranslator {
   private item(item: JsonObject | undefined, raw: unknown): DraftEvent[] {
     switch (item?.type) {
       case 'thinking': {
-        const text = str(item.thinking);
-        if (text === undefined) return [unknownValue(item)];
-        return text.length > 0 ? [{ type: 'reasoning', message: text }] : [];
+        const parsed = ThinkingItem.safeParse(item);
+        if (!parsed.success) return [unknownValue(item)];
+        return parsed.data.thinking.length > 0 ? [{ type: 'reasoning', message: parsed.data.thinking }] : [];
       }
       case 'redactedThinking':
         return []; // encrypted reasoning: no content to show
@@ -117,32 +150,41 @@ export class GooseTranslator implements SessionTranslator {
   }
 
   private toolRequest(item: JsonObject): DraftEvent[] {
-    const id = str(item.id);
-    const toolCall = obj(item.toolCall);
-    const value = obj(toolCall?.value);
-    const name = str(value?.name);
-    // `status: error` is a tool call the model malformed: goose answers it with an error toolResponse.
-    if (!id || toolCall?.status !== 'success' || !value || !name) return [unknownValue(item)];
-    this.calls.set(id, { id, name, args: obj(value.arguments) ?? {}, item });
-    return [];
+    const parsed = ToolRequest.safeParse(item);
+    if (!parsed.success) return [unknownValue(item)];
+    const { name, arguments: args = {} } = parsed.data.toolCall.value;
+    const call: GooseToolCall = { id: parsed.data.id, name, args, item };
+    if (this.answered.get(call.id) === callIdentity(call)) return []; // a request printed again after its response
+    const { displaced, result: early } = this.calls.open(call.id, call);
+    if (displaced && callIdentity(displaced) === callIdentity(call)) return []; // printed again while pending
+    const out: DraftEvent[] = [];
+    if (displaced) out.push(mapToolCall(displaced, undefined, this.cwd)); // a second call under a pending id
+    if (early) out.push(this.answer(call, early));
+    return out;
   }
 
   private toolResponse(item: JsonObject): DraftEvent[] {
-    const id = str(item.id);
-    const call = id ? this.calls.get(id) : undefined;
-    const result = obj(item.toolResult);
-    const status = result?.status;
-    if (!id || !call || (status !== 'success' && status !== 'error')) return [unknownValue(item)];
-    this.calls.delete(id);
-    // success carries an MCP CallToolResult whose `isError` marks a failed tool run.
-    const ok = status === 'success' && bool(obj(result!.value)?.isError) !== true;
-    return [mapToolCall(call, { ok, item }, this.cwd)];
+    const parsed = ToolResponse.safeParse(item);
+    if (!parsed.success) return [unknownValue(item)];
+    const result = parsed.data.toolResult;
+    const ok = result.status === 'success' && result.value.isError !== true;
+    const outcome: GooseToolOutcome = { ok, item };
+    const { call, displaced } = this.calls.close(parsed.data.id, outcome);
+    // A response before its request is held for it; one it displaces is reported unpaired.
+    const out: DraftEvent[] = displaced ? [unknownValue(displaced.item)] : [];
+    if (call) out.push(this.answer(call, outcome));
+    return out;
+  }
+
+  private answer(call: GooseToolCall, outcome: GooseToolOutcome): DraftEvent {
+    this.answered.set(call.id, callIdentity(call));
+    return mapToolCall(call, outcome, this.cwd);
   }
 
   private notice(item: JsonObject): DraftEvent[] {
-    const kind = str(item.notificationType);
-    const msg = str(item.msg);
-    if (kind === undefined || msg === undefined) return [unknownValue(item)];
+    const parsed = SystemNotification.safeParse(item);
+    if (!parsed.success) return [unknownValue(item)];
+    const { notificationType: kind, msg } = parsed.data;
     if (kind === 'thinkingMessage') return []; // a "thinking…" status line, not reasoning content
     if (kind === 'creditsExhausted') return [{ type: 'error', message: msg, code: kind }];
     return [{ type: 'warning', message: msg, code: kind }];

@@ -2,11 +2,14 @@
 // (`get_session_usage_totals`, crates/goose-cli/src/session/mod.rs), read once, never summed.
 // goose's `Usage` doc comment (crates/goose/src/providers/base.rs): "`input_tokens` is the total input including
 // cache read/write tokens; the cache fields are breakdown subsets of it" -> both are subtracted for `input`.
+// Every count is an `Option<i32>` there (null or absent: not reported): an input or output count not reported
+// leaves its class null, a cache count not reported subtracts nothing (0). A count of the wrong type (a string, a
+// fraction) leaves its classes null and is named in a warning.
 // `cost_usd` is goose's own figure priced from its model catalogue (an estimate, not a provider invoice).
+import { z } from 'zod';
 import type { TokenUsage, UsageShape } from '../../shared/usage.ts';
-import { shapeTokens } from '../../shared/usage.ts';
-import { count, num } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
+import { TokenCount, minus, readUsage, shapeReadTokens } from '../../shared/translate/token-counts.ts';
 
 export const GOOSE_USAGE_SHAPE: UsageShape = {
   classes: ['input', 'output', 'cache_read', 'cache_write'],
@@ -17,22 +20,35 @@ export const GOOSE_USAGE_SHAPE: UsageShape = {
     "reported cost (goose's own estimate from its pricing catalogue).",
 };
 
-const USAGE_KEYS = ['total_tokens', 'input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_write_input_tokens'] as const;
+const reported = TokenCount.nullable().optional();
+export const GooseComplete = z.looseObject({
+  total_tokens: reported,
+  input_tokens: reported,
+  output_tokens: reported,
+  cache_read_input_tokens: reported,
+  cache_write_input_tokens: reported,
+  cost_usd: z.number().nonnegative().nullable().optional(),
+});
 
-export function gooseUsage(complete: JsonObject): { tokens: TokenUsage | null; raw: JsonObject | null; cost: number | null } {
+const USAGE_KEYS = ['total_tokens', 'input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_write_input_tokens', 'cost_usd'] as const;
+
+export function gooseUsage(complete: JsonObject): { tokens: TokenUsage | null; raw: JsonObject | null; unreadable: string[] } {
   const raw: JsonObject = {};
-  for (const key of [...USAGE_KEYS, 'cost_usd']) if (complete[key] !== undefined) raw[key] = complete[key];
-  const cost = num(complete.cost_usd) ?? null;
-  const inclusiveInput = count(complete.input_tokens);
-  const output = count(complete.output_tokens);
-  if (inclusiveInput === undefined && output === undefined) return { tokens: null, raw: Object.keys(raw).length > 0 ? raw : null, cost };
-  const cache_read = count(complete.cache_read_input_tokens) ?? 0;
-  const cache_write = count(complete.cache_write_input_tokens) ?? 0;
-  const tokens = shapeTokens(GOOSE_USAGE_SHAPE, {
-    input: Math.max(0, (inclusiveInput ?? 0) - cache_read - cache_write),
-    output,
-    cache_read,
-    cache_write,
+  for (const key of USAGE_KEYS) if (complete[key] !== undefined) raw[key] = complete[key];
+  const { fields, unreadable } = readUsage(GooseComplete, complete);
+  const field = (key: keyof typeof fields) => (unreadable.includes(key) ? null : (fields[key] ?? undefined));
+  const inclusiveInput = field('input_tokens');
+  const output = field('output_tokens');
+  if (inclusiveInput === undefined && output === undefined) return { tokens: null, raw: Object.keys(raw).length > 0 ? raw : null, unreadable };
+  // A cache count not reported is no cached tokens: nothing to subtract.
+  const cache = (key: 'cache_read_input_tokens' | 'cache_write_input_tokens') => (unreadable.includes(key) ? null : (fields[key] ?? 0));
+  const cacheRead = cache('cache_read_input_tokens');
+  const cacheWrite = cache('cache_write_input_tokens');
+  const tokens = shapeReadTokens(GOOSE_USAGE_SHAPE, {
+    input: minus(inclusiveInput, cacheRead, cacheWrite) ?? null,
+    output: output ?? null,
+    cache_read: cacheRead,
+    cache_write: cacheWrite,
   });
-  return { tokens, raw, cost };
+  return { tokens, raw, unreadable };
 }

@@ -93,6 +93,7 @@ describe('opencode adapter: hostile records (issue 19)', () => {
     ['a text part without text', { type: 'text', sessionID: S, part: { text: 42 } }],
     ['an error with a string status code', { type: 'error', sessionID: S, error: { name: 'APIError', data: { message: 'bad', statusCode: '400' } } }],
     ['a numeric session id', { type: 'text', sessionID: 5, part: { text: 'hi' } }],
+    ['a tool named like an Object property', tool('constructor', { status: 'completed', input: {} })],
   ])('finding 7: %s is unknown with the raw record, never a guessed outcome', (_, record) => {
     const { events } = translateText(adapter, lines(record));
     // A tool part is kept whole as the raw value; any other record is kept whole.

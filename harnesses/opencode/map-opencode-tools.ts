@@ -27,7 +27,7 @@ const KINDS: Record<string, OpencodeToolKind> = {
 };
 
 export function opencodeToolKind(name: string): OpencodeToolKind {
-  return KINDS[name] ?? 'other';
+  return Object.hasOwn(KINDS, name) ? KINDS[name]! : 'other'; // own keys only: 'constructor' is no tool
 }
 
 const text = z.string();
