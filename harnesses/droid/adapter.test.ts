@@ -86,10 +86,7 @@ describe('droid adapter: hostile records (issue 19)', () => {
   });
 
   it.each([
-    ['a numeric command', { type: 'tool_call', id: 'c', toolId: 'Execute', parameters: { command: 7 } }],
-    ['a numeric read path', { type: 'tool_call', id: 'c', toolId: 'Read', parameters: { file_path: 7 } }],
     ['glob patterns holding a number', { type: 'tool_call', id: 'c', toolId: 'Glob', parameters: { patterns: ['*.ts', 7] } }],
-    ['a tool named like an Object property', { type: 'tool_call', id: 'c', toolId: 'constructor', parameters: {} }],
   ])('finding 7: a call with %s is unknown with the raw call and result', (_, bad) => {
     const done = result('c', false);
     const { events } = translateText(adapter, lines(bad, done));
@@ -97,11 +94,26 @@ describe('droid adapter: hostile records (issue 19)', () => {
   });
 
   it.each([
-    ['a message without text', { type: 'message', role: 'assistant', text: 5 }],
+    ['a numeric command', { type: 'tool_call', id: 'c', toolId: 'Execute', parameters: { command: 7 } }],
+    ['a numeric read path', { type: 'tool_call', id: 'c', toolId: 'Read', parameters: { file_path: 7 } }],
+    ['a tool named like an Object property', { type: 'tool_call', id: 'c', toolId: 'constructor', parameters: {} }],
+  ])('unknown before issue 19 too, kept so: a call with %s is unknown with the raw call and result', (_, bad) => {
+    const done = result('c', false);
+    const { events } = translateText(adapter, lines(bad, done));
+    expect(strip(events)).toEqual([{ type: 'unknown', raw: { tool_call: bad, tool_result: done } }]);
+  });
+
+  it.each([
     ['a reasoning record with a numeric id', { type: 'reasoning', id: 3, text: 'hm' }],
-    ['an error with a numeric message', { type: 'error', source: 'cli', message: 400 }],
     ['a numeric session id', { type: 'message', role: 'assistant', text: 'hi', session_id: 9 }],
   ])('finding 7: %s is unknown', (_, bad) => {
+    expect(strip(translateText(adapter, lines(bad)).events)).toEqual([{ type: 'unknown', raw: bad }]);
+  });
+
+  it.each([
+    ['a message without text', { type: 'message', role: 'assistant', text: 5 }],
+    ['an error with a numeric message', { type: 'error', source: 'cli', message: 400 }],
+  ])('unknown before issue 19 too, kept so: %s is unknown', (_, bad) => {
     expect(strip(translateText(adapter, lines(bad)).events)).toEqual([{ type: 'unknown', raw: bad }]);
   });
 
@@ -132,6 +144,11 @@ describe('droid adapter: hostile records (issue 19)', () => {
       [result('a', false), call('a', 'ls')],
       [{ type: 'command', command: 'ls', exit_code: 0, is_success: true, tool_name: 'Execute' }],
     ],
+  ])('finding 9: %s', (_, records, expected) => {
+    expect(strip(translateText(adapter, lines(...records)).events)).toEqual(expected);
+  });
+
+  it.each([
     [
       'a call printed twice while pending is one call',
       [call('a', 'ls'), call('a', 'ls'), result('a', false)],
@@ -142,7 +159,7 @@ describe('droid adapter: hostile records (issue 19)', () => {
       [result('z', false)],
       [{ type: 'unknown', raw: result('z', false) }],
     ],
-  ])('finding 9: %s', (_, records, expected) => {
+  ])('pairing that held before issue 19 too: %s', (_, records, expected) => {
     expect(strip(translateText(adapter, lines(...records)).events)).toEqual(expected);
   });
 });

@@ -85,16 +85,24 @@ describe('opencode adapter: hostile records (issue 19)', () => {
   it.each([
     ['a numeric status', tool('bash', { status: 1, input: { command: 'ls' }, metadata: { exit: 0 } })],
     ['a string exit code', tool('bash', { status: 'completed', input: { command: 'ls' }, metadata: { exit: '0' } })],
-    ['a numeric command', tool('bash', { status: 'completed', input: { command: 7 }, metadata: { exit: 0 } })],
     ['a string line number', tool('read', { status: 'completed', input: { filePath: '/w/a' }, metadata: { display: { lineStart: '1', lineEnd: 2 } } })],
-    ['a numeric grep pattern', tool('grep', { status: 'completed', input: { pattern: 5 } })],
     ['a null list path', tool('list', { status: 'completed', input: { path: null } })],
     ['a numeric subagent type', tool('task', { status: 'completed', input: { subagent_type: 3 }, metadata: { sessionId: 'ses_2' } })],
-    ['a text part without text', { type: 'text', sessionID: S, part: { text: 42 } }],
     ['an error with a string status code', { type: 'error', sessionID: S, error: { name: 'APIError', data: { message: 'bad', statusCode: '400' } } }],
     ['a numeric session id', { type: 'text', sessionID: 5, part: { text: 'hi' } }],
     ['a tool named like an Object property', tool('constructor', { status: 'completed', input: {} })],
   ])('finding 7: %s is unknown with the raw record, never a guessed outcome', (_, record) => {
+    const { events } = translateText(adapter, lines(record));
+    // A tool part is kept whole as the raw value; any other record is kept whole.
+    const raw = record.type === 'tool_use' ? (record as { part: object }).part : record;
+    expect(strip(events)).toEqual([{ type: 'unknown', raw }]);
+  });
+
+  it.each([
+    ['a numeric command', tool('bash', { status: 'completed', input: { command: 7 }, metadata: { exit: 0 } })],
+    ['a numeric grep pattern', tool('grep', { status: 'completed', input: { pattern: 5 } })],
+    ['a text part without text', { type: 'text', sessionID: S, part: { text: 42 } }],
+  ])('unknown before issue 19 too, kept so: %s is unknown with the raw record', (_, record) => {
     const { events } = translateText(adapter, lines(record));
     // A tool part is kept whole as the raw value; any other record is kept whole.
     const raw = record.type === 'tool_use' ? (record as { part: object }).part : record;
@@ -136,7 +144,7 @@ describe('opencode adapter: hostile records (issue 19)', () => {
     expect(strip(events)).toEqual([{ type: 'unknown', raw: record.part }]);
   });
 
-  it('finding 9: two tool_use records with one callID are both reported (each record is a whole call)', () => {
+  it('each tool_use record is a whole call: two with one callID are both reported (nothing is held, so nothing can be dropped)', () => {
     const first = tool('bash', { status: 'completed', input: { command: 'rm -rf /important' }, metadata: { exit: 0 } });
     const second = tool('bash', { status: 'completed', input: { command: 'echo harmless' }, metadata: { exit: 0 } });
     expect(strip(translateText(adapter, lines(first, second)).events).map((e) => e.command)).toEqual(['rm -rf /important', 'echo harmless']);
