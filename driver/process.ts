@@ -135,6 +135,7 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
       });
     };
     const onAbort = () => {
+      if (finished || exit) return; // it ended on its own; only its leftovers' output is being drained
       cancelled = true;
       terminate();
     };
