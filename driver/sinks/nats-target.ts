@@ -1,13 +1,6 @@
-// What the driver may say about the NATS server it publishes to: its URLs without credentials, and why a
-// connection failed, in words a user can act on. Pure; nats.js's own parser decides what is malformed.
-
-/** A server URL as it may be printed: anything before the last '@' (user, password, token) becomes '***'. */
-export function redactServer(server: string): string {
-  const at = server.lastIndexOf('@');
-  if (at === -1) return server;
-  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(server)?.[0] ?? '';
-  return `${scheme}***${server.slice(at)}`;
-}
+// What the driver may say about the NATS server it publishes to: which secrets its URLs carry (to keep them out of
+// everything printed) and why a connection failed, in words a user can act on. Pure; nats.js's own parser decides
+// what is malformed. URLs are shown with cli/nats-reader.ts's withoutCredentials, as `tcab events` shows them.
 
 /** Secrets carried in server URLs (the password of user:password, or a token), for the scrubber and error texts. */
 export function serverCredentials(servers: readonly string[]): string[] {

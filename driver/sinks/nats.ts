@@ -23,7 +23,8 @@ import { ensureRunStream } from '../../shared/run-stream.ts';
 import type { EventSink, SequencedEvent } from './sink.ts';
 import { SpillQueue } from './spill-queue.ts';
 import { fitJson } from './fit-payload.ts';
-import { describeConnectFailure, redactServer, serverCredentials } from './nats-target.ts';
+import { describeConnectFailure, serverCredentials } from './nats-target.ts';
+import { withoutCredentials } from '../../cli/nats-reader.ts';
 
 export interface NatsSinkOptions {
   servers: string | string[];
@@ -170,7 +171,7 @@ export class NatsSink implements EventSink {
   }
 
   private serversForDisplay(): string {
-    return this.serverList().map(redactServer).join(', ');
+    return this.serverList().map(withoutCredentials).join(', ');
   }
 
   private serverList(): string[] {
