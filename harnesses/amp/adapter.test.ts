@@ -109,18 +109,19 @@ describe('amp adapter: every tool name has a mapping', () => {
 
 describe('amp adapter: usage', () => {
   const assistant = (usage: object, id?: string) => JSON.stringify({ type: 'assistant', message: { id, content: [], usage }, session_id: 'T-1' });
+  const end = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'ok', session_id: 'T-1' });
   it('subtracts both cache classes from the inclusive input and counts a repeated message id once', () => {
     const u = { input_tokens: 1000, cache_read_input_tokens: 600, cache_creation_input_tokens: 100, output_tokens: 40 };
-    const { summary } = translateText(adapter, [assistant(u, 'm1'), assistant(u, 'm1'), assistant(u, 'm2')].join('\n'));
+    const { summary } = translateText(adapter, [assistant(u, 'm1'), assistant(u, 'm1'), assistant(u, 'm2'), end].join('\n'));
     expect(summary.result.tokens).toEqual({ input: 600, output: 80, cache_read: 1200, cache_write: 200, reasoning: null });
   });
 
   it('never goes below zero; leaves tokens null without usage; an empty usage is unreadable, not 0', () => {
-    const { summary } = translateText(adapter, assistant({ input_tokens: 10, cache_read_input_tokens: 20, output_tokens: 1 }));
+    const { summary } = translateText(adapter, [assistant({ input_tokens: 10, cache_read_input_tokens: 20, output_tokens: 1 }), end].join('\n'));
     expect(summary.result.tokens).toEqual({ input: 0, output: 1, cache_read: 20, cache_write: 0, reasoning: null });
     const noUsage = JSON.stringify({ type: 'assistant', message: { content: [] }, session_id: 'T-1' });
-    expect(translateText(adapter, noUsage).summary.result.tokens).toBeNull();
-    const empty = translateText(adapter, assistant({}));
+    expect(translateText(adapter, [noUsage, end].join('\n')).summary.result.tokens).toBeNull();
+    const empty = translateText(adapter, [assistant({}), end].join('\n'));
     expect(empty.summary.result.tokens).toEqual({ input: null, output: null, cache_read: 0, cache_write: 0, reasoning: null });
     expect(empty.events.map((e) => e.type)).toEqual(['warning']);
   });
@@ -229,9 +230,20 @@ describe('amp adapter: hostile records (issue 19)', () => {
     ['a null output count', { input_tokens: 1200, output_tokens: null }, 'output_tokens', { input: 2400, output: null, cache_read: 0, cache_write: 0, reasoning: null }],
   ])('finding 7: a message usage with %s makes its classes null for the session, with a warning', (_, bad, field, tokens) => {
     const good = { type: 'assistant', message: { id: 'm1', content: [], usage: { input_tokens: 1200, output_tokens: 80 } }, session_id: 'T-1' };
-    const { events, summary } = translateText(adapter, lines(good, { type: 'assistant', message: { id: 'm2', content: [], usage: bad }, session_id: 'T-1' }));
+    const end = { type: 'result', subtype: 'success', is_error: false, result: 'ok', session_id: 'T-1' };
+    const { events, summary } = translateText(adapter, lines(good, { type: 'assistant', message: { id: 'm2', content: [], usage: bad }, session_id: 'T-1' }, end));
     expect(summary.result.tokens).toEqual(tokens);
     expect(strip(events)).toEqual([{ type: 'warning', code: 'unreadable_usage', message: expect.stringContaining(`assistant.message.usage.${field} `) }]);
+  });
+
+  it('finding 7: a session cut before its result (killed, timed out) has unknown usage, not the smaller sum of the messages seen', () => {
+    const message = (id: string) => ({ type: 'assistant', message: { id, content: [], usage: { input_tokens: 1200, output_tokens: 80 } }, session_id: 'T-1' });
+    const cut = translateText(adapter, lines(message('m1'), message('m2')));
+    expect(cut.summary.result.tokens).toBeNull();
+    expect(cut.summary.result.raw_usage).toHaveLength(2);
+    expect(strip(cut.events)).toEqual([{ type: 'warning', code: 'incomplete_usage', message: expect.stringContaining('2 message(s)') }]);
+    const whole = translateText(adapter, lines(message('m1'), message('m2'), { type: 'result', subtype: 'success', is_error: false, result: 'ok' }));
+    expect(whole.summary.result.tokens).toEqual({ input: 2400, output: 160, cache_read: 0, cache_write: 0, reasoning: null });
   });
 
   it.each([

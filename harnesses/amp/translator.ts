@@ -11,7 +11,7 @@ import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts';
 import { PendingCalls } from '../../shared/translate/pending-calls.ts';
 import type { ClassValues } from '../../shared/translate/token-counts.ts';
-import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
+import { incompleteUsageWarning, unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
 import { ampToolKind, callIdentity, mapToolCall } from './map-amp-tools.ts';
 import type { AmpToolCall, AmpToolOutcome } from './map-amp-tools.ts';
 import { addUsage, ampTokens, messageUsage } from './usage.ts';
@@ -37,6 +37,11 @@ export class AmpTranslator implements SessionTranslator {
   private usage: ClassValues | undefined;
   private readonly rawUsage: unknown[] = [];
   private readonly countedMessages = new Set<string>();
+  /**
+   * Whether the terminal `result` arrived. Before it, the messages summed so far are not the session's usage (a
+   * killed session also spent the tokens of the message it was in): unknown, never understated.
+   */
+  private ended = false;
   private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
 
   constructor(context: TranslatorContext) {
@@ -72,7 +77,8 @@ export class AmpTranslator implements SessionTranslator {
     const { calls, results } = this.calls.drain();
     const events: DraftEvent[] = calls.filter((call) => ampToolKind(call.name) !== 'subagent').map((call) => mapToolCall(call, undefined, this.cwd));
     for (const outcome of results) events.push(unknownValue(outcome.block));
-    this.result.tokens = ampTokens(this.usage);
+    if (this.usage && !this.ended) events.push(incompleteUsageWarning('amp', `${this.rawUsage.length} message(s)`));
+    this.result.tokens = this.ended ? ampTokens(this.usage) : null;
     this.result.raw_usage = this.rawUsage.length > 0 ? this.rawUsage : null;
     if (this.session) this.result.session_id = this.session;
     return { events, result: this.result };
@@ -178,6 +184,7 @@ export class AmpTranslator implements SessionTranslator {
     const parsed = Result.safeParse(record);
     if (!parsed.success) return [unknownLine(line)];
     const { is_error, result, error, subtype } = parsed.data;
+    this.ended = true;
     this.result.is_error = is_error;
     this.result.final_text = result;
     if (!is_error) return [];

@@ -116,7 +116,7 @@ describe('opencode adapter: hostile records (issue 19)', () => {
     ['no cache object', { input: 900, output: 68, reasoning: 12 }, 'cache', { input: 900, output: 80, reasoning: 12, cache_read: null, cache_write: null }],
   ])('finding 7: a step with %s makes its classes null for the session and a warning names the field', (_, bad, field, tokens) => {
     const good = { type: 'step_finish', sessionID: S, part: { tokens: { input: 900, output: 68, reasoning: 12, cache: { read: 300, write: 0 } }, cost: 0 } };
-    const { events, summary } = translateText(adapter, lines(good, { ...good, part: { tokens: bad, cost: 0 } }));
+    const { events, summary } = translateText(adapter, lines(good, { ...good, part: { tokens: bad, cost: 0, reason: 'stop' } }));
     expect(strip(events)).toEqual([{ type: 'warning', code: 'unreadable_usage', message: expect.stringContaining(`step_finish.part.tokens.${field} `) }]);
     const sum = (v: number | null) => (v === null ? null : v * 2);
     expect(summary.result.tokens).toEqual(Object.fromEntries(Object.entries(tokens).map(([k, v]) => [k, sum(v)])));
@@ -136,6 +136,17 @@ describe('opencode adapter: hostile records (issue 19)', () => {
     const start = { type: 'step_start', sessionID: S, part: {} };
     expect(translateText(adapter, lines(start, text('Let me look.'), step('tool-calls'))).summary.result.final_text).toBeUndefined();
     expect(translateText(adapter, lines(start, text('Let me look.'), step('tool-calls'), start, text('Done.'), step('stop'))).summary.result.final_text).toBe('Done.');
+  });
+
+  it('finding 7: a session cut before its last step (killed, timed out) has unknown usage, not the smaller sum of the steps seen', () => {
+    const step = (reason: string) => ({ type: 'step_finish', sessionID: S, part: { reason, tokens: { input: 900, output: 68, reasoning: 12, cache: { read: 300, write: 0 } }, cost: 0 } });
+    const cut = translateText(adapter, lines(step('tool-calls'), step('tool-calls')));
+    expect(cut.summary.result.tokens).toBeNull();
+    expect((cut.summary.result.raw_usage as { steps: unknown[] }).steps).toHaveLength(2);
+    expect(strip(cut.events)).toEqual([{ type: 'warning', code: 'incomplete_usage', message: expect.stringContaining('2 finished step(s)') }]);
+    const whole = translateText(adapter, lines(step('tool-calls'), step('stop')));
+    expect(whole.summary.result.tokens).toEqual({ input: 1800, output: 160, reasoning: 24, cache_read: 600, cache_write: 0 });
+    expect(whole.events).toEqual([]);
   });
 
   it('finding 8: a float exit code is never emitted: the record is unknown and every event valid', () => {

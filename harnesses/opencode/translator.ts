@@ -9,7 +9,7 @@ import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } 
 import { compact, obj } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownLine } from '../../shared/translate/best-effort.ts';
-import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
+import { incompleteUsageWarning, unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
 import { mapToolPart } from './map-opencode-tools.ts';
 import { addStep, emptyTotals, opencodeTokens } from './usage.ts';
 
@@ -31,6 +31,12 @@ export class OpencodeTranslator implements SessionTranslator {
   private readonly totals = emptyTotals();
   private readonly rawSteps: JsonObject[] = [];
   private failed = false;
+  /**
+   * Whether the session reached its end: a step the model finished other than by calling tools (OpenCode starts
+   * another step after "tool-calls"), or an error record. Before that, the steps summed so far are not the
+   * session's usage (a killed session also spent the tokens of the step it was in): unknown, never understated.
+   */
+  private ended = false;
   /** The current step's last text, and the final answer: the text of the step OpenCode finished with "stop". */
   private stepText: string | undefined;
   private finalText: string | undefined;
@@ -71,10 +77,12 @@ export class OpencodeTranslator implements SessionTranslator {
           // A step's usage that cannot be read leaves the session's classes unknown, never a smaller sum.
           const part = obj(record.part);
           const unreadable = addStep(this.totals, part?.tokens, part?.cost);
+          if (typeof part?.reason === 'string') this.ended = part.reason !== 'tool-calls';
           return [unknownLine(line), unreadableUsageWarning('opencode', 'step_finish.part.tokens', unreadable)];
         }
         const { tokens, cost, reason } = parsed.data.part;
         if (reason === 'stop') this.finalText = this.stepText;
+        this.ended = typeof reason === 'string' && reason !== 'tool-calls';
         const unreadable = addStep(this.totals, tokens, cost);
         this.rawSteps.push({ tokens, cost, reason });
         return unreadable.length > 0 ? [unreadableUsageWarning('opencode', 'step_finish.part.tokens', unreadable)] : [];
@@ -86,6 +94,7 @@ export class OpencodeTranslator implements SessionTranslator {
         const message = error.data?.message ?? error.message ?? error.name;
         if (!message) return [unknownLine(line)];
         this.failed = true;
+        this.ended = true;
         const status = error.data?.statusCode;
         return [compact({ type: 'error', message, code: status !== undefined ? `http_${status}` : error.name })];
       }
@@ -95,15 +104,17 @@ export class OpencodeTranslator implements SessionTranslator {
   }
 
   finish(): { events: DraftEvent[]; result: SessionResult } {
+    const steps = this.totals.steps;
+    const events: DraftEvent[] = steps > 0 && !this.ended ? [incompleteUsageWarning('opencode', `${steps} finished step(s)`)] : [];
     const result: SessionResult = {
-      tokens: this.totals.steps > 0 ? opencodeTokens(this.totals) : null,
-      raw_usage: this.totals.steps > 0 ? { steps: this.rawSteps, estimated_cost_usd: this.totals.cost } : null,
+      tokens: steps > 0 && this.ended ? opencodeTokens(this.totals) : null,
+      raw_usage: steps > 0 ? { steps: this.rawSteps, estimated_cost_usd: this.totals.cost } : null,
       reported_cost_usd: null,
       // OpenCode prints no verdict of its own: only an error record says how the session went.
       is_error: this.failed ? true : undefined,
       final_text: this.finalText,
     };
     if (this.session) result.session_id = this.session;
-    return { events: [], result };
+    return { events, result };
   }
 }

@@ -79,3 +79,16 @@ export function unreadableUsageWarning(harness: string, where: string, fields: r
     code: 'unreadable_usage',
   };
 }
+
+/**
+ * The warning for a session whose usage is a sum over records and that ended before its final record (killed,
+ * timed out, cut short): the counts seen so far are kept in raw usage, but the session's total is unknown (null):
+ * the record it was in when it stopped had spent tokens too.
+ */
+export function incompleteUsageWarning(harness: string, seen: string): DraftEvent {
+  return {
+    type: 'warning',
+    message: `${harness} usage: the session ended before its final record; the token counts of the ${seen} seen are kept in raw usage, the session's total is unknown (null)`,
+    code: 'incomplete_usage',
+  };
+}
