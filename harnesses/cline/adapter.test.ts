@@ -80,3 +80,45 @@ describe('cline adapter: tools and invocation', () => {
     expect(providers.providers['openai-compatible'].settings).toEqual({ provider: 'openai-compatible', apiKey: API_KEY_PLACEHOLDER, model: 'mock-model', baseUrl: 'http://127.0.0.1:9/v1' });
   });
 });
+
+describe('cline adapter: fields that fail their type are never guessed (issue 19)', () => {
+  const lines = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n');
+  const runResult = (extra: object) => ({ type: 'run_result', finishReason: 'completed', text: 'done', usage: { inputTokens: 9600, outputTokens: 640, cacheReadTokens: 2400, cacheWriteTokens: 0, totalCost: 0 }, ...extra });
+  const startTool = (id: string, command: string) => ({ type: 'agent_event', event: { type: 'content_start', contentType: 'tool', toolName: 'run_commands', toolCallId: id, input: { commands: [command] } } });
+  const endTool = (id: string, output: object[]) => ({ type: 'agent_event', event: { type: 'content_end', contentType: 'tool', toolName: 'run_commands', toolCallId: id, output } });
+
+  it.each([
+    ['a string input count', { inputTokens: '9600' }, { input: null, cache_read: 2400, cache_write: 0, output: 640 }, 'run_result.usage.inputTokens'],
+    ['a null output count', { outputTokens: null }, { input: 7200, cache_read: 2400, cache_write: 0, output: null }, 'run_result.usage.outputTokens'],
+    ['a string cache-read count', { cacheReadTokens: '2400' }, { input: null, cache_read: null, cache_write: 0, output: 640 }, 'run_result.usage.cacheReadTokens'],
+  ])('finding 7: %s leaves what it feeds unknown (null) with a warning, never 0', (_label, bad, expected, field) => {
+    const usage = { inputTokens: 9600, outputTokens: 640, cacheReadTokens: 2400, cacheWriteTokens: 0, totalCost: 0, ...bad };
+    const { events, summary } = translateText(adapter, lines(runResult({ usage })));
+    expect(summary.result.tokens).toEqual({ ...expected, reasoning: null });
+    expect(strip(events)).toEqual([{ type: 'warning', message: expect.stringContaining(field), code: 'unreadable_usage' }]);
+  });
+
+  it('finding 7: a run_result without finishReason gives no verdict; a wrong-typed one is unknown', () => {
+    const { finishReason: _omitted, ...withoutReason } = runResult({});
+    expect(translateText(adapter, lines(withoutReason)).summary.result.is_error).toBeUndefined();
+    const { events, summary } = translateText(adapter, lines(runResult({ finishReason: 42 })));
+    expect(strip(events).map((e) => e.type)).toEqual(['unknown']);
+    expect(summary.result.is_error).toBeUndefined();
+  });
+
+  it('finding 9: a reused tool-call id reports the first tool too (without an outcome); the output pairs with the latest', () => {
+    const { events } = translateText(adapter, lines(startTool('T1', 'rm -rf /important'), startTool('T1', 'echo harmless'), endTool('T1', [{ query: 'echo harmless', result: 'harmless', success: true }])));
+    expect(strip(events)).toEqual([
+      { type: 'command', command: 'rm -rf /important', tool_name: 'run_commands' },
+      { type: 'command', command: 'echo harmless', is_success: true, tool_name: 'run_commands' },
+    ]);
+  });
+
+  it('an end that names another tool than its start is no outcome of it; an empty batch is shown raw', () => {
+    const otherTool = { type: 'agent_event', event: { type: 'content_end', contentType: 'tool', toolName: 'editor', toolCallId: 'T1', output: { success: true } } };
+    const { events } = translateText(adapter, lines(startTool('T1', 'ls'), otherTool));
+    expect(strip(events)).toEqual([{ type: 'command', command: 'ls', tool_name: 'run_commands' }, { type: 'unknown', raw: otherTool }]);
+    const noCommands = { type: 'agent_event', event: { type: 'content_start', contentType: 'tool', toolName: 'run_commands', toolCallId: 'T2', input: { commands: [] } } };
+    expect(strip(translateText(adapter, lines(noCommands, endTool('T2', []))).events).map((e) => e.type)).toEqual(['unknown']);
+  });
+});

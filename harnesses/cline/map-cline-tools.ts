@@ -2,7 +2,8 @@
 // (run_commands: commands[i] / output[i]; read_files: files[i]; search_codebase: queries[i]). Exit codes only in
 // the documented text "Command exited with code N". Skills name no file: unknown.
 import type { DraftEvent } from '../../shared/events.ts';
-import { absolutePath, arr, bool, compact, count, obj, str } from '../../shared/translate/json.ts';
+import { z } from 'zod';
+import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownValue } from '../../shared/translate/best-effort.ts';
 
@@ -20,33 +21,50 @@ export function clineToolKind(name: string): ClineToolKind {
   return KINDS[name] ?? 'other';
 }
 
+const lineNumber = z.int().nonnegative();
+/** What each kind reads of a tool's input and output; a tool that fails them is `unknown` (issue 19, finding 7). */
+// A batch of no operations would report nothing at all: it is shown raw instead (min(1)).
+const INPUTS = {
+  command: z.looseObject({ commands: z.array(z.string()).min(1) }),
+  read: z.looseObject({ files: z.array(z.looseObject({ path: z.string().min(1), start_line: lineNumber.optional(), end_line: lineNumber.optional() })).min(1) }),
+  write: z.looseObject({ path: z.string() }),
+  search: z.looseObject({ queries: z.array(z.string()).min(1) }),
+};
+const Result = z.looseObject({ success: z.boolean().optional(), query: z.string().optional(), result: z.string().optional(), error: z.string().optional() });
+/** Batch tools answer with one result per operation, in order; absent when the session ended first. */
+const BatchOutput = z.array(Result).optional();
+const SingleOutput = Result.optional();
+
+/** `output` is the tool's content_end output, undefined when the session ended before it came. */
 export function mapClineTool(name: string, input: JsonObject, output: unknown, cwd: string | undefined): DraftEvent[] {
-  const results = arr(output) ?? [];
-  const at = (i: number) => obj(results[i]);
   const raw = () => [unknownValue({ tool: name, input, output: output ?? null })];
+  const batch = BatchOutput.safeParse(output);
+  const at = (i: number) => (batch.success ? batch.data?.[i] : undefined);
   switch (clineToolKind(name)) {
     case 'command': {
-      const commands = arr(input.commands)?.map(str);
-      if (!commands || commands.some((c) => c === undefined)) return raw();
-      return commands.map((command, i) => {
+      const parsed = INPUTS.command.safeParse(input);
+      if (!parsed.success || !batch.success) return raw();
+      return parsed.data.commands.map((command, i) => {
         const r = at(i);
-        const exit = /Command exited with code (-?\d+)/.exec(`${str(r?.error) ?? ''}\n${str(r?.result) ?? ''}`);
-        return compact({ type: 'command', command: str(r?.query) ?? command!, exit_code: exit ? Number(exit[1]) : undefined, is_success: bool(r?.success), tool_name: name });
+        const exit = /Command exited with code (-?\d+)/.exec(`${r?.error ?? ''}\n${r?.result ?? ''}`);
+        return compact({ type: 'command', command: r?.query ?? command, exit_code: exit ? Number(exit[1]) : undefined, is_success: r?.success, tool_name: name });
       });
     }
     case 'read': {
-      const files = arr(input.files)?.map(obj);
-      if (!files || files.some((f) => !str(f?.path))) return raw();
-      return files.map((f, i) => compact({ type: 'read', path: absolutePath(str(f!.path)!, cwd), start_line: count(f!.start_line), end_line: count(f!.end_line), is_success: bool(at(i)?.success), tool_name: name }));
+      const parsed = INPUTS.read.safeParse(input);
+      if (!parsed.success || !batch.success) return raw();
+      return parsed.data.files.map((f, i) => compact({ type: 'read', path: absolutePath(f.path, cwd), start_line: f.start_line, end_line: f.end_line, is_success: at(i)?.success, tool_name: name }));
     }
     case 'write': {
-      const path = str(input.path);
-      return path === undefined ? raw() : [compact({ type: 'write', path: absolutePath(path, cwd), is_success: bool(obj(output)?.success), tool_name: name })];
+      const parsed = INPUTS.write.safeParse(input);
+      const result = SingleOutput.safeParse(output);
+      if (!parsed.success || !result.success) return raw();
+      return [compact({ type: 'write', path: absolutePath(parsed.data.path, cwd), is_success: result.data?.success, tool_name: name })];
     }
     case 'search': {
-      const queries = arr(input.queries)?.map(str);
-      if (!queries || queries.some((q) => q === undefined)) return raw();
-      return queries.map((query, i) => compact({ type: 'search', query: query!, path: cwd, is_success: bool(at(i)?.success), tool_name: name }));
+      const parsed = INPUTS.search.safeParse(input);
+      if (!parsed.success || !batch.success) return raw();
+      return parsed.data.queries.map((query, i) => compact({ type: 'search', query, path: cwd, is_success: at(i)?.success, tool_name: name }));
     }
     case 'subagent':
       return []; // reported by the agent_start / agent_end hooks, with the subagent's own id

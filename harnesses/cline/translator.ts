@@ -5,19 +5,28 @@
 // Tools are emitted at content_end with their output.
 import type { DraftEvent } from '../../shared/events.ts';
 import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
-import { compact, obj, str } from '../../shared/translate/json.ts';
+import { compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
-import { unknownLine } from '../../shared/translate/best-effort.ts';
+import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts';
+import { PendingCalls } from '../../shared/translate/pending-calls.ts';
+import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
 import { mapClineTool } from './map-cline-tools.ts';
+import { AgentEventRecord, ClineRecord, ErrorEvent, HookRecord, RunAborted, RunResult, TextStart, ToolEnd, ToolStart } from './records.ts';
 import { clineTokens } from './usage.ts';
 
 export const SILENT_AGENT_EVENTS = new Set(['iteration_start', 'iteration_end', 'usage', 'done', 'content_update']);
 export const SILENT_HOOKS = new Set(['tool_call', 'tool_result']);
 
+interface Tool {
+  name: string;
+  input: JsonObject;
+}
+
 export class ClineTranslator implements SessionTranslator {
   private session: string | undefined;
   private readonly cwd: string | undefined;
-  private readonly tools = new Map<string, { name: string; input: JsonObject }>();
+  /** Tools waiting for their content_end, by call id; a reused id reports the earlier tool first (finding 9). */
+  private readonly tools = new PendingCalls<Tool, { record: JsonObject; output: unknown }>();
   private readonly subagents = new Set<string>();
   /** Text already emitted at content_start, per content type, so content_end does not repeat it. */
   private readonly startedText = new Map<string, string>();
@@ -32,22 +41,24 @@ export class ClineTranslator implements SessionTranslator {
   }
 
   line(line: StdoutLine): DraftEvent[] {
-    const r = obj(line.json);
-    if (!r) return [unknownLine(line)];
+    const parsed = ClineRecord.safeParse(line.json);
+    if (!parsed.success) return [unknownLine(line)];
+    const r = parsed.data;
     switch (r.type) {
       case 'hook_event':
         return this.hook(r, line);
       case 'agent_event': {
-        const e = obj(r.event);
-        return e ? this.agentEvent(e, line) : [unknownLine(line)];
+        const e = AgentEventRecord.safeParse(r);
+        return e.success ? this.agentEvent(e.data.event, line) : [unknownLine(line)];
       }
-      case 'run_result': {
-        const usage = obj(r.usage);
-        this.result = { ...this.result, tokens: usage ? clineTokens(usage) : null, raw_usage: r.aggregateUsage ?? usage ?? null, final_text: str(r.text), is_error: r.finishReason !== 'completed', reported_model: str(obj(r.model)?.id) };
-        return [];
+      case 'run_result':
+        return this.runResult(r, line);
+      case 'run_aborted': {
+        const aborted = RunAborted.safeParse(r);
+        if (!aborted.success) return [unknownLine(line)];
+        const { message, reason } = aborted.data;
+        return [compact({ type: 'warning', message: `run aborted: ${message ?? reason ?? 'no reason given'}`, code: reason })];
       }
-      case 'run_aborted':
-        return [compact({ type: 'warning', message: `run aborted: ${str(r.message) ?? str(r.reason) ?? 'no reason given'}`, code: str(r.reason) })];
       default:
         return [unknownLine(line)];
     }
@@ -55,19 +66,47 @@ export class ClineTranslator implements SessionTranslator {
 
   finish(): { events: DraftEvent[]; result: SessionResult } {
     const events: DraftEvent[] = [];
-    for (const tool of this.tools.values()) events.push(...mapClineTool(tool.name, tool.input, undefined, this.cwd).map((e) => ('is_success' in e ? compact({ ...e, is_success: undefined }) : e)));
-    this.tools.clear();
+    const { calls, results } = this.tools.drain();
+    for (const tool of calls) events.push(...this.unfinished(tool));
+    for (const result of results) events.push(unknownValue(result.record));
     if (this.session) this.result.session_id = this.session;
     return { events, result: this.result };
   }
 
+  /** A tool whose output never came: its events without an outcome. */
+  private unfinished(tool: Tool): DraftEvent[] {
+    return mapClineTool(tool.name, tool.input, undefined, this.cwd);
+  }
+
+  private runResult(r: JsonObject, line: StdoutLine): DraftEvent[] {
+    const parsed = RunResult.safeParse(r);
+    if (!parsed.success) return [unknownLine(line)];
+    const { usage, aggregateUsage, text, finishReason, model } = parsed.data;
+    const out: DraftEvent[] = [];
+    let tokens = null;
+    if (usage !== undefined) {
+      const reading = clineTokens(usage);
+      tokens = reading.tokens;
+      if (reading.unreadable.length > 0) out.push(unreadableUsageWarning('Cline', 'run_result', reading.unreadable));
+    }
+    this.result = {
+      ...this.result,
+      tokens,
+      raw_usage: aggregateUsage ?? usage ?? null,
+      final_text: text,
+      is_error: finishReason === undefined ? undefined : finishReason !== 'completed',
+      reported_model: model?.id,
+    };
+    return out;
+  }
+
   private hook(r: JsonObject, line: StdoutLine): DraftEvent[] {
-    const name = str(r.hookEventName);
-    const agentId = str(r.agentId);
-    const parent = r.parentAgentId;
+    const parsed = HookRecord.safeParse(r);
+    if (!parsed.success) return [unknownLine(line)];
+    const { hookEventName: name, agentId, parentAgentId: parent, taskId } = parsed.data;
     if (name === 'agent_start') {
       if (parent === null) {
-        this.session ??= str(r.taskId);
+        this.session ??= taskId;
         return [];
       }
       if (!agentId) return [unknownLine(line)];
@@ -75,52 +114,57 @@ export class ClineTranslator implements SessionTranslator {
       return [{ type: 'orchestration', action: 'subagent_started', subagent_id: agentId }];
     }
     if (name === 'agent_end' || name === 'agent_error') {
-      if (!agentId || !this.subagents.has(agentId)) return []; // the main agent's end: run_result follows
+      if (parent === null) return []; // the main agent's end: run_result reports the verdict
+      if (!agentId || !this.subagents.has(agentId)) return [unknownLine(line)]; // the end of an agent never started
       this.subagents.delete(agentId);
       const ok = name === 'agent_end';
       return [{ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: agentId, is_success: ok }];
     }
-    return name !== undefined && SILENT_HOOKS.has(name) ? [] : [unknownLine(line)];
+    return SILENT_HOOKS.has(name) ? [] : [unknownLine(line)];
   }
 
-  private agentEvent(e: JsonObject, line: StdoutLine): DraftEvent[] {
-    const type = str(e.type);
-    if (type === 'content_start') {
+  private agentEvent(e: JsonObject & { type: string }, line: StdoutLine): DraftEvent[] {
+    if (e.type === 'content_start') {
       if (e.contentType === 'tool') {
-        const id = str(e.toolCallId);
-        const name = str(e.toolName);
-        const input = obj(e.input);
-        if (!id || !name || !input) return [unknownLine(line)];
-        this.tools.set(id, { name, input });
-        return [];
+        const start = ToolStart.safeParse(e);
+        if (!start.success) return [unknownLine(line)];
+        const { displaced, result } = this.tools.open(start.data.toolCallId, { name: start.data.toolName, input: start.data.input });
+        const out = displaced ? this.unfinished(displaced) : [];
+        if (result) out.push(...mapClineTool(start.data.toolName, start.data.input, result.output, this.cwd));
+        return out;
       }
-      if (e.contentType === 'text' || e.contentType === 'reasoning') {
-        const text = str(e.contentType === 'text' ? e.text : e.reasoning);
-        if (!text) return [];
-        this.startedText.set(e.contentType, text);
-        return [{ type: e.contentType === 'text' ? 'agent' : 'reasoning', message: text }];
-      }
-      return [unknownLine(line)];
+      const text = TextStart.safeParse(e);
+      if (!text.success) return [unknownLine(line)];
+      const kind = text.data.contentType;
+      const message = kind === 'text' ? text.data.text : text.data.reasoning;
+      if (!message) return []; // the text comes complete at content_end
+      this.startedText.set(kind, message);
+      return [{ type: kind === 'text' ? 'agent' : 'reasoning', message }];
     }
-    if (type === 'content_end') {
+    if (e.type === 'content_end') {
       if (e.contentType === 'text' || e.contentType === 'reasoning') {
-        const text = str(e.contentType === 'text' ? e.text : e.reasoning);
-        if (text === undefined) return [unknownLine(line)];
+        const text = TextStart.safeParse(e);
+        const message = text.success ? (text.data.contentType === 'text' ? text.data.text : text.data.reasoning) : undefined;
+        if (message === undefined) return [unknownLine(line)];
         const started = this.startedText.get(e.contentType);
         this.startedText.delete(e.contentType);
-        if (started === text) return [];
-        return text.length > 0 ? [{ type: e.contentType === 'text' ? 'agent' : 'reasoning', message: text }] : [];
+        if (started === message) return [];
+        return message.length > 0 ? [{ type: e.contentType === 'text' ? 'agent' : 'reasoning', message }] : [];
       }
-      const id = str(e.toolCallId);
-      const tool = id ? this.tools.get(id) : undefined;
-      if (!id || !tool) return [unknownLine(line)];
-      this.tools.delete(id);
-      return mapClineTool(tool.name, tool.input, e.output, this.cwd);
+      const end = ToolEnd.safeParse(e);
+      if (e.contentType !== 'tool' || !end.success) return [unknownLine(line)];
+      const { call, displaced } = this.tools.close(end.data.toolCallId, { record: line.json as JsonObject, output: end.data.output });
+      const out: DraftEvent[] = displaced ? [unknownValue(displaced.record)] : [];
+      if (!call) return out;
+      // An end naming another tool than its start is no outcome of that start: both are shown, neither guessed.
+      if (end.data.toolName !== undefined && end.data.toolName !== call.name) out.push(...this.unfinished(call), unknownLine(line));
+      else out.push(...mapClineTool(call.name, call.input, end.data.output, this.cwd));
+      return out;
     }
-    if (type === 'error') {
-      const message = str(obj(e.error)?.message);
-      return message === undefined ? [unknownLine(line)] : [compact({ type: 'error', message, code: str(obj(e.error)?.name) })];
+    if (e.type === 'error') {
+      const error = ErrorEvent.safeParse(e);
+      return error.success ? [compact({ type: 'error', message: error.data.error.message, code: error.data.error.name })] : [unknownLine(line)];
     }
-    return type !== undefined && SILENT_AGENT_EVENTS.has(type) ? [] : [unknownLine(line)];
+    return SILENT_AGENT_EVENTS.has(e.type) ? [] : [unknownLine(line)];
   }
 }

@@ -90,8 +90,10 @@ function mutateRecord(record: JsonValue, m: Extract<Mutation, { node: number }>)
     setAt(record, pool[m.node % pool.length]!, 'ü'.repeat(size / 2) + 'x'.repeat(size / 2));
     return Buffer.from(JSON.stringify(record));
   }
-  if (paths.length === 0) return undefined;
-  const path = paths[m.node % paths.length]!;
+  // A recorded null says nothing of its field's type (a nullable id takes a string), so it is no wrong-type target.
+  const pool = m.kind === 'wrong-type' ? paths.filter((p) => getAt(record, p) !== null) : paths;
+  if (pool.length === 0) return undefined;
+  const path = pool[m.node % pool.length]!;
   if (m.kind === 'remove') {
     setAt(record, path, undefined);
     return Buffer.from(JSON.stringify(record));
