@@ -8,6 +8,9 @@ import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createEventWriter } from './event-writer.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
+import type { RunResult } from '../../shared/run.ts';
+import { NatsSink } from '../../driver/sinks/nats.ts';
+import { NatsServer } from '../../test/support/nats-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tcab-event-writer-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -79,6 +82,38 @@ await writer.close();
     for (const bytes of writes) {
       expect(bytes).toBeGreaterThan(64 * 1024);
       expect(bytes).toBeLessThanOrEqual(64 * 1024 + lineBytes);
+    }
+  });
+
+  it('finding 5: `tcab events follow --json` on a pipe shows a run’s event while the run is still going', async () => {
+    const server = await NatsServer.start();
+    const sink = new NatsSink({ servers: server.url, deliverBy: Date.now() + 60_000 });
+    let closing: Promise<void> | undefined;
+    const closeSink = () => (closing ??= sink.close());
+    const runId = 'live-follow';
+    const follow = spawn(process.execPath, [join(import.meta.dirname, '..', 'main.ts'), 'events', 'follow', runId, '--json', '--nats', server.url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let received = '';
+    follow.stdout.setEncoding('utf8').on('data', (text: string) => (received += text));
+    const exited = new Promise((resolve) => follow.on('exit', resolve));
+    try {
+      sink.event({ runId, seq: 1, event: agent('still working') });
+      await vi.waitFor(() => expect(received).toContain('still working'), { timeout: 20_000, interval: 10 });
+      // Seen before the run has ended: its result is published only now.
+      expect(follow.exitCode).toBeNull();
+      const result: RunResult = {
+        run_id: runId, harness_slug: 'claude', harness_version: '2.1.197', model: 'm', canonical_model: null, outcome: 'succeeded', message: 'ok',
+        auth_mode: 'api-key', sessions: [], session_ids: [], exit_code: 0, stages: [], tokens: null, raw_usage: null, reported_cost_usd: null,
+        actual_cost_usd: null, comparable_cost_usd: null, catalog_version: null, cost_warnings: [], started_at: '2026-01-01T00:00:00.000Z',
+        finished_at: '2026-01-01T00:00:01.000Z', event_count: 1,
+      };
+      sink.result(result);
+      await closeSink();
+      expect(await exited).toBe(0);
+      expect(received.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type)).toEqual(['agent', 'result']);
+    } finally {
+      follow.kill('SIGKILL');
+      await closeSink();
+      await server.dispose();
     }
   });
 });
