@@ -39,6 +39,16 @@ export const folds: readonly RecordFold[] = [
     kind: 'restated',
     why: 'a message printed again whose tool calls (same id, tool and input) were already reported once',
   },
+  {
+    match: { type: 'assistant' },
+    when: (record) => {
+      const message = record.message as Record<string, unknown> | undefined;
+      const empty = (b: unknown) => typeof b === 'object' && b !== null && ((b as Record<string, unknown>).text === '' || (b as Record<string, unknown>).thinking === '');
+      return message?.usage === undefined && blocksOf(record).every(empty);
+    },
+    kind: 'silent',
+    why: 'an assistant message with no text, reasoning, tool call or usage: nothing to show',
+  },
   { match: { type: 'system', subtype: 'init' }, kind: 'restated', why: 'session context (cwd, tools)' },
   { match: { type: 'result' }, kind: 'restated', why: "the session's terminal summary (verdict, final text)" },
 ];

@@ -24,6 +24,15 @@ export const folds: readonly RecordFold[] = [
     kind: 'silent',
     why: 'closes a thinking block with no text: the deltas carry the reasoning, and none came',
   },
+  {
+    match: { type: 'assistant' },
+    when: (record) => {
+      const content = isRecord(record.message) ? record.message.content : undefined;
+      return content === '' || (Array.isArray(content) && content.every((b) => isRecord(b) && b.text === ''));
+    },
+    kind: 'silent',
+    why: 'an assistant message with no text: nothing to show',
+  },
   { match: { type: 'connection', subtype: 'reconnected' }, kind: 'silent', why: 'recovery from the reconnecting warning: nothing new' },
   { match: { type: 'interaction_query', subtype: 'response' }, kind: 'silent', why: 'the answer to a question already warned about; its effect shows in the tool call that follows' },
   { match: { type: 'system', subtype: 'init' }, kind: 'restated', why: 'session context (cwd, model)' },

@@ -18,6 +18,7 @@ const printedAgain = (record: Readonly<Record<string, unknown>>, { before, after
 
 export const folds: readonly RecordFold[] = [
   { match: { type: 'message', role: 'user' }, kind: 'silent', why: 'the prompt echoed back: nothing happened' },
+  { match: { type: 'message', role: 'assistant', text: '' }, kind: 'silent', why: 'an assistant message with no text: nothing to show' },
   { match: { type: 'system', subtype: 'init' }, kind: 'restated', why: 'session context (cwd, model, tools)' },
   { match: { type: 'reasoning' }, kind: 'restated', why: 'Droid prints each reasoning block twice with one id: reported once' },
   { match: { type: 'tool_call' }, when: printedAgain, kind: 'restated', why: 'a call printed again under its pending id (same tool and parameters) is the same call, reported once' },
