@@ -58,6 +58,8 @@ export async function driverMain(env: NodeJS.ProcessEnv = process.env): Promise<
     process.stderr.write(`tcab-driver: ${(error as Error).message}\n`);
     return EXIT.usage;
   }
+  const abort = new AbortController();
+  process.once('SIGTERM', () => abort.abort());
   const sinks: EventSink[] = [new TerminalSink(process.stdout, { format: 'json', resultFile: env.TCAB_RESULT_FILE || undefined })];
   // Credentials may also sit in the URL (nats://user:password@host): they are scrubbed like the others.
   const natsSecrets = [env.TCAB_NATS_PASSWORD, env.TCAB_NATS_TOKEN, ...serverCredentials(env.TCAB_NATS_URL?.split(',') ?? [])].filter((s): s is string => Boolean(s));
@@ -72,11 +74,11 @@ export async function driverMain(env: NodeJS.ProcessEnv = process.env): Promise<
         // Set by the dispatcher in driver Pods: its pull_image/start_container events go first on the stream.
         awaitPodStartMs: Number(env.TCAB_AWAIT_POD_START_SECONDS || 0) * 1000 || undefined,
         warn: (message) => process.stderr.write(`tcab-driver: warning: ${message}\n`),
+        // SIGTERM: what NATS cannot take within a few seconds goes to the pod log before the Pod is killed.
+        signal: abort.signal,
       }),
     );
   }
-  const abort = new AbortController();
-  process.once('SIGTERM', () => abort.abort());
   const result = await executeRun(spec, {
     runId,
     env,

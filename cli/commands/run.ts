@@ -117,11 +117,11 @@ Exit status: 0 succeeded, 1 harness failed, 2 invalid flags or run spec (e.g. un
       const testCaseProblem = options.testCase === undefined ? undefined : await localTestCaseProblem(options.testCase);
       if (testCaseProblem) throw new InvalidInputError('--test-case', testCaseProblem);
       const format = resolveFormat(options, process.stdout.isTTY === true);
+      const abort = new AbortController();
       const sinks: EventSink[] = [new TerminalSink(process.stdout, { format, fullReasoning: options.fullReasoning, resultFile: options.result })];
-      if (options.nats) sinks.push(new NatsSink({ servers: options.nats, deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000, fallback: (line) => process.stderr.write(`${line}\n`), warn: (message) => process.stderr.write(`tcab: warning: ${message}\n`) }));
+      if (options.nats) sinks.push(new NatsSink({ servers: options.nats, deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000, fallback: (line) => process.stderr.write(`${line}\n`), warn: (message) => process.stderr.write(`tcab: warning: ${message}\n`), signal: abort.signal }));
 
       const stub = options.stub ? await startOfflineStub(manifest, spec, defaultRunBase(process.env), runId) : undefined;
-      const abort = new AbortController();
       const onSignal = () => abort.abort();
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);

@@ -212,3 +212,18 @@ describe('NatsSink when NATS cannot be reached', () => {
     }
   });
 });
+
+describe('NatsSink when the run is cancelled', () => {
+  it('finding 13: with NATS unreachable, a cancelled run (SIGTERM in a Pod) writes its undelivered messages within the cancel grace, not at the deadline', async () => {
+    const abort = new AbortController();
+    const lines: string[] = [];
+    const sink = new NatsSink({ servers: 'nats://127.0.0.1:1', deliverBy: Date.now() + 60_000, signal: abort.signal, cancelGraceMs: 500, warn: () => undefined, fallback: (l) => lines.push(l) });
+    sink.event({ runId: 'run-cancelled', seq: 1, event: agent(1) });
+    abort.abort();
+    sink.result(result('run-cancelled', 1));
+    const closing = Date.now();
+    await sink.close();
+    expect(Date.now() - closing).toBeLessThan(5000); // the grace (0.5 s) and a retry pause, not the 60 s deadline
+    expect(lines.map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([1, 2]);
+  }, 20_000);
+});

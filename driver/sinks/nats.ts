@@ -48,6 +48,12 @@ export interface NatsSinkOptions {
   onHolding?: () => void;
   /** Where connection trouble is reported, one line each (default: stderr). Never carries credentials. */
   warn?: (message: string) => void;
+  /**
+   * The run's cancellation (SIGTERM in a Pod, Ctrl-C): from then on delivery is tried for at most cancelGraceMs
+   * (default 5 s) more, so what cannot be delivered reaches the pod log before the Pod is killed.
+   */
+  signal?: AbortSignal;
+  cancelGraceMs?: number;
 }
 
 interface Envelope {
@@ -84,12 +90,23 @@ export class NatsSink implements EventSink {
   /** Set when the configuration can never connect (a malformed URL): nothing is retried. */
   private unusable: Error | undefined;
 
+  /** When delivery is given up: the run's deadline, or sooner once the run is cancelled. */
+  private deliverBy: number;
+
   constructor(options: NatsSinkOptions) {
     this.options = options;
+    this.deliverBy = options.deliverBy;
     this.queue = new SpillQueue(join(options.spillDir ?? tmpdir(), `tcab-nats-spill-${process.pid}-${Date.now()}.ndjson`), options.maxMemoryBytes);
+    if (options.signal?.aborted) this.onCancel();
+    else options.signal?.addEventListener('abort', this.onCancel, { once: true });
     // Connect now, not at the first event: a wrong URL is reported before the run has done anything.
     this.ensureConnected().catch(() => undefined);
   }
+
+  private readonly onCancel = () => {
+    this.deliverBy = Math.min(this.deliverBy, Date.now() + (this.options.cancelGraceMs ?? 5000));
+    if (this.queue.length > 0) this.kick(); // a pump pausing between retries looks at the new limit now
+  };
 
   event(record: SequencedEvent): void {
     this.enqueue({
@@ -119,6 +136,7 @@ export class NatsSink implements EventSink {
 
   async close(): Promise<void> {
     this.closing = true;
+    this.options.signal?.removeEventListener('abort', this.onCancel);
     this.kick();
     await this.pumping;
     // Whatever could not be delivered by the deadline goes to the pod log, so it is never silently lost.
@@ -147,7 +165,7 @@ export class NatsSink implements EventSink {
     }
     this.pumping ??= this.pump().finally(() => {
       this.pumping = undefined;
-      if (this.queue.length > 0 && !this.closing && !this.unusable && Date.now() <= this.options.deliverBy) this.kick();
+      if (this.queue.length > 0 && !this.closing && !this.unusable && Date.now() <= this.deliverBy) this.kick();
     });
   }
 
@@ -191,7 +209,7 @@ export class NatsSink implements EventSink {
     this.trouble = failure.reason;
     const what = failure.permanent
       ? 'nothing will be published; the run goes on and its events are written as NDJSON (undelivered) when it ends'
-      : `the run goes on; its events are queued and retried until ${new Date(this.options.deliverBy).toISOString()}, then written as NDJSON (undelivered)`;
+      : `the run goes on; its events are queued and retried until ${new Date(this.deliverBy).toISOString()}, then written as NDJSON (undelivered)`;
     this.warn(`cannot connect to NATS ${this.serversForDisplay()}: ${failure.reason}; ${what}`);
   }
 
@@ -226,7 +244,7 @@ export class NatsSink implements EventSink {
   private async pump(): Promise<void> {
     let backoff = 100;
     while (this.queue.length > 0) {
-      if (Date.now() > this.options.deliverBy || this.unusable) return; // give up: close() logs the rest
+      if (Date.now() > this.deliverBy || this.unusable) return; // give up: close() logs the rest
       try {
         await this.ensureConnected();
         await this.ensureStream();
@@ -282,7 +300,7 @@ export class NatsSink implements EventSink {
 
   private pause(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, Math.min(ms, Math.max(0, this.options.deliverBy - Date.now())));
+      const timer = setTimeout(resolve, Math.min(ms, Math.max(0, this.deliverBy - Date.now())));
       this.wake = () => {
         clearTimeout(timer);
         resolve();
