@@ -82,8 +82,11 @@ describe('copilot adapter: tools, usage and invocation', () => {
 
   it('a usage report sums every model; a shape it does not know gives no tokens rather than zeros', () => {
     const usage = (i: number, c: number) => ({ usage: { inputTokens: i, outputTokens: 10, cacheReadTokens: c, cacheWriteTokens: 1, reasoningTokens: 2 } });
-    expect(copilotTokens({ modelMetrics: { a: usage(100, 40), b: usage(50, 0) } })).toEqual({ input: 110, output: 20, cache_read: 40, cache_write: 2, reasoning: 4 });
-    expect(copilotTokens({ modelMetrics: { a: { requests: 1 } } })).toBeUndefined();
+    expect(copilotTokens({ modelMetrics: { a: usage(100, 40), b: usage(50, 0) } })).toEqual({ tokens: { input: 110, output: 20, cache_read: 40, cache_write: 2, reasoning: 4 }, unreadable: [] });
+    expect(copilotTokens({ modelMetrics: { a: { requests: 1 } } })).toEqual({
+      tokens: { input: null, output: null, cache_read: null, cache_write: null, reasoning: null },
+      unreadable: ['modelMetrics.a.usage'],
+    });
     expect(copilotTokens({})).toBeUndefined();
   });
 
@@ -107,5 +110,46 @@ describe('copilot adapter: tools, usage and invocation', () => {
     expect(sub.argv.slice(-4)).toEqual(['--resume', 's1', '--model', 'claude-sonnet-4.5']);
     expect(sub.env).not.toHaveProperty('COPILOT_PROVIDER_BASE_URL');
     expect(sub.env).not.toHaveProperty('COPILOT_OFFLINE');
+  });
+});
+
+describe('copilot adapter: fields that fail their type are never guessed (issue 19)', () => {
+  const lines = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n');
+  const start = (id: string, name: string, args: object) => ({ type: 'tool.execution_start', data: { toolCallId: id, toolName: name, arguments: args } });
+  const complete = (id: string, data: object) => ({ type: 'tool.execution_complete', data: { toolCallId: id, success: true, ...data } });
+  const report = (usage: object) => ({ [USAGE_REPORT]: JSON.stringify({ modelMetrics: { m: { usage: { inputTokens: 100, outputTokens: 10, cacheReadTokens: 40, cacheWriteTokens: 1, reasoningTokens: 2, ...usage } } } }) });
+
+  it.each([['"3"', '3'], ['1.5', 1.5], ['null', null], ['{}', {}]])('finding 7: a shell exitCode of %s is no success: the completion is unknown, the command has no outcome', (_label, exitCode) => {
+    const done = complete('c1', { shellExecution: { exitCode } });
+    const { events } = translateText(adapter, lines(start('c1', 'bash', { command: 'exit 3' }), done), { reports: report({}) });
+    expect(strip(events)).toEqual([
+      { type: 'unknown', raw: done },
+      { type: 'command', command: 'exit 3', tool_name: 'bash' },
+    ]);
+  });
+
+  it('finding 7: a view whose completion never came is unknown, never guessed a read (it may be a directory)', () => {
+    const view = start('v1', 'view', { path: '/w/src' });
+    const { events } = translateText(adapter, lines(view), { reports: report({}) });
+    expect(strip(events)).toEqual([{ type: 'unknown', raw: { tool_start: view } }]);
+    const listed = translateText(adapter, lines(view, complete('v1', { toolTelemetry: { properties: { viewType: 'directory' } } })), { reports: report({}) });
+    expect(strip(listed.events)).toEqual([{ type: 'list', path: '/w/src', is_success: true, tool_name: 'view' }]);
+  });
+
+  it.each([
+    ['a string cache-read count', { cacheReadTokens: '40' }, { input: null, cache_read: null, cache_write: 1, output: 10, reasoning: 2 }, 'modelMetrics.m.usage.cacheReadTokens'],
+    ['a null reasoning count', { reasoningTokens: null }, { input: 60, cache_read: 40, cache_write: 1, output: 10, reasoning: null }, 'modelMetrics.m.usage.reasoningTokens'],
+  ])('finding 7: %s in the usage report leaves what it feeds unknown (null) with a warning, never 0', (_label, bad, expected, field) => {
+    const { events, summary } = translateText(adapter, '', { reports: report(bad) });
+    expect(summary.result.tokens).toEqual(expected);
+    expect(strip(events)).toEqual([{ type: 'warning', message: expect.stringContaining(field), code: 'unreadable_usage' }]);
+  });
+
+  it('finding 9: a reused tool-call id reports the first call too (without an outcome); the completion pairs with the latest', () => {
+    const { events } = translateText(adapter, lines(start('T1', 'bash', { command: 'rm -rf /important' }), start('T1', 'bash', { command: 'echo harmless' }), complete('T1', { shellExecution: { exitCode: 0 } })), { reports: report({}) });
+    expect(strip(events)).toEqual([
+      { type: 'command', command: 'rm -rf /important', tool_name: 'bash' },
+      { type: 'command', command: 'echo harmless', exit_code: 0, is_success: true, tool_name: 'bash' },
+    ]);
   });
 });

@@ -2,9 +2,11 @@
 // A shell command's exit code is `shellExecution.exitCode` (a failed command still says success:true);
 // `view` of a directory is a listing (toolTelemetry.properties.viewType "directory"); a skill names no file.
 import type { DraftEvent } from '../../shared/events.ts';
-import { absolutePath, arr, bool, compact, count, obj, str } from '../../shared/translate/json.ts';
+import { z } from 'zod';
+import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownValue } from '../../shared/translate/best-effort.ts';
+import type { ToolComplete } from './records.ts';
 
 export interface CopilotCall {
   name: string;
@@ -31,50 +33,55 @@ export function copilotToolKind(name: string): CopilotToolKind {
 
 const unknownCall = (call: CopilotCall, complete?: JsonObject): DraftEvent => unknownValue(complete ? { tool_start: call.start, tool_complete: complete } : { tool_start: call.start });
 
-/** `complete` is the execution_complete data, undefined when the session ended before it arrived. */
-export function mapCopilotCall(call: CopilotCall, complete: JsonObject | undefined, cwd: string | undefined): DraftEvent | undefined {
-  const a = call.args;
+const lineNumber = z.int().nonnegative();
+/** The arguments each kind reads; a call whose arguments fail their schema is `unknown` (issue 19, finding 7). */
+const ARGUMENTS = {
+  command: z.looseObject({ command: z.string() }),
+  // view_range [a, -1] means "to the end of the file".
+  view: z.looseObject({ path: z.string(), view_range: z.tuple([lineNumber, z.union([lineNumber, z.literal(-1)])]).optional() }),
+  write: z.looseObject({ path: z.string() }),
+  search: z.looseObject({ pattern: z.string(), path: z.string().optional(), paths: z.array(z.string()).optional() }),
+};
+
+/** `complete` is the execution_complete data read through its schema, undefined when the session ended first. */
+export function mapCopilotCall(call: CopilotCall, complete: ToolComplete | undefined, cwd: string | undefined): DraftEvent | undefined {
   const tool_name = call.name;
-  const path = (value: unknown) => {
-    const p = str(value);
-    return p === undefined ? undefined : absolutePath(p, cwd);
-  };
-  const succeeded = complete ? bool(complete.success) : undefined;
+  const at = (p: string | undefined) => (p === undefined ? undefined : absolutePath(p, cwd));
+  const succeeded = complete?.success;
+  const unknown = () => unknownCall(call, complete);
   switch (copilotToolKind(call.name)) {
     case 'command': {
-      const command = str(a.command);
-      if (command === undefined) return unknownCall(call, complete);
-      const exit_code = count(obj(complete?.shellExecution)?.exitCode);
+      const a = ARGUMENTS.command.safeParse(call.args);
+      if (!a.success) return unknown();
+      const exit_code = complete?.shellExecution?.exitCode;
       const is_success = exit_code !== undefined ? exit_code === 0 && succeeded !== false : succeeded;
-      return compact({ type: 'command', command, exit_code, is_success, tool_name });
+      return compact({ type: 'command', command: a.data.command, exit_code, is_success, tool_name });
     }
     case 'view': {
-      const target = path(a.path);
-      if (target === undefined) return unknownCall(call, complete);
-      const viewType = str(obj(obj(complete?.toolTelemetry)?.properties)?.viewType);
-      if (viewType === 'directory') return compact({ type: 'list', path: target, is_success: succeeded, tool_name });
-      const range = arr(a.view_range);
-      const start_line = count(range?.[0]);
-      const end = range?.[1];
-      // view_range [a, -1] means "to the end of the file": no end line is known.
-      return compact({ type: 'read', path: target, start_line, end_line: end === -1 ? undefined : count(end), is_success: succeeded, tool_name });
+      const a = ARGUMENTS.view.safeParse(call.args);
+      if (!a.success) return unknown();
+      // Only the completion says whether a file or a directory was viewed: without it, nothing is guessed.
+      const viewType = complete?.toolTelemetry?.properties?.viewType;
+      if (viewType === 'directory') return compact({ type: 'list', path: at(a.data.path), is_success: succeeded, tool_name });
+      if (viewType !== 'file') return unknown();
+      const [start, end] = a.data.view_range ?? [];
+      return compact({ type: 'read', path: at(a.data.path)!, start_line: start, end_line: end === -1 ? undefined : end, is_success: succeeded, tool_name });
     }
     case 'write': {
-      const target = path(a.path);
-      return target === undefined ? unknownCall(call, complete) : compact({ type: 'write', path: target, is_success: succeeded, tool_name });
+      const a = ARGUMENTS.write.safeParse(call.args);
+      return a.success ? compact({ type: 'write', path: at(a.data.path)!, is_success: succeeded, tool_name }) : unknown();
     }
     case 'search': {
-      const query = str(a.pattern);
-      if (query === undefined) return unknownCall(call, complete);
-      const paths = arr(a.paths)?.map(str);
-      const one = paths?.length === 1 ? paths[0] : str(a.path);
-      return compact({ type: 'search', query, path: one === undefined ? undefined : absolutePath(one, cwd), is_success: succeeded, tool_name });
+      const a = ARGUMENTS.search.safeParse(call.args);
+      if (!a.success) return unknown();
+      const one = a.data.paths?.length === 1 ? a.data.paths[0] : a.data.path;
+      return compact({ type: 'search', query: a.data.pattern, path: at(one), is_success: succeeded, tool_name });
     }
     case 'subagent':
       return undefined; // subagent.started / subagent.completed report it with the subagent's own id
     case 'skill':
     case 'other':
       // skills (no file named), read_bash/stop_bash/list_bash, sql, *_agent, fetch docs, MCP: no type of their own.
-      return unknownCall(call, complete);
+      return unknown();
   }
 }

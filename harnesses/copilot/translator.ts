@@ -4,11 +4,14 @@
 // and the terminal `result` (session id, exit code). Tokens are only in the usage report file (usage.ts).
 import type { DraftEvent } from '../../shared/events.ts';
 import type { SessionReports, SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
-import { compact, num, obj, str } from '../../shared/translate/json.ts';
+import { compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
-import { unknownLine } from '../../shared/translate/best-effort.ts';
+import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts';
+import { PendingCalls } from '../../shared/translate/pending-calls.ts';
+import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
 import { mapCopilotCall } from './map-copilot-tools.ts';
 import type { CopilotCall } from './map-copilot-tools.ts';
+import { AssistantMessage, AssistantReasoning, CopilotRecord, DataRecord, ModelCallFailure, ResultRecord, SessionError, SessionWarning, Subagent, ToolComplete, ToolStart } from './records.ts';
 import { copilotTokens } from './usage.ts';
 
 /** The usage report's file name in the run HOME (Invocation.reports). */
@@ -25,7 +28,8 @@ export const SILENT = new Set([
 export class CopilotTranslator implements SessionTranslator {
   private session: string | undefined;
   private readonly cwd: string | undefined;
-  private readonly calls = new Map<string, CopilotCall>();
+  /** Tool calls waiting for their completion, by id; a reused id reports the earlier call first (finding 9). */
+  private readonly calls = new PendingCalls<CopilotCall, { record: JsonObject; data: ToolComplete }>();
   /** Reasoning already emitted from assistant.message.reasoningText, so assistant.reasoning does not repeat it. */
   private readonly reasoningSeen = new Set<string>();
   private exitCode: number | undefined;
@@ -41,52 +45,65 @@ export class CopilotTranslator implements SessionTranslator {
   }
 
   line(line: StdoutLine): DraftEvent[] {
-    const r = obj(line.json);
-    const type = str(r?.type);
-    if (!r || !type) return [unknownLine(line)];
+    const parsed = CopilotRecord.safeParse(line.json);
+    if (!parsed.success) return [unknownLine(line)];
+    const r = parsed.data;
+    const type = r.type;
     if (type === 'result') return this.result(r, line);
-    const data = obj(r.data);
-    if (!data) return [unknownLine(line)];
+    const withData = DataRecord.safeParse(r);
+    if (!withData.success) return [unknownLine(line)];
+    const { data, agentId } = withData.data;
     switch (type) {
       case 'assistant.message':
-        return this.message(data);
+        return this.message(data, line);
       case 'assistant.reasoning': {
-        const text = str(data.content);
-        if (text === undefined) return [unknownLine(line)];
+        const reasoning = AssistantReasoning.safeParse(data);
+        if (!reasoning.success) return [unknownLine(line)];
+        const text = reasoning.data.content;
         if (text.length === 0 || this.reasoningSeen.has(text)) return [];
         this.reasoningSeen.add(text);
         return [{ type: 'reasoning', message: text }];
       }
       case 'tool.execution_start': {
-        const id = str(data.toolCallId);
-        const name = str(data.toolName);
-        const args = obj(data.arguments) ?? {};
-        if (!id || !name) return [unknownLine(line)];
-        this.calls.set(id, { name, args, start: r });
-        return [];
+        const start = ToolStart.safeParse(data);
+        if (!start.success) return [unknownLine(line)];
+        const call: CopilotCall = { name: start.data.toolName, args: start.data.arguments ?? {}, start: r };
+        const { displaced, result } = this.calls.open(start.data.toolCallId, call);
+        const out = displaced ? this.unfinished(displaced) : [];
+        if (result) out.push(...this.finishCall(call, result.data));
+        return out;
       }
       case 'tool.execution_complete': {
-        const id = str(data.toolCallId);
-        const call = id ? this.calls.get(id) : undefined;
-        if (!id || !call) return [unknownLine(line)];
-        this.calls.delete(id);
-        const event = mapCopilotCall(call, data, this.cwd);
-        return event ? [event] : [];
+        const complete = ToolComplete.safeParse(data);
+        // Its call, if any, stays pending and is reported without an outcome.
+        if (!complete.success) return [unknownLine(line)];
+        const { call, displaced } = this.calls.close(complete.data.toolCallId, { record: r, data: complete.data });
+        const out: DraftEvent[] = displaced ? [unknownValue(displaced.record)] : [];
+        if (call) out.push(...this.finishCall(call, complete.data));
+        return out;
       }
       case 'subagent.started':
       case 'subagent.completed':
       case 'subagent.failed':
-        return this.subagent(type, r, data, line);
+        return this.subagent(type, agentId, data, line);
       case 'model.call_failure': {
         // One failed model request; Copilot may retry it, so the session's verdict comes from session.error.
-        const status = num(data.statusCode);
-        const detail = str(data.errorMessage) ?? str(data.failureKind) ?? 'no detail';
+        const failure = ModelCallFailure.safeParse(data);
+        if (!failure.success) return [unknownLine(line)];
+        const { statusCode: status, errorMessage, failureKind } = failure.data;
+        const detail = errorMessage ?? failureKind ?? 'no detail';
         return [{ type: 'warning', message: `model call failed${status === undefined ? '' : ` (HTTP ${status})`}: ${detail}`, code: 'model_call_failure' }];
       }
-      case 'session.error':
-        return [compact({ type: 'error', message: str(data.message) ?? JSON.stringify(data), code: str(data.errorType) })];
-      case 'session.warning':
-        return [compact({ type: 'warning', message: str(data.message) ?? JSON.stringify(data), code: str(data.warningType) })];
+      case 'session.error': {
+        const error = SessionError.safeParse(data);
+        if (!error.success) return [unknownLine(line)];
+        return [compact({ type: 'error', message: error.data.message ?? JSON.stringify(data), code: error.data.errorType })];
+      }
+      case 'session.warning': {
+        const warning = SessionWarning.safeParse(data);
+        if (!warning.success) return [unknownLine(line)];
+        return [compact({ type: 'warning', message: warning.data.message ?? JSON.stringify(data), code: warning.data.warningType })];
+      }
       default:
         return SILENT.has(type) ? [] : [unknownLine(line)];
     }
@@ -94,60 +111,75 @@ export class CopilotTranslator implements SessionTranslator {
 
   finish(reports: SessionReports = {}): { events: DraftEvent[]; result: SessionResult } {
     const events: DraftEvent[] = [];
-    for (const call of this.calls.values()) {
-      const event = mapCopilotCall(call, undefined, this.cwd);
-      if (event) events.push(event);
-    }
-    this.calls.clear();
-    let report: JsonObject | undefined;
+    const { calls, results } = this.calls.drain();
+    for (const call of calls) events.push(...this.unfinished(call));
+    for (const result of results) events.push(unknownValue(result.record));
+    let report: unknown;
     const text = reports[USAGE_REPORT];
     if (text !== undefined) {
       try {
-        report = obj(JSON.parse(text));
+        report = JSON.parse(text);
       } catch {
         report = undefined;
       }
     }
-    const tokens = report ? copilotTokens(report) : undefined;
-    if (!tokens) events.push({ type: 'warning', message: `no token usage: Copilot's usage report (${USAGE_REPORT}) was ${text === undefined ? 'not written' : 'not in the known shape'}`, code: 'usage_missing' });
+    const usage = copilotTokens(report);
+    if (!usage) events.push({ type: 'warning', message: `no token usage: Copilot's usage report (${USAGE_REPORT}) was ${text === undefined ? 'not written' : 'not in the known shape'}`, code: 'usage_missing' });
+    else if (usage.unreadable.length > 0) events.push(unreadableUsageWarning('Copilot', USAGE_REPORT, usage.unreadable));
+    const reportObject = typeof report === 'object' && report !== null && !Array.isArray(report) ? (report as JsonObject) : undefined;
+    const currentModel = typeof reportObject?.currentModel === 'string' ? reportObject.currentModel : undefined;
     const result: SessionResult = {
-      tokens: tokens ?? null,
-      raw_usage: { result: this.resultUsage, report: report ?? null },
+      tokens: usage?.tokens ?? null,
+      raw_usage: { result: this.resultUsage, report: reportObject ?? null },
       reported_cost_usd: null,
-      reported_model: str(report?.currentModel) ?? this.reportedModel,
+      reported_model: currentModel ?? this.reportedModel,
     };
     if (this.session) result.session_id = this.session;
     if (this.exitCode !== undefined) result.is_error = this.exitCode !== 0;
     return { events, result };
   }
 
+  /** A call whose completion never came: its event without an outcome. */
+  private unfinished(call: CopilotCall): DraftEvent[] {
+    const event = mapCopilotCall(call, undefined, this.cwd);
+    return event ? [event] : [];
+  }
+
+  private finishCall(call: CopilotCall, complete: ToolComplete): DraftEvent[] {
+    const event = mapCopilotCall(call, complete, this.cwd);
+    return event ? [event] : [];
+  }
+
   private result(r: JsonObject, line: StdoutLine): DraftEvent[] {
-    const session = str(r.sessionId);
-    const exit = num(r.exitCode);
+    const parsed = ResultRecord.safeParse(r);
+    if (!parsed.success) return [unknownLine(line)];
+    const { sessionId: session, exitCode: exit, usage } = parsed.data;
     if (!session && exit === undefined) return [unknownLine(line)];
     this.session ??= session;
     this.exitCode = exit;
-    this.resultUsage = r.usage ?? null;
+    this.resultUsage = usage ?? null;
     return [];
   }
 
-  private message(data: JsonObject): DraftEvent[] {
+  private message(data: JsonObject, line: StdoutLine): DraftEvent[] {
+    const parsed = AssistantMessage.safeParse(data);
+    if (!parsed.success) return [unknownLine(line)];
+    const { model, reasoningText: reasoning, content: text } = parsed.data;
     const events: DraftEvent[] = [];
-    this.reportedModel = str(data.model) ?? this.reportedModel;
-    const reasoning = str(data.reasoningText);
+    this.reportedModel = model ?? this.reportedModel;
     if (reasoning && !this.reasoningSeen.has(reasoning)) {
       this.reasoningSeen.add(reasoning);
       events.push({ type: 'reasoning', message: reasoning });
     }
-    const text = str(data.content);
     if (text && text.trim().length > 0) events.push({ type: 'agent', message: text });
     return events;
   }
 
-  private subagent(type: string, r: JsonObject, data: JsonObject, line: StdoutLine): DraftEvent[] {
-    const id = str(r.agentId) ?? str(data.toolCallId);
-    if (!id) return [unknownLine(line)];
-    const subagent_name = str(data.agentDisplayName) ?? str(data.agentName);
+  private subagent(type: string, agentId: string | undefined, data: JsonObject, line: StdoutLine): DraftEvent[] {
+    const parsed = Subagent.safeParse(data);
+    const id = agentId ?? (parsed.success ? parsed.data.toolCallId : undefined);
+    if (!parsed.success || !id) return [unknownLine(line)];
+    const subagent_name = parsed.data.agentDisplayName ?? parsed.data.agentName;
     if (type === 'subagent.started') return [compact({ type: 'orchestration', action: 'subagent_started', subagent_id: id, subagent_name })];
     const ok = type === 'subagent.completed';
     return [compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: id, subagent_name, is_success: ok })];
