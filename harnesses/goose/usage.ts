@@ -2,9 +2,9 @@
 // (`get_session_usage_totals`, crates/goose-cli/src/session/mod.rs), read once, never summed.
 // goose's `Usage` doc comment (crates/goose/src/providers/base.rs): "`input_tokens` is the total input including
 // cache read/write tokens; the cache fields are breakdown subsets of it" -> both are subtracted for `input`.
-// Every count is an `Option<i32>` there (null or absent: not reported): an input or output count not reported
-// leaves its class null, a cache count not reported subtracts nothing (0). A count of the wrong type (a string, a
-// fraction) leaves its classes null and is named in a warning.
+// A count left out is not reported: an input or output count left out leaves its class null, a cache count left
+// out subtracts nothing (0). A count of the wrong type (a string, a fraction, null where only total_tokens may be
+// null) leaves its classes null and is named in a warning.
 // `cost_usd` is goose's own figure priced from its model catalogue (an estimate, not a provider invoice).
 import { z } from 'zod';
 import type { TokenUsage, UsageShape } from '../../shared/usage.ts';
@@ -20,14 +20,14 @@ export const GOOSE_USAGE_SHAPE: UsageShape = {
     "reported cost (goose's own estimate from its pricing catalogue).",
 };
 
-const reported = TokenCount.nullable().optional();
+/** `total_tokens` is an Option (null when unknown); the other counts are left out when not reported. */
 export const GooseComplete = z.looseObject({
-  total_tokens: reported,
-  input_tokens: reported,
-  output_tokens: reported,
-  cache_read_input_tokens: reported,
-  cache_write_input_tokens: reported,
-  cost_usd: z.number().nonnegative().nullable().optional(),
+  total_tokens: TokenCount.nullable().optional(),
+  input_tokens: TokenCount.optional(),
+  output_tokens: TokenCount.optional(),
+  cache_read_input_tokens: TokenCount.optional(),
+  cache_write_input_tokens: TokenCount.optional(),
+  cost_usd: z.number().nonnegative().optional(),
 });
 
 const USAGE_KEYS = ['total_tokens', 'input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_write_input_tokens', 'cost_usd'] as const;
@@ -36,7 +36,7 @@ export function gooseUsage(complete: JsonObject): { tokens: TokenUsage | null; r
   const raw: JsonObject = {};
   for (const key of USAGE_KEYS) if (complete[key] !== undefined) raw[key] = complete[key];
   const { fields, unreadable } = readUsage(GooseComplete, complete);
-  const field = (key: keyof typeof fields) => (unreadable.includes(key) ? null : (fields[key] ?? undefined));
+  const field = (key: 'input_tokens' | 'output_tokens') => (unreadable.includes(key) ? null : fields[key]);
   const inclusiveInput = field('input_tokens');
   const output = field('output_tokens');
   if (inclusiveInput === undefined && output === undefined) return { tokens: null, raw: Object.keys(raw).length > 0 ? raw : null, unreadable };
