@@ -267,7 +267,7 @@ process.exitCode = result.outcome === 'succeeded' ? 0 : 1;
     });
 
     it('an unreachable server is named with the reason while the run is still going; undelivered messages are dumped after the deadline', async () => {
-      const driver = await driverWithNats(`nats://tcab:${password}@127.0.0.1:1`, 8);
+      const driver = await driverWithNats(`nats://tcab:${password}@127.0.0.1:1`, 12);
       try {
         await vi.waitFor(() => expect(driver.output.stderr).toContain('tcab-driver: warning: cannot connect to NATS nats://127.0.0.1:1: connection refused; the run goes on'), { timeout: 6000, interval: 20 });
         expect(driver.running()).toBe(true);
