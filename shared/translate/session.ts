@@ -1,9 +1,16 @@
 // The harness-agnostic half of translation (spec: "Event reporting"): stamps events, turns lines an adapter
-// cannot see (truncated, non-JSON where JSON is expected) into `unknown`, stderr into `warning` as it arrives,
-// and a non-zero exit into a terminal `error` that carries the harness's own failure output. Pure: no I/O.
+// cannot see (truncated, non-JSON where JSON is expected, nested too deep) into `unknown`, stderr into `warning`
+// as it arrives, and a non-zero exit into a terminal `error` that carries the harness's own failure output.
+// Every event is checked against the HarnessEvent contract before it leaves: one line, whatever its content and
+// whatever the adapter makes of it (a throw, an invalid event), costs at most that line, as an `unknown` carrying
+// the line's raw record. Pure: no I/O.
+import { z } from 'zod';
+import { HarnessEvent as HarnessEventSchema, UnknownEvent } from '../events.ts';
 import type { DraftEvent, HarnessEvent } from '../events.ts';
-import type { HarnessAdapter, SessionReports, SessionResult, SessionTranslator, TranslatorContext } from '../adapter.ts';
+import type { HarnessAdapter, SessionReports, SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../adapter.ts';
 import type { SplitLine } from './lines.ts';
+import { parseJsonLine } from './json-line.ts';
+import { TailBuffer } from './tail.ts';
 
 export interface Clock {
   now(): Date;
@@ -17,7 +24,7 @@ export interface ExitStatus {
 
 export interface TranslationOptions {
   clock?: Clock;
-  /** How much failure output the terminal error keeps (the tail, in characters). */
+  /** How much failure output the terminal error keeps (the tail, in characters, per stream). */
   failureTailChars?: number;
 }
 
@@ -30,54 +37,39 @@ export interface SessionSummary {
 
 const DEFAULT_TAIL = 4000;
 const TRUNCATION_MARKER = (bytes: number) => `…[tcab: line truncated, original ${bytes} bytes]`;
+const SESSION_ID = UnknownEvent.shape.session_id;
 
 /**
- * Keeps references to the last lines seen (no copying on the hot path); the bounded text is only built when a
- * failure message needs it.
+ * What an adapter may hand over: the HarnessEvent contract without the fields the engine stamps. The engine makes
+ * those itself (timestamp from the clock, session id checked once per value), so checking drafts, not stamped
+ * events, keeps the contract and halves the cost on the hot path (no timestamp pattern per event).
  */
-class TailBuffer {
-  private readonly ring: string[] = [];
-  private next = 0;
-  private readonly limit: number;
-  private readonly maxLines: number;
-  constructor(limit: number, maxLines = 64) {
-    this.limit = limit;
-    this.maxLines = maxLines;
-  }
-  add(line: string): void {
-    if (this.ring.length < this.maxLines) this.ring.push(line);
-    else this.ring[this.next] = line;
-    this.next = (this.next + 1) % this.maxLines;
-  }
-  text(): string {
-    const ordered = this.ring.length < this.maxLines ? this.ring : [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
-    // Whole lines from the end while they fit; a single line longer than the limit keeps its end.
-    const kept: string[] = [];
-    let size = 0;
-    for (let i = ordered.length - 1; i >= 0; i--) {
-      const line = ordered[i]!;
-      if (size + line.length + 1 > this.limit) {
-        if (kept.length === 0) kept.push(line.slice(line.length - this.limit));
-        break;
-      }
-      kept.push(line);
-      size += line.length + 1;
-    }
-    return kept.reverse().join('\n');
+const STAMPED_FIELDS = ['timestamp', 'session_id'] as const;
+const DraftEventSchema = z.discriminatedUnion(
+  'type',
+  (HarnessEventSchema.options as readonly z.ZodObject[]).map((variant) =>
+    variant.omit(Object.fromEntries(STAMPED_FIELDS.filter((field) => field in variant.shape).map((field) => [field, true])) as Partial<Record<(typeof STAMPED_FIELDS)[number], true>>),
+  ) as unknown as typeof HarnessEventSchema.options,
+);
+
+function conforms(schema: z.ZodType, value: unknown): boolean {
+  try {
+    return schema.safeParse(value).success;
+  } catch {
+    // A value zod cannot walk (a cycle an adapter built): not an event we can publish.
+    return false;
   }
 }
 
-/** Parses a line only when it can be a JSON object or array: cheap rejection of plain text, never a throw. */
-export function parseJsonLine(text: string): unknown {
-  let i = 0;
-  while (i < text.length && (text.charCodeAt(i) === 0x20 || text.charCodeAt(i) === 0x09)) i++;
-  const c = text.charCodeAt(i);
-  if (c !== 0x7b /* { */ && c !== 0x5b /* [ */) return undefined;
+/** A JSON copy of something an adapter produced outside any line (its end-of-session events), never a throw. */
+function jsonCopy(value: unknown): unknown {
   try {
-    return JSON.parse(text);
+    const text = JSON.stringify(value);
+    if (text !== undefined) return JSON.parse(text);
   } catch {
-    return undefined;
+    // cyclic, BigInt, or too deep to serialize
   }
+  return `[tcab: unserializable ${typeof value} from the translator]`;
 }
 
 export class TranslationSession {
@@ -91,6 +83,9 @@ export class TranslationSession {
   /** Last timestamp string and the millisecond it was made for: lines arrive far faster than 1/ms. */
   private lastMs = -1;
   private lastStamp = '';
+  /** The adapter's last session id and whether it satisfies the contract (checked once per new value). */
+  private lastSessionId: unknown;
+  private lastSessionIdValid = true;
 
   constructor(adapter: HarnessAdapter, context: TranslatorContext = {}, options: TranslationOptions = {}) {
     this.slug = adapter.slug;
@@ -101,16 +96,22 @@ export class TranslationSession {
     this.stdoutTail = new TailBuffer(tail);
   }
 
-  /** One stdout line: adapter events, or `unknown` for a line the adapter never gets to see. */
+  /** One stdout line: adapter events, or `unknown` for a line the adapter never gets to see or cannot map. */
   stdout(line: SplitLine): HarnessEvent[] {
     this.stdoutTail.add(line.text);
     if (line.truncated) {
-      return this.stamp([
-        { type: 'unknown', raw: line.text + TRUNCATION_MARKER(line.bytes), original_bytes: line.bytes },
-      ]);
+      return this.stamp([{ type: 'unknown', raw: line.text + TRUNCATION_MARKER(line.bytes), original_bytes: line.bytes }]);
     }
     if (line.text.length === 0) return [];
-    return this.stamp(this.translator.line({ text: line.text, json: parseJsonLine(line.text) }));
+    const record: StdoutLine = { text: line.text, json: parseJsonLine(line.text) };
+    let drafts: unknown;
+    try {
+      drafts = this.translator.line(record);
+    } catch {
+      // An adapter that throws on a line costs that line: it is published as it came.
+      drafts = null;
+    }
+    return this.stamp(drafts, record);
   }
 
   /** One stderr line: surfaced as a warning while the run is in progress (spec). */
@@ -125,15 +126,25 @@ export class TranslationSession {
   finish(exit: ExitStatus, reports: SessionReports = {}): { events: HarnessEvent[]; summary: SessionSummary } {
     if (this.finished) throw new Error('TranslationSession.finish called twice');
     this.finished = true;
-    const { events: drafts, result } = this.translator.finish(reports);
+    let drafts: unknown = [];
+    let result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
+    let failure: string | undefined;
+    try {
+      ({ events: drafts, result } = this.translator.finish(reports));
+    } catch (error) {
+      failure = error instanceof Error ? error.message : String(error);
+    }
     const events = this.stamp(drafts);
+    if (failure !== undefined) {
+      events.push(...this.stamp([{ type: 'warning', message: `the ${this.slug} translator failed at the end of the session (${failure}): its final events and usage are missing`, code: 'translator_failed' }]));
+    }
     const failed = exit.code !== 0 || exit.signal !== null;
     if (failed) events.push(...this.stamp([{ type: 'error', message: this.failureMessage(exit) }]));
     return { events, summary: { result, exit, counts: { ...this.counts } } };
   }
 
   sessionId(): string | undefined {
-    return this.translator.sessionId();
+    return this.currentSessionId();
   }
 
   private failureMessage(exit: ExitStatus): string {
@@ -142,8 +153,29 @@ export class TranslationSession {
     return own ? `${this.slug} ${how}:\n${own}` : `${this.slug} ${how} and printed nothing`;
   }
 
-  private stamp(drafts: DraftEvent[]): HarnessEvent[] {
-    if (drafts.length === 0) return [];
+  /** The adapter's session id when it is one the contract accepts; never a reason to lose an event. */
+  private currentSessionId(): string | undefined {
+    let id: unknown;
+    try {
+      id = this.translator.sessionId();
+    } catch {
+      return undefined;
+    }
+    if (id !== this.lastSessionId) {
+      this.lastSessionId = id;
+      this.lastSessionIdValid = SESSION_ID.safeParse(id).success;
+    }
+    return this.lastSessionIdValid ? (id as string | undefined) : undefined;
+  }
+
+  /**
+   * Stamps drafts and checks each against the contract. A draft that fails it becomes an `unknown` carrying the
+   * record it came from: the line's parsed JSON (or its text) for a line, its own JSON copy at the end of a
+   * session. All failures of one line share one `unknown`, so a line is never published twice.
+   */
+  private stamp(drafts: unknown, line?: StdoutLine): HarnessEvent[] {
+    const list: readonly unknown[] = Array.isArray(drafts) ? drafts : [drafts];
+    if (list.length === 0) return [];
     const now = this.clock.now();
     const ms = now.getTime();
     if (ms !== this.lastMs) {
@@ -151,14 +183,37 @@ export class TranslationSession {
       this.lastStamp = now.toISOString();
     }
     const timestamp = this.lastStamp;
-    const sessionId = this.translator.sessionId();
-    return drafts.map((draft) => {
-      this.counts[draft.type] = (this.counts[draft.type] ?? 0) + 1;
-      // Key order on the wire: type, timestamp, session_id, then the type's own fields (the spread repeats
-      // `type` with the same value, which keeps its first position).
-      const fields = draft as object;
-      if (draft.type === 'system' || sessionId === undefined) return { type: draft.type, timestamp, ...fields } as HarnessEvent;
-      return { type: draft.type, timestamp, session_id: sessionId, ...fields } as HarnessEvent;
-    });
+    const sessionId = this.currentSessionId();
+    const out: HarnessEvent[] = [];
+    let lineStandIn = false;
+    for (const draft of list) {
+      if (conforms(DraftEventSchema, draft)) {
+        out.push(stamped(draft as DraftEvent, timestamp, sessionId));
+      } else if (line === undefined) {
+        out.push(this.standIn(jsonCopy(draft), timestamp, sessionId));
+      } else if (!lineStandIn) {
+        lineStandIn = true;
+        out.push(this.standIn(line.json === undefined ? line.text : line.json, timestamp, sessionId, line.text));
+      }
+    }
+    for (const event of out) this.counts[event.type] = (this.counts[event.type] ?? 0) + 1;
+    return out;
   }
+
+  /** The `unknown` published instead of an event that broke the contract; falls back to text that always fits. */
+  private standIn(raw: unknown, timestamp: string, sessionId: string | undefined, text?: string): HarnessEvent {
+    const event = stamped({ type: 'unknown', raw } as DraftEvent, timestamp, sessionId);
+    if (conforms(HarnessEventSchema, event)) return event;
+    // e.g. a number JSON.parse read as Infinity (1e999), which is not JSON: the text is the record as printed.
+    // Without a line, `raw` is already a JSON copy, so its text exists.
+    return stamped({ type: 'unknown', raw: text ?? JSON.stringify(raw) }, timestamp, sessionId);
+  }
+}
+
+// Key order on the wire: type, timestamp, session_id, then the type's own fields (the spread repeats `type` with
+// the same value, which keeps its first position). `system` events never carry a session id.
+function stamped(draft: DraftEvent, timestamp: string, sessionId: string | undefined): HarnessEvent {
+  const fields = draft as object;
+  if (draft.type === 'system' || sessionId === undefined) return { type: draft.type, timestamp, ...fields } as HarnessEvent;
+  return { type: draft.type, timestamp, session_id: sessionId, ...fields } as HarnessEvent;
 }
