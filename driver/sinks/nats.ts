@@ -10,7 +10,6 @@
 //   subjects; they happened before the driver started but reach NATS through the dispatcher's watch. The sink
 //   holds the driver's messages until start_container's end is on the stream (bounded), so the run's stream is in
 //   the order things happened.
-import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -96,7 +95,7 @@ export class NatsSink implements EventSink {
   constructor(options: NatsSinkOptions) {
     this.options = options;
     this.deliverBy = options.deliverBy;
-    this.queue = new SpillQueue(join(options.spillDir ?? tmpdir(), `tcab-nats-spill-${process.pid}-${Date.now()}.ndjson`), options.maxMemoryBytes);
+    this.queue = new SpillQueue(options.spillDir ?? tmpdir(), options.maxMemoryBytes);
     if (options.signal?.aborted) this.onCancel();
     else options.signal?.addEventListener('abort', this.onCancel, { once: true });
     // Connect now, not at the first event: a wrong URL is reported before the run has done anything.

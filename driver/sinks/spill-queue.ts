@@ -1,6 +1,10 @@
 // A FIFO of serialized messages that stays bounded in memory: past `maxMemoryBytes` new items are appended to a
 // spill file and read back in order once the memory part drains. Order is preserved across both parts.
-import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+// The spill file lives in a fresh private directory (mkdtemp, 0700) created on the first spill and is opened
+// with O_EXCL|O_NOFOLLOW: the driver runs as root and the spill parent is often a shared /tmp, where a guessable
+// file name would let anyone plant a symlink and have root truncate its target.
+import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 
 export class SpillQueue {
   private memory: string[] = [];
@@ -9,12 +13,24 @@ export class SpillQueue {
   private spillWriteOffset = 0;
   private spillReadOffset = 0;
   private spilledCount = 0;
-  private readonly spillPath: string;
+  private readonly spillParent: string;
+  private spillDir: string | undefined;
   private readonly maxMemoryBytes: number;
 
-  constructor(spillPath: string, maxMemoryBytes = 32 * 1024 * 1024) {
-    this.spillPath = spillPath;
+  /** @param spillParent the directory the private spill directory is created in (e.g. os.tmpdir()). */
+  constructor(spillParent: string, maxMemoryBytes = 32 * 1024 * 1024) {
+    this.spillParent = spillParent;
     this.maxMemoryBytes = maxMemoryBytes;
+  }
+
+  /** The spill file's path once something was spilled (diagnostics and tests). */
+  get spillPath(): string | undefined {
+    return this.spillDir === undefined ? undefined : join(this.spillDir, 'spill.ndjson');
+  }
+
+  private openSpill(): number {
+    this.spillDir = mkdtempSync(join(this.spillParent, 'tcab-nats-spill-'));
+    return openSync(this.spillPath!, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   }
 
   get length(): number {
@@ -29,7 +45,7 @@ export class SpillQueue {
       this.memoryBytes += item.length;
       return;
     }
-    this.spillFd ??= openSync(this.spillPath, 'w+', 0o600);
+    this.spillFd ??= this.openSpill();
     const line = Buffer.from(`${item}\n`);
     writeSync(this.spillFd, line, 0, line.length, this.spillWriteOffset);
     this.spillWriteOffset += line.length;
@@ -58,7 +74,8 @@ export class SpillQueue {
   dispose(): void {
     if (this.spillFd !== undefined) closeSync(this.spillFd);
     this.spillFd = undefined;
-    rmSync(this.spillPath, { force: true });
+    if (this.spillDir !== undefined) rmSync(this.spillDir, { recursive: true, force: true });
+    this.spillDir = undefined;
   }
 
   private refill(want: number): void {
