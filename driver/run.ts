@@ -77,7 +77,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
   scrubber.add(...(options.secrets ?? []), ...proxySecrets(options.env));
   let seq = 0;
   const emit = (event: HarnessEvent) => {
-    const clean = scrubber.value(event);
+    const clean = scrubber.event(event, () => clock.now().toISOString());
     seq += 1;
     for (const sink of options.sinks) sink.event({ runId: options.runId, seq, event: clean });
   };
