@@ -54,8 +54,8 @@ export function bashExitCode(outcome: ToolOutcome): number | undefined {
 }
 
 const lineNumber = z.int().nonnegative();
-const EditResult = z.looseObject({ structuredPatch: z.array(z.looseObject({ newStart: lineNumber, newLines: lineNumber })).min(1) });
-const ReadResult = z.looseObject({ file: z.looseObject({ startLine: lineNumber, numLines: lineNumber }) });
+const EditResult = z.object({ structuredPatch: z.array(z.object({ newStart: lineNumber, newLines: lineNumber })).min(1) });
+const ReadResult = z.object({ file: z.object({ startLine: lineNumber, numLines: lineNumber }) });
 
 /** Line range touched by an Edit/Write, from the structured patch's hunks (new-file coordinates). */
 function patchRange(structured: unknown): { start_line?: number; end_line?: number } {
@@ -80,13 +80,13 @@ function readRange(structured: unknown): { start_line?: number; end_line?: numbe
 
 /** The input fields each kind reads; a call whose input fails its schema is `unknown` (issue 19, finding 7). */
 const INPUTS = {
-  command: z.looseObject({ command: z.string() }),
-  read: z.looseObject({ file_path: z.string() }),
-  write: z.looseObject({ file_path: z.string().optional(), notebook_path: z.string().optional() }),
-  search: z.looseObject({ pattern: z.string(), path: z.string().optional() }),
-  list: z.looseObject({ path: z.string().optional() }),
-  skill: z.looseObject({ skill: z.string().optional() }),
-  subagent: z.looseObject({ subagent_type: z.string().optional() }),
+  command: z.object({ command: z.string() }),
+  read: z.object({ file_path: z.string() }),
+  write: z.object({ file_path: z.string().optional(), notebook_path: z.string().optional() }),
+  search: z.object({ pattern: z.string(), path: z.string().optional() }),
+  list: z.object({ path: z.string().optional() }),
+  skill: z.object({ skill: z.string().optional() }),
+  subagent: z.object({ subagent_type: z.string().optional() }),
 };
 
 /** A skill's or subagent's name from its call, or undefined when the call does not name it readably. */

@@ -1,47 +1,49 @@
 // The Claude Code stream-json records and fields the translator reads, as zod schemas (issue 19, finding 7): a
-// record or block that fails its schema becomes `unknown`, never a default. Loose objects: fields the translator
-// does not read are kept and may hold anything. Shapes: shared/reference/harnesses.md section 1.
+// record or block that fails its schema becomes `unknown`, never a default. Fields the translator does not read may
+// hold anything: z.object ignores them (and does not copy them, which keeps the hot path fast); `unknown` events
+// carry the raw record. Shapes: shared/reference/harnesses.md section 1.
 import { z } from 'zod';
+import { AnyJsonObject } from '../../shared/translate/json-object.ts';
 
 const id = z.string().min(1);
 
 /** Every record: its type, and the session id the CLI stamps on it. */
-export const ClaudeRecord = z.looseObject({ type: z.string(), session_id: id.optional() });
+export const ClaudeRecord = z.object({ type: z.string(), session_id: id.optional() });
 
-export const SystemRecord = z.looseObject({ subtype: z.string() });
-export const InitRecord = z.looseObject({ cwd: z.string().optional(), model: z.string().optional() });
-export const ApiRetryRecord = z.looseObject({
+export const SystemRecord = z.object({ subtype: z.string() });
+export const InitRecord = z.object({ cwd: z.string().optional(), model: z.string().optional() });
+export const ApiRetryRecord = z.object({
   error_status: z.int().nullable().optional(),
   error: z.string().optional(),
   attempt: z.int().nonnegative().optional(),
   max_retries: z.int().nonnegative().optional(),
   retry_delay_ms: z.number().nonnegative().optional(),
 });
-export const TaskStartedRecord = z.looseObject({
+export const TaskStartedRecord = z.object({
   task_id: id,
   tool_use_id: id.optional(),
   subagent_type: z.string().optional(),
   description: z.string().optional(),
 });
-export const TaskNotificationRecord = z.looseObject({ task_id: id, status: z.string().min(1), tool_use_id: id.optional() });
+export const TaskNotificationRecord = z.object({ task_id: id, status: z.string().min(1), tool_use_id: id.optional() });
 
-export const AssistantRecord = z.looseObject({
-  message: z.looseObject({ content: z.array(z.unknown()), model: z.string().optional() }),
+export const AssistantRecord = z.object({
+  message: z.object({ content: z.array(z.unknown()), model: z.string().optional() }),
   /** Set on the synthetic assistant message Claude Code prints for a failed API call. */
   error: z.string().optional(),
 });
 export const AssistantBlock = z.discriminatedUnion('type', [
-  z.looseObject({ type: z.literal('text'), text: z.string() }),
-  z.looseObject({ type: z.literal('thinking'), thinking: z.string() }),
-  z.looseObject({ type: z.literal('redacted_thinking') }),
-  z.looseObject({ type: z.literal('tool_use'), id, name: z.string().min(1), input: z.looseObject({}) }),
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({ type: z.literal('thinking'), thinking: z.string() }),
+  z.object({ type: z.literal('redacted_thinking') }),
+  z.object({ type: z.literal('tool_use'), id, name: z.string().min(1), input: AnyJsonObject }),
 ]);
 
-export const UserRecord = z.looseObject({
-  message: z.looseObject({ content: z.union([z.string(), z.array(z.unknown())]) }),
+export const UserRecord = z.object({
+  message: z.object({ content: z.union([z.string(), z.array(z.unknown())]) }),
   tool_use_result: z.unknown().optional(),
 });
-export const ToolResultBlock = z.looseObject({
+export const ToolResultBlock = z.object({
   type: z.literal('tool_result'),
   tool_use_id: id,
   /** Absent means success (Anthropic Messages API). */
@@ -49,9 +51,9 @@ export const ToolResultBlock = z.looseObject({
   content: z.unknown().optional(),
 });
 /** The structured result of a Task/Agent call: `async_launched` means the subagent only started. */
-export const TaskToolResult = z.looseObject({ status: z.string(), agentId: id.optional() });
+export const TaskToolResult = z.object({ status: z.string(), agentId: id.optional() });
 
-export const ResultRecord = z.looseObject({
+export const ResultRecord = z.object({
   subtype: z.string().optional(),
   is_error: z.boolean().optional(),
   result: z.string().optional(),

@@ -71,8 +71,9 @@ export class ClaudeTranslator implements SessionTranslator {
   line(line: StdoutLine): DraftEvent[] {
     const parsed = ClaudeRecord.safeParse(line.json);
     if (!parsed.success) return [unknownLine(line)];
-    const record = parsed.data;
-    if (record.session_id !== undefined) this.session = record.session_id;
+    // The schema's copy holds only the fields it names: the record itself goes on to the record's own schema.
+    const record = line.json as Rec;
+    if (parsed.data.session_id !== undefined) this.session = parsed.data.session_id;
 
     const out: DraftEvent[] = [];
     const skill = this.pendingSkill;

@@ -20,13 +20,13 @@ export const CLAUDE_USAGE_SHAPE: UsageShape = {
     'leaves its class null, with a warning.',
 };
 
-const ModelUsageEntry = z.looseObject({
+const ModelUsageEntry = z.object({
   inputTokens: TokenCount.optional(),
   outputTokens: TokenCount.optional(),
   cacheReadInputTokens: TokenCount.optional(),
   cacheCreationInputTokens: TokenCount.optional(),
 });
-const ResultUsage = z.looseObject({
+const ResultUsage = z.object({
   input_tokens: TokenCount.optional(),
   output_tokens: TokenCount.optional(),
   cache_read_input_tokens: TokenCount.optional(),

@@ -25,12 +25,12 @@ const lineNumber = z.int().nonnegative();
 /** What each kind reads of a tool's input and output; a tool that fails them is `unknown` (issue 19, finding 7). */
 // A batch of no operations would report nothing at all: it is shown raw instead (min(1)).
 const INPUTS = {
-  command: z.looseObject({ commands: z.array(z.string()).min(1) }),
-  read: z.looseObject({ files: z.array(z.looseObject({ path: z.string().min(1), start_line: lineNumber.optional(), end_line: lineNumber.optional() })).min(1) }),
-  write: z.looseObject({ path: z.string() }),
-  search: z.looseObject({ queries: z.array(z.string()).min(1) }),
+  command: z.object({ commands: z.array(z.string()).min(1) }),
+  read: z.object({ files: z.array(z.object({ path: z.string().min(1), start_line: lineNumber.optional(), end_line: lineNumber.optional() })).min(1) }),
+  write: z.object({ path: z.string() }),
+  search: z.object({ queries: z.array(z.string()).min(1) }),
 };
-const Result = z.looseObject({ success: z.boolean().optional(), query: z.string().optional(), result: z.string().optional(), error: z.string().optional() });
+const Result = z.object({ success: z.boolean().optional(), query: z.string().optional(), result: z.string().optional(), error: z.string().optional() });
 /** Batch tools answer with one result per operation, in order; absent when the session ended first. */
 const BatchOutput = z.array(Result).optional();
 const SingleOutput = Result.optional();

@@ -43,13 +43,14 @@ export class ClineTranslator implements SessionTranslator {
   line(line: StdoutLine): DraftEvent[] {
     const parsed = ClineRecord.safeParse(line.json);
     if (!parsed.success) return [unknownLine(line)];
-    const r = parsed.data;
+    // The schema's copy holds only the fields it names: the record itself goes on to the record's own schema.
+    const r = line.json as JsonObject;
     switch (r.type) {
       case 'hook_event':
         return this.hook(r, line);
       case 'agent_event': {
         const e = AgentEventRecord.safeParse(r);
-        return e.success ? this.agentEvent(e.data.event, line) : [unknownLine(line)];
+        return e.success ? this.agentEvent(e.data.event.type, r.event as JsonObject, line) : [unknownLine(line)];
       }
       case 'run_result':
         return this.runResult(r, line);
@@ -123,8 +124,8 @@ export class ClineTranslator implements SessionTranslator {
     return SILENT_HOOKS.has(name) ? [] : [unknownLine(line)];
   }
 
-  private agentEvent(e: JsonObject & { type: string }, line: StdoutLine): DraftEvent[] {
-    if (e.type === 'content_start') {
+  private agentEvent(type: string, e: JsonObject, line: StdoutLine): DraftEvent[] {
+    if (type === 'content_start') {
       if (e.contentType === 'tool') {
         const start = ToolStart.safeParse(e);
         if (!start.success) return [unknownLine(line)];
@@ -141,7 +142,7 @@ export class ClineTranslator implements SessionTranslator {
       this.startedText.set(kind, message);
       return [{ type: kind === 'text' ? 'agent' : 'reasoning', message }];
     }
-    if (e.type === 'content_end') {
+    if (type === 'content_end') {
       if (e.contentType === 'text' || e.contentType === 'reasoning') {
         const text = TextStart.safeParse(e);
         const message = text.success ? (text.data.contentType === 'text' ? text.data.text : text.data.reasoning) : undefined;
@@ -161,10 +162,10 @@ export class ClineTranslator implements SessionTranslator {
       else out.push(...mapClineTool(call.name, call.input, end.data.output, this.cwd));
       return out;
     }
-    if (e.type === 'error') {
+    if (type === 'error') {
       const error = ErrorEvent.safeParse(e);
       return error.success ? [compact({ type: 'error', message: error.data.error.message, code: error.data.error.name })] : [unknownLine(line)];
     }
-    return SILENT_AGENT_EVENTS.has(e.type) ? [] : [unknownLine(line)];
+    return SILENT_AGENT_EVENTS.has(type) ? [] : [unknownLine(line)];
   }
 }

@@ -11,7 +11,7 @@ export const CLINE_USAGE_SHAPE: UsageShape = {
   doc: 'run_result.usage: inputTokens - cacheReadTokens -> input, cacheReadTokens -> cache_read, cacheWriteTokens -> cache_write, outputTokens -> output. totalCost (estimate) kept raw; subagents not included by Cline. An unreadable count leaves what it feeds null, with a warning.',
 };
 
-const Usage = z.looseObject({
+const Usage = z.object({
   inputTokens: TokenCount.optional(),
   cacheReadTokens: TokenCount.optional(),
   cacheWriteTokens: TokenCount.optional(),

@@ -36,19 +36,26 @@ const unknownCall = (call: CopilotCall, complete?: JsonObject): DraftEvent => un
 const lineNumber = z.int().nonnegative();
 /** The arguments each kind reads; a call whose arguments fail their schema is `unknown` (issue 19, finding 7). */
 const ARGUMENTS = {
-  command: z.looseObject({ command: z.string() }),
+  command: z.object({ command: z.string() }),
   // view_range [a, -1] means "to the end of the file".
-  view: z.looseObject({ path: z.string(), view_range: z.tuple([lineNumber, z.union([lineNumber, z.literal(-1)])]).optional() }),
-  write: z.looseObject({ path: z.string() }),
-  search: z.looseObject({ pattern: z.string(), path: z.string().optional(), paths: z.array(z.string()).optional() }),
+  view: z.object({ path: z.string(), view_range: z.tuple([lineNumber, z.union([lineNumber, z.literal(-1)])]).optional() }),
+  write: z.object({ path: z.string() }),
+  search: z.object({ pattern: z.string(), path: z.string().optional(), paths: z.array(z.string()).optional() }),
 };
 
-/** `complete` is the execution_complete data read through its schema, undefined when the session ended first. */
-export function mapCopilotCall(call: CopilotCall, complete: ToolComplete | undefined, cwd: string | undefined): DraftEvent | undefined {
+/** A tool.execution_complete: its data read through ToolComplete, and the data as printed (for `unknown`). */
+export interface CopilotOutcome {
+  complete: ToolComplete;
+  raw: JsonObject;
+}
+
+/** `outcome` is undefined when the session ended before the completion came. */
+export function mapCopilotCall(call: CopilotCall, outcome: CopilotOutcome | undefined, cwd: string | undefined): DraftEvent | undefined {
   const tool_name = call.name;
   const at = (p: string | undefined) => (p === undefined ? undefined : absolutePath(p, cwd));
+  const complete = outcome?.complete;
   const succeeded = complete?.success;
-  const unknown = () => unknownCall(call, complete);
+  const unknown = () => unknownCall(call, outcome?.raw);
   switch (copilotToolKind(call.name)) {
     case 'command': {
       const a = ARGUMENTS.command.safeParse(call.args);

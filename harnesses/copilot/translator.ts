@@ -10,7 +10,7 @@ import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts
 import { PendingCalls } from '../../shared/translate/pending-calls.ts';
 import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
 import { mapCopilotCall } from './map-copilot-tools.ts';
-import type { CopilotCall } from './map-copilot-tools.ts';
+import type { CopilotCall, CopilotOutcome } from './map-copilot-tools.ts';
 import { AssistantMessage, AssistantReasoning, CopilotRecord, DataRecord, ModelCallFailure, ResultRecord, SessionError, SessionWarning, Subagent, ToolComplete, ToolStart } from './records.ts';
 import { copilotTokens } from './usage.ts';
 
@@ -29,7 +29,7 @@ export class CopilotTranslator implements SessionTranslator {
   private session: string | undefined;
   private readonly cwd: string | undefined;
   /** Tool calls waiting for their completion, by id; a reused id reports the earlier call first (finding 9). */
-  private readonly calls = new PendingCalls<CopilotCall, { record: JsonObject; data: ToolComplete }>();
+  private readonly calls = new PendingCalls<CopilotCall, CopilotOutcome & { record: JsonObject }>();
   /** Reasoning already emitted from assistant.message.reasoningText, so assistant.reasoning does not repeat it. */
   private readonly reasoningSeen = new Set<string>();
   private exitCode: number | undefined;
@@ -47,8 +47,9 @@ export class CopilotTranslator implements SessionTranslator {
   line(line: StdoutLine): DraftEvent[] {
     const parsed = CopilotRecord.safeParse(line.json);
     if (!parsed.success) return [unknownLine(line)];
-    const r = parsed.data;
-    const type = r.type;
+    // The schema's copy holds only the fields it names: the record itself goes on to the record's own schema.
+    const r = line.json as JsonObject;
+    const type = parsed.data.type;
     if (type === 'result') return this.result(r, line);
     const withData = DataRecord.safeParse(r);
     if (!withData.success) return [unknownLine(line)];
@@ -70,16 +71,17 @@ export class CopilotTranslator implements SessionTranslator {
         const call: CopilotCall = { name: start.data.toolName, args: start.data.arguments ?? {}, start: r };
         const { displaced, result } = this.calls.open(start.data.toolCallId, call);
         const out = displaced ? this.unfinished(displaced) : [];
-        if (result) out.push(...this.finishCall(call, result.data));
+        if (result) out.push(...this.finishCall(call, result));
         return out;
       }
       case 'tool.execution_complete': {
         const complete = ToolComplete.safeParse(data);
         // Its call, if any, stays pending and is reported without an outcome.
         if (!complete.success) return [unknownLine(line)];
-        const { call, displaced } = this.calls.close(complete.data.toolCallId, { record: r, data: complete.data });
+        const outcome = { complete: complete.data, raw: data, record: r };
+        const { call, displaced } = this.calls.close(complete.data.toolCallId, outcome);
         const out: DraftEvent[] = displaced ? [unknownValue(displaced.record)] : [];
-        if (call) out.push(...this.finishCall(call, complete.data));
+        if (call) out.push(...this.finishCall(call, outcome));
         return out;
       }
       case 'subagent.started':
@@ -145,8 +147,8 @@ export class CopilotTranslator implements SessionTranslator {
     return event ? [event] : [];
   }
 
-  private finishCall(call: CopilotCall, complete: ToolComplete): DraftEvent[] {
-    const event = mapCopilotCall(call, complete, this.cwd);
+  private finishCall(call: CopilotCall, outcome: CopilotOutcome): DraftEvent[] {
+    const event = mapCopilotCall(call, outcome, this.cwd);
     return event ? [event] : [];
   }
 

@@ -14,14 +14,14 @@ export const COPILOT_USAGE_SHAPE: UsageShape = {
   doc: 'usage report (--usage-output-file) modelMetrics.*.usage summed over models: inputTokens - cacheReadTokens -> input, cacheReadTokens -> cache_read, cacheWriteTokens -> cache_write, outputTokens -> output (reasoningTokens is part of it), reasoningTokens -> reasoning. No USD cost reported. An unreadable count leaves what it feeds null, with a warning.',
 };
 
-const ModelUsage = z.looseObject({
+const ModelUsage = z.object({
   inputTokens: TokenCount,
   cacheReadTokens: TokenCount.optional(),
   cacheWriteTokens: TokenCount.optional(),
   outputTokens: TokenCount.optional(),
   reasoningTokens: TokenCount.optional(),
 });
-const Report = z.looseObject({ modelMetrics: z.record(z.string(), z.unknown()) });
+const Report = z.object({ modelMetrics: z.record(z.string(), z.unknown()) });
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const ALL_UNKNOWN: ClassValues = Object.fromEntries(COPILOT_USAGE_SHAPE.classes.map((c: TokenClass) => [c, null]));

@@ -40,13 +40,13 @@ export const unknownCall = (call: GeminiCall, result?: JsonObject): DraftEvent =
 const lineNumber = z.int().nonnegative();
 /** The parameters each kind reads; a call whose parameters fail their schema is `unknown` (issue 19, finding 7). */
 const PARAMETERS = {
-  command: z.looseObject({ command: z.string(), dir_path: z.string().optional() }),
-  read: z.looseObject({ file_path: z.string(), start_line: lineNumber.optional(), end_line: lineNumber.optional() }),
-  write: z.looseObject({ file_path: z.string() }),
-  search: z.looseObject({ pattern: z.string(), dir_path: z.string().optional() }),
-  list: z.looseObject({ dir_path: z.string().optional() }),
-  skill: z.looseObject({ name: z.string().optional() }),
-  subagent: z.looseObject({ agent_name: z.string().optional() }),
+  command: z.object({ command: z.string(), dir_path: z.string().optional() }),
+  read: z.object({ file_path: z.string(), start_line: lineNumber.optional(), end_line: lineNumber.optional() }),
+  write: z.object({ file_path: z.string() }),
+  search: z.object({ pattern: z.string(), dir_path: z.string().optional() }),
+  list: z.object({ dir_path: z.string().optional() }),
+  skill: z.object({ name: z.string().optional() }),
+  subagent: z.object({ agent_name: z.string().optional() }),
 };
 
 export function subagentName(call: GeminiCall): string | undefined {
@@ -54,12 +54,19 @@ export function subagentName(call: GeminiCall): string | undefined {
   return parsed.success ? parsed.data.agent_name : undefined;
 }
 
-/** `result` is the tool_result record read through its schema (ToolResultRecord), undefined when none came. */
-export function mapGeminiCall(call: GeminiCall, result: ToolResult | undefined, cwd: string | undefined): DraftEvent | undefined {
+/** A tool_result: the fields read through ToolResultRecord, and the record as printed (for `unknown`). */
+export interface GeminiOutcome {
+  result: ToolResult;
+  raw: JsonObject;
+}
+
+/** `outcome` is undefined when the call's result never came. */
+export function mapGeminiCall(call: GeminiCall, outcome: GeminiOutcome | undefined, cwd: string | undefined): DraftEvent | undefined {
+  const result = outcome?.result;
   const output = result?.output ?? result?.error?.message ?? '';
   const statusOk = result ? result.status === 'success' : undefined;
   const at = (p: string | undefined) => (p === undefined ? undefined : absolutePath(p, cwd));
-  const unknown = () => unknownCall(call, result);
+  const unknown = () => unknownCall(call, outcome?.raw);
   switch (geminiToolKind(call.name)) {
     case 'command': {
       const p = PARAMETERS.command.safeParse(call.parameters);

@@ -9,9 +9,8 @@ import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts
 import { PendingCalls } from '../../shared/translate/pending-calls.ts';
 import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
 import { geminiToolKind, mapGeminiCall, subagentName, unknownCall } from './map-gemini-tools.ts';
-import type { GeminiCall } from './map-gemini-tools.ts';
+import type { GeminiCall, GeminiOutcome } from './map-gemini-tools.ts';
 import { ErrorRecord, GeminiRecord, InitRecord, MessageRecord, ResultRecord, ToolResultRecord, ToolUseRecord } from './records.ts';
-import type { ToolResult } from './records.ts';
 import { geminiTokens } from './usage.ts';
 
 export class GeminiTranslator implements SessionTranslator {
@@ -19,7 +18,7 @@ export class GeminiTranslator implements SessionTranslator {
   private readonly cwd: string | undefined;
   private text: string[] = [];
   /** Tool calls waiting for their result, by id; a reused id reports the earlier call first (finding 9). */
-  private readonly calls = new PendingCalls<GeminiCall, ToolResult>();
+  private readonly calls = new PendingCalls<GeminiCall, GeminiOutcome>();
   private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
 
   constructor(context: TranslatorContext) {
@@ -33,7 +32,8 @@ export class GeminiTranslator implements SessionTranslator {
   line(line: StdoutLine): DraftEvent[] {
     const parsed = GeminiRecord.safeParse(line.json);
     if (!parsed.success) return [...this.flushText(), unknownLine(line)];
-    const record = parsed.data;
+    // The schema's copy holds only the fields it names: the record itself goes on to the record's own schema.
+    const record = line.json as JsonObject;
     if (record.type === 'message') {
       const message = MessageRecord.safeParse(record);
       if (message.success && message.data.role === 'assistant') {
@@ -50,7 +50,7 @@ export class GeminiTranslator implements SessionTranslator {
     const events = this.flushText();
     const { calls, results } = this.calls.drain();
     for (const call of calls) events.push(...this.unfinished(call));
-    for (const result of results) events.push(unknownValue(result));
+    for (const outcome of results) events.push(unknownValue(outcome.raw));
     if (this.session) this.result.session_id = this.session;
     return { events, result: this.result };
   }
@@ -98,9 +98,10 @@ export class GeminiTranslator implements SessionTranslator {
         const parsed = ToolResultRecord.safeParse(record);
         // Its call, if any, stays pending and is reported without an outcome.
         if (!parsed.success) return [unknownLine(line)];
-        const { call, displaced } = this.calls.close(parsed.data.tool_id, parsed.data);
-        const out: DraftEvent[] = displaced ? [unknownValue(displaced)] : [];
-        if (call) out.push(...this.finishCall(call, parsed.data));
+        const outcome: GeminiOutcome = { result: parsed.data, raw: record };
+        const { call, displaced } = this.calls.close(parsed.data.tool_id, outcome);
+        const out: DraftEvent[] = displaced ? [unknownValue(displaced.raw)] : [];
+        if (call) out.push(...this.finishCall(call, outcome));
         return out;
       }
       case 'error': {
@@ -115,12 +116,12 @@ export class GeminiTranslator implements SessionTranslator {
     }
   }
 
-  private finishCall(call: GeminiCall, result: ToolResult): DraftEvent[] {
+  private finishCall(call: GeminiCall, outcome: GeminiOutcome): DraftEvent[] {
     if (geminiToolKind(call.name) === 'subagent') {
-      const ok = result.status === 'success';
+      const ok = outcome.result.status === 'success';
       return [compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: call.id, subagent_name: subagentName(call), is_success: ok })];
     }
-    return [mapGeminiCall(call, result, this.cwd) ?? unknownCall(call, result)];
+    return [mapGeminiCall(call, outcome, this.cwd) ?? unknownCall(call, outcome.raw)];
   }
 
   private terminal(record: JsonObject, line: StdoutLine): DraftEvent[] {

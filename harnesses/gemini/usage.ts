@@ -16,7 +16,7 @@ export const GEMINI_USAGE_SHAPE: UsageShape = {
     'leaves what it feeds null, with a warning.',
 };
 
-const Stats = z.looseObject({
+const Stats = z.object({
   input_tokens: TokenCount.optional(),
   cached: TokenCount.optional(),
   output_tokens: TokenCount.optional(),

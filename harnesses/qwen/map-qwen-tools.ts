@@ -44,12 +44,12 @@ export const unknownCall = (call: QwenCall, outcome?: QwenOutcome): DraftEvent =
 
 /** The input fields each kind reads; a call whose input fails its schema is `unknown` (issue 19, finding 7). */
 const INPUTS = {
-  command: z.looseObject({ command: z.string(), directory: z.string().optional() }),
-  read: z.looseObject({ file_path: z.string().optional(), absolute_path: z.string().optional() }),
-  write: z.looseObject({ file_path: z.string().optional(), notebook_path: z.string().optional() }),
-  search: z.looseObject({ pattern: z.string(), path: z.string().optional() }),
-  list: z.looseObject({ path: z.string().optional() }),
-  subagent: z.looseObject({ subagent_type: z.string().optional() }),
+  command: z.object({ command: z.string(), directory: z.string().optional() }),
+  read: z.object({ file_path: z.string().optional(), absolute_path: z.string().optional() }),
+  write: z.object({ file_path: z.string().optional(), notebook_path: z.string().optional() }),
+  search: z.object({ pattern: z.string(), path: z.string().optional() }),
+  list: z.object({ path: z.string().optional() }),
+  subagent: z.object({ subagent_type: z.string().optional() }),
 };
 
 export function subagentType(call: QwenCall): string | undefined {

@@ -1,31 +1,32 @@
 // The Qwen Code stream-json records and fields the translator reads, as zod schemas (issue 19, finding 7): a
-// record or block that fails its schema becomes `unknown`, never a default. Loose objects: fields the translator
-// does not read may hold anything. Shapes: shared/reference/harnesses.md section 4 (Claude-shaped records,
-// `system/*` payloads under `data`).
+// record or block that fails its schema becomes `unknown`, never a default. Fields the translator does not read may
+// hold anything: z.object ignores them; `unknown` events carry the raw record. Shapes:
+// shared/reference/harnesses.md section 4 (Claude-shaped records, `system/*` payloads under `data`).
 import { z } from 'zod';
+import { AnyJsonObject } from '../../shared/translate/json-object.ts';
 
 const id = z.string().min(1);
 
 /** Every record: its type, and the session id the CLI stamps on it. */
-export const QwenRecord = z.looseObject({ type: z.string(), session_id: id.optional() });
+export const QwenRecord = z.object({ type: z.string(), session_id: id.optional() });
 
-export const SystemRecord = z.looseObject({ subtype: z.string() });
+export const SystemRecord = z.object({ subtype: z.string() });
 const context = { cwd: z.string().optional(), model: z.string().optional() };
-export const InitRecord = z.looseObject({ ...context, data: z.looseObject(context).optional() });
-export const TaskStartedRecord = z.looseObject({
-  data: z.looseObject({ task_id: id, tool_use_id: id.optional(), subagent_type: z.string().optional(), description: z.string().optional() }),
+export const InitRecord = z.object({ ...context, data: z.object(context).optional() });
+export const TaskStartedRecord = z.object({
+  data: z.object({ task_id: id, tool_use_id: id.optional(), subagent_type: z.string().optional(), description: z.string().optional() }),
 });
-export const TaskNotificationRecord = z.looseObject({ data: z.looseObject({ task_id: id, status: z.string().min(1), tool_use_id: id.optional() }) });
+export const TaskNotificationRecord = z.object({ data: z.object({ task_id: id, status: z.string().min(1), tool_use_id: id.optional() }) });
 
-export const AssistantRecord = z.looseObject({ message: z.looseObject({ content: z.array(z.unknown()) }) });
+export const AssistantRecord = z.object({ message: z.object({ content: z.array(z.unknown()) }) });
 export const AssistantBlock = z.discriminatedUnion('type', [
-  z.looseObject({ type: z.literal('text'), text: z.string() }),
-  z.looseObject({ type: z.literal('thinking'), thinking: z.string() }),
-  z.looseObject({ type: z.literal('tool_use'), id, name: z.string().min(1), input: z.looseObject({}) }),
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({ type: z.literal('thinking'), thinking: z.string() }),
+  z.object({ type: z.literal('tool_use'), id, name: z.string().min(1), input: AnyJsonObject }),
 ]);
 
-export const UserRecord = z.looseObject({ message: z.looseObject({ content: z.union([z.string(), z.array(z.unknown())]) }) });
-export const ToolResultBlock = z.looseObject({
+export const UserRecord = z.object({ message: z.object({ content: z.union([z.string(), z.array(z.unknown())]) }) });
+export const ToolResultBlock = z.object({
   type: z.literal('tool_result'),
   tool_use_id: id,
   /** Absent means success (the Anthropic-style tool_result this mirrors). */
@@ -33,10 +34,10 @@ export const ToolResultBlock = z.looseObject({
   content: z.unknown().optional(),
 });
 
-export const ResultRecord = z.looseObject({
+export const ResultRecord = z.object({
   subtype: z.string().optional(),
   is_error: z.boolean().optional(),
   result: z.string().optional(),
-  error: z.looseObject({ message: z.string().optional() }).optional(),
+  error: z.object({ message: z.string().optional() }).optional(),
   usage: z.unknown().optional(),
 });

@@ -44,8 +44,9 @@ export class QwenTranslator implements SessionTranslator {
   line(line: StdoutLine): DraftEvent[] {
     const parsed = QwenRecord.safeParse(line.json);
     if (!parsed.success) return [unknownLine(line)];
-    const record = parsed.data;
-    this.session = record.session_id ?? this.session;
+    // The schema's copy holds only the fields it names: the record itself goes on to the record's own schema.
+    const record = line.json as Rec;
+    this.session = parsed.data.session_id ?? this.session;
     switch (record.type) {
       case 'system':
         return this.system(record, line);

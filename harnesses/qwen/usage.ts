@@ -11,7 +11,7 @@ export const QWEN_USAGE_SHAPE: UsageShape = {
   doc: 'result.usage: input_tokens - cache_read_input_tokens -> input, cache_read_input_tokens -> cache_read, output_tokens -> output. No cache write, reasoning or cost. An unreadable count leaves what it feeds null, with a warning.',
 };
 
-const QwenUsage = z.looseObject({ input_tokens: TokenCount.optional(), cache_read_input_tokens: TokenCount.optional(), output_tokens: TokenCount.optional() });
+const QwenUsage = z.object({ input_tokens: TokenCount.optional(), cache_read_input_tokens: TokenCount.optional(), output_tokens: TokenCount.optional() });
 
 /** Tokens from `result.usage`, and the fields that failed their schema (all of them when it is not an object). */
 export function qwenTokens(usage: unknown): { tokens: TokenUsage; unreadable: string[] } {
