@@ -52,6 +52,35 @@ describe('tcab translate', () => {
     expect(events[2]!.original_bytes).toBe(16 * 1024 * 1024);
   });
 
+  it('finding 3: a JSON line nested 100,000 deep after a real Claude transcript: every good event is printed, then one unknown with the line, exit 0', async () => {
+    const tools = join(ROOT, 'harnesses/claude/fixtures/claude-2.1.332-tools.jsonl');
+    const deepLine = '['.repeat(100_000) + ']'.repeat(100_000);
+    const hostile = join(dir, 'deep.jsonl');
+    writeFileSync(hostile, `${readFileSync(tools, 'utf8').replace(/\n?$/, '\n')}${deepLine}\n`);
+    const events = async (file: string) => {
+      const { stdout } = await tcab(['translate', '--harness', 'claude', '--json', '--result', join(dir, 'deep-result.json'), file]);
+      return stdout.trim().split('\n').map((l) => {
+        const { timestamp: _t, ...event } = JSON.parse(l) as { timestamp: string; type: string; raw?: unknown };
+        return event;
+      });
+    };
+    const good = await events(tools);
+    expect(good.length).toBeGreaterThan(5);
+    expect(await events(hostile)).toEqual([...good, { type: 'unknown', session_id: expect.any(String), raw: deepLine }]);
+  });
+
+  it('finding 3: a read error after the stream (a missing --stderr file) still prints every event translated before it, then exits 2 naming the file', async () => {
+    const missing = join(dir, 'no-such-stderr.txt');
+    const { stdout: expected } = await tcab(['translate', '--harness', 'claude', '--json', '--result', join(dir, 'r3.json'), FIXTURE]);
+    const failure = await tcab(['translate', '--harness', 'claude', '--json', '--stderr', missing, FIXTURE]).then(
+      () => undefined,
+      (error: unknown) => error as { code: number; stdout: string; stderr: string },
+    );
+    expect(failure).toMatchObject({ code: 2, stderr: expect.stringContaining(missing) });
+    const types = (ndjson: string) => ndjson.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    expect(types(failure!.stdout)).toEqual(types(expected));
+  });
+
   it('adds the terminal error with the recorded stderr for a non-zero exit', async () => {
     const err = join(dir, 'err.txt');
     writeFileSync(err, 'Error: Invalid API key\n');

@@ -73,10 +73,17 @@ export function registerTranslateCommand(program: Command): void {
         for (const event of events) writer.event(event);
       };
 
-      const input = file === '-' ? process.stdin : createReadStream(file);
-      for await (const line of splitLines(input, maxLineBytes)) emit(session.stdout(line));
-      if (options.stderr) {
-        for await (const line of splitLines(createReadStream(options.stderr), maxLineBytes)) emit(session.stderr(line));
+      // Each line costs at most itself (the engine turns any line into events or an `unknown`); a read error
+      // costs what follows it: the events translated before it are printed before the error is reported.
+      try {
+        const input = file === '-' ? process.stdin : createReadStream(file);
+        for await (const line of splitLines(input, maxLineBytes)) emit(session.stdout(line));
+        if (options.stderr) {
+          for await (const line of splitLines(createReadStream(options.stderr), maxLineBytes)) emit(session.stderr(line));
+        }
+      } catch (error) {
+        await writer.close();
+        throw error;
       }
       const { events, summary } = session.finish({ code: exitCode, signal: null }, reports);
       emit(events);
