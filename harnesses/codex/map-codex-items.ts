@@ -10,20 +10,21 @@ import { compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownValue } from '../../shared/translate/best-effort.ts';
 
-const Text = z.looseObject({ text: z.string() });
-const Message = z.looseObject({ message: z.string() });
+// z.object: extra keys are accepted (and left out of the parsed copy, which is only read; the raw item is kept).
+const Text = z.object({ text: z.string() });
+const Message = z.object({ message: z.string() });
 /** exit_code is null until the command ends; an exit code is an integer (a float is unreadable, not rounded). */
-const CommandExecution = z.looseObject({
+const CommandExecution = z.object({
   command: z.string(),
   exit_code: z.int().nullable().optional(),
   status: z.string().optional(),
 });
-const FileChange = z.looseObject({ changes: z.array(z.unknown()), status: z.string().optional() });
-const Change = z.looseObject({ path: z.string() });
-const CollabToolCall = z.looseObject({
+const FileChange = z.object({ changes: z.array(z.unknown()), status: z.string().optional() });
+const Change = z.object({ path: z.string() });
+const CollabToolCall = z.object({
   tool: z.string(),
   receiver_thread_ids: z.array(z.string()).optional(),
-  agents_states: z.record(z.string(), z.looseObject({ status: z.string() })).optional(),
+  agents_states: z.record(z.string(), z.object({ status: z.string() })).optional(),
 });
 
 /**
@@ -122,13 +123,22 @@ export function mapUnfinishedItem(item: JsonObject): DraftEvent[] {
 
 /**
  * What an item does, outcome aside: two records for one id describe the same operation exactly when their
- * identities match. Operations (commands, file changes, subagent calls) are identified by what they act on;
- * everything else by its type alone (a message's text or a todo list's progress changes, the item stays one).
- * Kept small: identities of completed items are held for the whole session.
+ * identities match. Operations are identified by what they act on (the command, the changed paths, the subagent
+ * tool and its receivers), everything else by its type alone (a message's text or a todo list's progress changes,
+ * the item stays one). Read from the raw fields without parsing: it is only ever compared, never reported, and an
+ * item whose fields are unreadable is reported as `unknown` on its own. Kept small: identities of completed items
+ * are held for the whole session.
  */
 export function itemIdentity(item: JsonObject): string {
-  const type = String(item.type);
-  if (type !== 'command_execution' && type !== 'file_change' && type !== 'collab_tool_call') return type;
-  const events = mapUnfinishedItem(item);
-  return events.some((e) => e.type === 'unknown') ? type : JSON.stringify(events);
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  switch (item.type) {
+    case 'command_execution':
+      return `command_execution\0${text(item.command)}`;
+    case 'file_change':
+      return `file_change\0${Array.isArray(item.changes) ? item.changes.map((c) => text((c as JsonObject | null)?.path)).join('\0') : ''}`;
+    case 'collab_tool_call':
+      return `collab_tool_call\0${text(item.tool)}\0${Array.isArray(item.receiver_thread_ids) ? item.receiver_thread_ids.map(text).join('\0') : ''}`;
+    default:
+      return String(item.type);
+  }
 }

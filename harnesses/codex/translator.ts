@@ -13,12 +13,15 @@ import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
 import { itemIdentity, mapCompletedItem, mapUnfinishedItem } from './map-codex-items.ts';
 import { readCodexUsage } from './usage.ts';
 
-const ThreadStarted = z.looseObject({ thread_id: z.string().min(1) });
-const ItemRecord = z.looseObject({ item: z.looseObject({ id: z.string().min(1).optional(), type: z.string() }) });
-const OpenItemRecord = z.looseObject({ item: z.looseObject({ id: z.string().min(1), type: z.string() }) });
-const TurnCompleted = z.looseObject({ usage: z.looseObject({}) });
-const TurnFailed = z.looseObject({ error: z.looseObject({ message: z.string() }) });
-const ErrorRecord = z.looseObject({ message: z.string() });
+// z.object: extra keys are accepted and left out of the parsed copy; what is passed on (an item, the usage) is the
+// raw value, so `unknown` events and raw usage keep every field.
+const ThreadStarted = z.object({ thread_id: z.string().min(1) });
+/** The `item` of item.* records: completed items may lack an id; started and updated ones are tracked by it. */
+const CompletedItem = z.object({ id: z.string().min(1).optional(), type: z.string() });
+const OpenItem = z.object({ id: z.string().min(1), type: z.string() });
+const TurnCompleted = z.object({ usage: z.record(z.string(), z.unknown()) });
+const TurnFailed = z.object({ error: z.object({ message: z.string() }) });
+const ErrorRecord = z.object({ message: z.string() });
 
 export class CodexTranslator implements SessionTranslator {
   private session: string | undefined;
@@ -49,21 +52,22 @@ export class CodexTranslator implements SessionTranslator {
       case 'item.started':
       case 'item.updated': {
         // Progress only: the completed item carries the outcome, and one event per operation is emitted then.
-        const parsed = OpenItemRecord.safeParse(record);
-        return parsed.success ? this.progress(parsed.data.item.id, parsed.data.item) : [unknownLine(line)];
+        const parsed = OpenItem.safeParse(record.item);
+        return parsed.success ? this.progress(parsed.data.id, record.item as JsonObject) : [unknownLine(line)];
       }
       case 'item.completed': {
-        const parsed = ItemRecord.safeParse(record);
+        const parsed = CompletedItem.safeParse(record.item);
         if (!parsed.success) return [unknownLine(line)];
-        const item = parsed.data.item;
-        return item.id === undefined ? mapCompletedItem(item) : this.completed(item.id, item);
+        const item = record.item as JsonObject;
+        const id = parsed.data.id;
+        return id === undefined ? mapCompletedItem(item) : this.completed(id, item);
       }
       case 'turn.completed': {
         const parsed = TurnCompleted.safeParse(record);
         if (!parsed.success) return [unknownLine(line)];
         // Cumulative for the thread: the last report is the session's total (see usage.ts).
-        const { tokens, unreadable } = readCodexUsage(parsed.data.usage);
-        this.result = { ...this.result, tokens, raw_usage: parsed.data.usage, is_error: false };
+        const { tokens, unreadable } = readCodexUsage(record.usage);
+        this.result = { ...this.result, tokens, raw_usage: record.usage, is_error: false };
         return unreadable.length > 0 ? [unreadableUsageWarning('codex', 'turn.completed.usage', unreadable)] : [];
       }
       case 'turn.failed': {

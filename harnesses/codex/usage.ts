@@ -18,7 +18,7 @@ export const CODEX_USAGE_SHAPE: UsageShape = {
 };
 
 /** `cache_write_input_tokens` is newer than exec_events.rs: older releases omit it (no cache writes reported). */
-export const CodexUsage = z.looseObject({
+export const CodexUsage = z.object({
   input_tokens: TokenCount,
   cached_input_tokens: TokenCount,
   cache_write_input_tokens: TokenCount.optional(),

@@ -32,84 +32,75 @@ export function opencodeToolKind(name: string): OpencodeToolKind {
 
 const text = z.string();
 const line = z.int().nonnegative();
-const ToolPart = z.looseObject({
-  tool: z.string().min(1),
-  callID: text.optional(),
-  state: z.looseObject({ status: text, input: z.looseObject({}), metadata: z.looseObject({}).optional() }),
-});
+const ToolName = z.string().min(1);
 
-/** Per kind: the input and metadata fields the mapping reads. */
-const FIELDS = {
-  command: { input: z.looseObject({ command: text, workdir: text.optional() }), metadata: z.looseObject({ exit: z.int().nullable().optional() }) },
-  read: { input: z.looseObject({ filePath: text }), metadata: z.looseObject({ display: z.looseObject({ lineStart: line.optional(), lineEnd: line.optional() }).optional() }) },
-  write: { input: z.looseObject({ filePath: text.optional() }), metadata: z.looseObject({ filediff: z.looseObject({ file: text.optional() }).optional() }) },
-  search: { input: z.looseObject({ pattern: text, path: text.optional() }), metadata: z.looseObject({}) },
-  list: { input: z.looseObject({ path: text.optional() }), metadata: z.looseObject({}) },
-  skill: { input: z.looseObject({ name: text.optional() }), metadata: z.looseObject({ dir: text.min(1), name: text.optional() }) },
-  subagent: { input: z.looseObject({ subagent_type: text.optional(), description: text.optional() }), metadata: z.looseObject({ sessionId: text.optional() }) },
+/** A tool part whose state has these input and metadata fields (extra keys are fine): one parse per record. */
+const toolPart = <I extends z.ZodRawShape, M extends z.ZodRawShape>(input: I, metadata: M) =>
+  z.object({ callID: text.optional(), state: z.object({ status: text, input: z.object(input), metadata: z.object(metadata).optional() }) });
+
+/** Per kind: the fields the mapping reads. */
+const PARTS = {
+  command: toolPart({ command: text, workdir: text.optional() }, { exit: z.int().nullable().optional() }),
+  read: toolPart({ filePath: text }, { display: z.object({ lineStart: line.optional(), lineEnd: line.optional() }).optional() }),
+  write: toolPart({ filePath: text.optional() }, { filediff: z.object({ file: text.optional() }).optional() }),
+  search: toolPart({ pattern: text, path: text.optional() }, {}),
+  list: toolPart({ path: text.optional() }, {}),
+  skill: toolPart({ name: text.optional() }, { dir: text.min(1), name: text.optional() }),
+  subagent: toolPart({ subagent_type: text.optional(), description: text.optional() }, { sessionId: text.optional() }),
 } as const;
 
-type Fields<K extends keyof typeof FIELDS> = { input: z.infer<(typeof FIELDS)[K]['input']>; metadata: z.infer<(typeof FIELDS)[K]['metadata']> };
-
-function read<K extends keyof typeof FIELDS>(kind: K, input: JsonObject, metadata: JsonObject): Fields<K> | undefined {
-  const i = FIELDS[kind].input.safeParse(input);
-  const m = FIELDS[kind].metadata.safeParse(metadata);
-  return i.success && m.success ? ({ input: i.data, metadata: m.data } as Fields<K>) : undefined;
-}
-
 export function mapToolPart(part: JsonObject, cwd: string | undefined): DraftEvent[] {
-  const parsed = ToolPart.safeParse(part);
+  const name = ToolName.safeParse(part.tool);
+  if (!name.success) return [unknownValue(part)];
+  const tool = name.data;
+  const kind = opencodeToolKind(tool);
+  // todowrite, todoread, webfetch, websearch, codesearch, question, MCP tools: no event type of their own.
+  if (kind === 'other') return [unknownValue(part)];
+  const parsed = PARTS[kind].safeParse(part);
   if (!parsed.success) return [unknownValue(part)];
-  const { tool, callID, state } = parsed.data;
+  const { callID, state } = parsed.data;
   const finished = state.status === 'completed' || state.status === 'error';
   const ok = finished ? state.status === 'completed' : undefined;
-  const meta = state.metadata ?? {};
   const abs = (p: string | undefined) => (p === undefined ? undefined : absolutePath(p, cwd));
-  const kind = opencodeToolKind(tool);
-  if (kind === 'other') {
-    // todowrite, todoread, webfetch, websearch, codesearch, question, MCP tools: no event type of their own.
-    return [unknownValue(part)];
-  }
+  // Each case reads its own kind's fields (the casts name the schema the part just passed).
   switch (kind) {
     case 'command': {
-      const f = read(kind, state.input, meta);
-      if (!f) return [unknownValue(part)];
-      const exit = f.metadata.exit ?? undefined;
-      return [compact({ type: 'command', command: f.input.command, working_directory: abs(f.input.workdir), exit_code: exit, is_success: ok === undefined ? undefined : ok && (exit === undefined || exit === 0), tool_name: tool })];
+      const { input, metadata } = state as z.infer<typeof PARTS.command>['state'];
+      const exit = metadata?.exit ?? undefined;
+      return [compact({ type: 'command', command: input.command, working_directory: abs(input.workdir), exit_code: exit, is_success: ok === undefined ? undefined : ok && (exit === undefined || exit === 0), tool_name: tool })];
     }
     case 'read': {
-      const f = read(kind, state.input, meta);
-      if (!f) return [unknownValue(part)];
-      const display = f.metadata.display;
-      return [compact({ type: 'read', path: abs(f.input.filePath)!, start_line: display?.lineStart, end_line: display?.lineEnd, is_success: ok, tool_name: tool })];
+      const { input, metadata } = state as z.infer<typeof PARTS.read>['state'];
+      const display = metadata?.display;
+      return [compact({ type: 'read', path: abs(input.filePath)!, start_line: display?.lineStart, end_line: display?.lineEnd, is_success: ok, tool_name: tool })];
     }
     case 'write': {
-      const f = read(kind, state.input, meta);
-      const file = f ? (abs(f.input.filePath) ?? f.metadata.filediff?.file) : undefined;
+      const { input, metadata } = state as z.infer<typeof PARTS.write>['state'];
+      const file = abs(input.filePath) ?? metadata?.filediff?.file;
       return file === undefined ? [unknownValue(part)] : [compact({ type: 'write', path: file, is_success: ok, tool_name: tool })];
     }
     case 'search': {
-      const f = read(kind, state.input, meta);
-      return f ? [compact({ type: 'search', query: f.input.pattern, path: abs(f.input.path), is_success: ok, tool_name: tool })] : [unknownValue(part)];
+      const { input } = state as z.infer<typeof PARTS.search>['state'];
+      return [compact({ type: 'search', query: input.pattern, path: abs(input.path), is_success: ok, tool_name: tool })];
     }
     case 'list': {
-      const f = read(kind, state.input, meta);
-      return f ? [compact({ type: 'list', path: abs(f.input.path), is_success: ok, tool_name: tool })] : [unknownValue(part)];
+      const { input } = state as z.infer<typeof PARTS.list>['state'];
+      return [compact({ type: 'list', path: abs(input.path), is_success: ok, tool_name: tool })];
     }
     case 'skill': {
-      const f = read(kind, state.input, meta);
-      if (!f) return [unknownValue(part)];
-      return [compact({ type: 'skill', path: `${f.metadata.dir.replace(/\/$/, '')}/SKILL.md`, skill_name: f.input.name ?? f.metadata.name, is_success: ok, tool_name: tool })];
+      const { input, metadata } = state as z.infer<typeof PARTS.skill>['state'];
+      // The skill's file is known only from its directory.
+      if (!metadata) return [unknownValue(part)];
+      return [compact({ type: 'skill', path: `${metadata.dir.replace(/\/$/, '')}/SKILL.md`, skill_name: input.name ?? metadata.name, is_success: ok, tool_name: tool })];
     }
     case 'subagent': {
       // Subagent sessions do not stream: the finished `task` record brackets the subagent.
-      const f = read(kind, state.input, meta);
-      if (!f) return [unknownValue(part)];
-      const id = f.metadata.sessionId ?? callID;
-      const name = f.input.subagent_type ?? f.input.description;
-      const started = compact({ type: 'orchestration' as const, action: 'subagent_started' as const, subagent_id: id, subagent_name: name });
+      const { input, metadata } = state as z.infer<typeof PARTS.subagent>['state'];
+      const id = metadata?.sessionId ?? callID;
+      const subagentName = input.subagent_type ?? input.description;
+      const started = compact({ type: 'orchestration' as const, action: 'subagent_started' as const, subagent_id: id, subagent_name: subagentName });
       if (!finished) return [started];
-      return [started, compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: id, subagent_name: name, is_success: ok })];
+      return [started, compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: id, subagent_name: subagentName, is_success: ok })];
     }
   }
 }

@@ -13,15 +13,17 @@ import { incompleteUsageWarning, unreadableUsageWarning } from '../../shared/tra
 import { mapToolPart } from './map-opencode-tools.ts';
 import { addStep, emptyTotals, opencodeTokens } from './usage.ts';
 
-const Envelope = z.looseObject({ sessionID: z.string().min(1).optional() });
-const WithPart = z.looseObject({ part: z.looseObject({}) });
-const TextRecord = z.looseObject({ part: z.looseObject({ text: z.string() }) });
-const StepFinish = z.looseObject({ part: z.looseObject({ tokens: z.looseObject({}) }) });
-const ErrorRecord = z.looseObject({
-  error: z.looseObject({
+// z.object: extra keys are accepted and left out of the parsed copy (cheaper than carrying them); what is passed
+// on (a tool part, a step's tokens) is the raw value, so `unknown` events and raw usage keep every field.
+const Envelope = z.object({ sessionID: z.string().min(1).optional() });
+const WithPart = z.object({ part: z.object({}) });
+const TextRecord = z.object({ part: z.object({ text: z.string() }) });
+const StepFinish = z.object({ part: z.object({ tokens: z.object({}) }) });
+const ErrorRecord = z.object({
+  error: z.object({
     name: z.string().optional(),
     message: z.string().optional(),
-    data: z.looseObject({ message: z.string().optional(), statusCode: z.int().optional() }).optional(),
+    data: z.object({ message: z.string().optional(), statusCode: z.int().optional() }).optional(),
   }),
 });
 
@@ -69,7 +71,7 @@ export class OpencodeTranslator implements SessionTranslator {
       }
       case 'tool_use': {
         const parsed = WithPart.safeParse(record);
-        return parsed.success ? mapToolPart(parsed.data.part, this.cwd) : [unknownLine(line)];
+        return parsed.success ? mapToolPart(record.part as JsonObject, this.cwd) : [unknownLine(line)];
       }
       case 'step_finish': {
         const parsed = StepFinish.safeParse(record);
@@ -80,7 +82,7 @@ export class OpencodeTranslator implements SessionTranslator {
           if (typeof part?.reason === 'string') this.ended = part.reason !== 'tool-calls';
           return [unknownLine(line), unreadableUsageWarning('opencode', 'step_finish.part.tokens', unreadable)];
         }
-        const { tokens, cost, reason } = parsed.data.part;
+        const { tokens, cost, reason } = record.part as JsonObject; // raw: kept whole in raw usage
         if (reason === 'stop') this.finalText = this.stepText;
         this.ended = typeof reason === 'string' && reason !== 'tool-calls';
         const unreadable = addStep(this.totals, tokens, cost);

@@ -15,8 +15,8 @@ export const OPENCODE_USAGE_SHAPE: UsageShape = {
     'cache.read -> cache_read, cache.write -> cache_write. step cost (models.dev estimate) kept in raw usage.',
 };
 
-export const StepTokens = z.looseObject({ input: TokenCount, output: TokenCount, reasoning: TokenCount, cache: z.looseObject({}) });
-export const StepCache = z.looseObject({ read: TokenCount, write: TokenCount });
+export const StepCache = z.object({ read: TokenCount, write: TokenCount });
+export const StepTokens = z.object({ input: TokenCount, output: TokenCount, reasoning: TokenCount, cache: StepCache });
 /** The step's list-price estimate in USD. */
 export const StepCost = z.number().nonnegative().optional();
 
@@ -32,8 +32,15 @@ export const emptyTotals = (): StepTotals => ({ classes: {}, cost: 0, steps: 0 }
 /** Adds one step's `tokens` and `cost`; returns the dotted names of the fields that failed their schema. */
 export function addStep(totals: StepTotals, tokens: unknown, cost: unknown): string[] {
   const main = readUsage(StepTokens, tokens);
-  const cache = readUsage(StepCache, main.fields.cache ?? {});
-  const unreadable = [...main.unreadable, ...(main.unreadable.includes('cache') ? [] : cache.unreadable.map((k) => `cache.${k}`))];
+  let cache: { read?: number; write?: number } = main.fields.cache ?? {};
+  let unreadable = main.unreadable;
+  const rawCache = (tokens as { cache?: unknown } | null | undefined)?.cache;
+  if (unreadable.includes('cache') && typeof rawCache === 'object' && rawCache !== null) {
+    // A cache object with one bad count costs that count's class only.
+    const leaves = readUsage(StepCache, rawCache);
+    cache = leaves.fields;
+    unreadable = [...unreadable.filter((k) => k !== 'cache'), ...leaves.unreadable.map((k) => `cache.${k}`)];
+  }
   const field = (key: string, value: number | undefined) => (unreadable.includes(key) || (key.startsWith('cache.') && unreadable.includes('cache')) ? null : value);
   const output = field('output', main.fields.output);
   const reasoning = field('reasoning', main.fields.reasoning);
@@ -41,8 +48,8 @@ export function addStep(totals: StepTotals, tokens: unknown, cost: unknown): str
     input: field('input', main.fields.input),
     output: output === null || reasoning === null ? null : (output ?? 0) + (reasoning ?? 0),
     reasoning,
-    cache_read: field('cache.read', cache.fields.read),
-    cache_write: field('cache.write', cache.fields.write),
+    cache_read: field('cache.read', cache.read),
+    cache_write: field('cache.write', cache.write),
   });
   const stepCost = StepCost.safeParse(cost);
   if (!stepCost.success) unreadable.push('cost');

@@ -4,7 +4,7 @@
 // default, so an unreadable figure can never understate cost silently.
 import { z } from 'zod';
 import type { DraftEvent } from '../events.ts';
-import { shapeTokens } from '../usage.ts';
+import { TOKEN_CLASSES, shapeTokens } from '../usage.ts';
 import type { TokenClass, TokenUsage, UsageShape } from '../usage.ts';
 
 /** One token count as harnesses print it. */
@@ -62,9 +62,10 @@ export function minus(first: number | null | undefined, ...rest: (number | null 
 /** Adds two session totals class by class; an unknown (null) class stays unknown for the rest of the session. */
 export function addClassValues(a: ClassValues, b: ClassValues): ClassValues {
   const out: ClassValues = {};
-  for (const cls of new Set([...Object.keys(a), ...Object.keys(b)]) as Set<TokenClass>) {
+  for (const cls of TOKEN_CLASSES) {
     const x = a[cls];
     const y = b[cls];
+    if (x === undefined && y === undefined) continue;
     out[cls] = x === null || y === null ? null : (x ?? 0) + (y ?? 0);
   }
   return out;
