@@ -37,23 +37,23 @@ export function droidToolKind(tool: string): DroidToolKind {
 }
 
 /** A tool_result: isError is the outcome; the text is `value`, or the error's message. */
-export const ToolResult = z.looseObject({
+export const ToolResult = z.object({
   id: z.string().min(1),
   isError: z.boolean(),
   value: z.string().optional(),
-  error: z.looseObject({ message: z.string().optional() }).optional(),
+  error: z.object({ message: z.string().optional() }).optional(),
 });
 export type ToolResult = z.infer<typeof ToolResult>;
 
 const text = z.string();
 const PARAMETERS = {
-  command: z.looseObject({ command: text }),
-  read: z.looseObject({ file_path: text }),
-  write: z.looseObject({ file_path: text.optional(), path: text.optional() }),
-  search: z.looseObject({ pattern: text.optional(), patterns: z.array(text).optional(), path: text.optional(), folder: text.optional() }),
-  list: z.looseObject({ directory_path: text.optional() }),
-  skill: z.looseObject({ skill: text.optional() }),
-  subagent: z.looseObject({ subagent_type: text.optional() }),
+  command: z.object({ command: text }),
+  read: z.object({ file_path: text }),
+  write: z.object({ file_path: text.optional(), path: text.optional() }),
+  search: z.object({ pattern: text.optional(), patterns: z.array(text).optional(), path: text.optional(), folder: text.optional() }),
+  list: z.object({ directory_path: text.optional() }),
+  skill: z.object({ skill: text.optional() }),
+  subagent: z.object({ subagent_type: text.optional() }),
 } as const;
 
 /** An exit code or line number printed in a fixed text: a safe integer, or unreadable. */

@@ -15,13 +15,15 @@ import type { DroidCall } from './map-droid-tools.ts';
 import { readDroidUsage } from './usage.ts';
 
 const text = z.string();
-const Envelope = z.looseObject({ session_id: text.min(1).optional() });
-const SystemInit = z.looseObject({ cwd: text.optional(), model: text.optional() });
-const Message = z.looseObject({ role: text, text });
-const Reasoning = z.looseObject({ id: text.optional(), text });
-const ToolCall = z.looseObject({ id: text.min(1), toolId: text.min(1).optional(), toolName: text.min(1).optional(), parameters: z.looseObject({}) });
-const ErrorRecord = z.looseObject({ message: text, source: text.optional() });
-const Completion = z.looseObject({ usage: z.looseObject({}).optional(), finalText: text.optional() });
+// z.object: extra keys are accepted and left out of the parsed copy; what is passed on (parameters, usage) is the
+// raw value, so `unknown` events and raw usage keep every field.
+const SessionId = text.min(1).optional();
+const SystemInit = z.object({ cwd: text.optional(), model: text.optional() });
+const Message = z.object({ role: text, text });
+const Reasoning = z.object({ id: text.optional(), text });
+const ToolCall = z.object({ id: text.min(1), toolId: text.min(1).optional(), toolName: text.min(1).optional(), parameters: z.object({}) });
+const ErrorRecord = z.object({ message: text, source: text.optional() });
+const Completion = z.object({ usage: z.object({}).optional(), finalText: text.optional() });
 
 interface HeldResult {
   result: ToolResult;
@@ -48,9 +50,9 @@ export class DroidTranslator implements SessionTranslator {
 
   line(line: StdoutLine): DraftEvent[] {
     const r = obj(line.json);
-    const envelope = Envelope.safeParse(r);
-    if (!r || !envelope.success) return [unknownLine(line)];
-    this.session = envelope.data.session_id ?? this.session;
+    const sessionId = SessionId.safeParse(r?.session_id);
+    if (!r || !sessionId.success) return [unknownLine(line)];
+    this.session = sessionId.data ?? this.session;
     switch (r.type) {
       case 'system': {
         const init = SystemInit.safeParse(r);
@@ -79,7 +81,7 @@ export class DroidTranslator implements SessionTranslator {
         const parsed = ToolCall.safeParse(r);
         const tool = parsed.data?.toolId ?? parsed.data?.toolName;
         if (!parsed.success || tool === undefined) return [unknownLine(line)];
-        return this.call({ id: parsed.data.id, tool, parameters: parsed.data.parameters, record: r });
+        return this.call({ id: parsed.data.id, tool, parameters: r.parameters as JsonObject, record: r });
       }
       case 'tool_result': {
         const parsed = ToolResult.safeParse(r);
@@ -94,7 +96,8 @@ export class DroidTranslator implements SessionTranslator {
       case 'completion': {
         const parsed = Completion.safeParse(r);
         if (!parsed.success) return [unknownLine(line)];
-        const { usage, finalText } = parsed.data;
+        const { finalText } = parsed.data;
+        const usage = r.usage as JsonObject | undefined; // raw: kept whole in raw usage
         const read = usage ? readDroidUsage(usage) : undefined;
         this.result = { ...this.result, tokens: read?.tokens ?? null, raw_usage: usage ?? null, final_text: finalText, is_error: this.result.is_error ?? false };
         return read && read.unreadable.length > 0 ? [unreadableUsageWarning('droid', 'completion.usage', read.unreadable)] : [];

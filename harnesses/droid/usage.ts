@@ -11,7 +11,7 @@ export const DROID_USAGE_SHAPE: UsageShape = {
   doc: 'completion.usage: input_tokens (non-cached) -> input, output_tokens -> output, cache_read_input_tokens -> cache_read, cache_creation_input_tokens -> cache_write. factory_credits kept raw.',
 };
 
-export const DroidUsage = z.looseObject({
+export const DroidUsage = z.object({
   input_tokens: TokenCount,
   output_tokens: TokenCount,
   cache_read_input_tokens: TokenCount,
