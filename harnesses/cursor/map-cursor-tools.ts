@@ -83,11 +83,11 @@ export function unknownToolEvent(call: CursorToolCall): DraftEvent {
 
 const text = z.string();
 /** Per kind: the argument and outcome-payload fields the mapping reads (extra keys are fine). */
-const COMMAND = { args: z.looseObject({ command: text.optional() }), payload: z.looseObject({ command: text.optional(), exitCode: z.int().optional(), workingDirectory: text.optional() }) };
-const FILE = { args: z.looseObject({ path: text.optional() }), payload: z.looseObject({ path: text.optional() }) };
-const LIST = z.looseObject({ path: text.optional() });
+const COMMAND = { args: z.object({ command: text.optional() }), payload: z.object({ command: text.optional(), exitCode: z.int().optional(), workingDirectory: text.optional() }) };
+const FILE = { args: z.object({ path: text.optional() }), payload: z.object({ path: text.optional() }) };
+const LIST = z.object({ path: text.optional() });
 const SEARCH = Object.fromEntries(
-  Object.entries(SEARCH_FIELDS).map(([tool, f]) => [tool, z.looseObject({ [f.query]: text, ...(f.scope ? { [f.scope]: text.optional() } : {}) })]),
+  Object.entries(SEARCH_FIELDS).map(([tool, f]) => [tool, z.object({ [f.query]: text, ...(f.scope ? { [f.scope]: text.optional() } : {}) })]),
 );
 
 /**

@@ -16,25 +16,27 @@ import type { CursorToolCall } from './map-cursor-tools.ts';
 import { readCursorUsage } from './usage.ts';
 
 const text = z.string();
-const Envelope = z.looseObject({ session_id: text.min(1).optional() });
-const SystemInit = z.looseObject({ cwd: text.optional(), model: text.optional() });
-const ShellTimeout = z.looseObject({ aborted_count: z.int().nonnegative(), timeout_ms: z.int().nonnegative() });
-const ThinkingDelta = z.looseObject({ text });
-const Assistant = z.looseObject({
-  message: z.looseObject({ content: z.union([text, z.array(z.looseObject({ type: z.literal('text'), text }))]) }),
+// z.object: extra keys are accepted and left out of the parsed copy; what is passed on (tool arguments, outcomes,
+// usage) is the raw value, so `unknown` events and raw usage keep every field.
+const SessionId = text.min(1).optional();
+const SystemInit = z.object({ cwd: text.optional(), model: text.optional() });
+const ShellTimeout = z.object({ aborted_count: z.int().nonnegative(), timeout_ms: z.int().nonnegative() });
+const ThinkingDelta = z.object({ text });
+const Assistant = z.object({
+  message: z.object({ content: z.union([text, z.array(z.object({ type: z.literal('text'), text }))]) }),
 });
-const ToolCallRecord = z.looseObject({
+const ToolCallRecord = z.object({
   call_id: text.min(1),
   subtype: text,
-  tool_call: z.record(text, z.looseObject({ args: z.looseObject({}).optional() })),
+  tool_call: z.record(text, z.object({ args: z.object({}).optional() })),
 });
-const Result = z.looseObject({ is_error: z.boolean(), result: text.optional(), subtype: text.optional() });
-const Transport = z.looseObject({ attempt: z.int().nonnegative().optional() });
-const InteractionRequest = z.looseObject({ query_type: text });
+const Result = z.object({ is_error: z.boolean(), result: text.optional(), subtype: text.optional() });
+const Transport = z.object({ attempt: z.int().nonnegative().optional() });
+const InteractionRequest = z.object({ query_type: text });
 
 /** A thinking delta whose text the translator keeps (for folds.ts: which records leave a thinking block open). */
 export const thinkingDeltaText = (record: unknown): string | undefined =>
-  Envelope.safeParse(record).success ? ThinkingDelta.safeParse(record).data?.text : undefined;
+  SessionId.safeParse((record as JsonObject | null)?.session_id).success ? ThinkingDelta.safeParse(record).data?.text : undefined;
 
 /** Two records under one call_id describe one call when they name the same tool and arguments. */
 const identity = (call: CursorToolCall) => JSON.stringify([call.key, call.args]);
@@ -58,9 +60,9 @@ export class CursorTranslator implements SessionTranslator {
 
   line(line: StdoutLine): DraftEvent[] {
     const record = obj(line.json);
-    const envelope = Envelope.safeParse(record);
-    if (!record || !envelope.success) return [...this.flushThinking(), unknownLine(line)];
-    if (envelope.data.session_id) this.session = envelope.data.session_id;
+    const sessionId = SessionId.safeParse(record?.session_id);
+    if (!record || !sessionId.success) return [...this.flushThinking(), unknownLine(line)];
+    if (sessionId.data) this.session = sessionId.data;
     if (record.type === 'thinking') return this.thinkingRecord(record, line);
     return [...this.flushThinking(), ...this.record(record, line)];
   }
@@ -144,12 +146,13 @@ export class CursorTranslator implements SessionTranslator {
     const parsed = ToolCallRecord.safeParse(record);
     const entries = parsed.success ? Object.entries(parsed.data.tool_call) : [];
     if (!parsed.success || entries.length !== 1) return [unknownLine(line)];
-    const [key, inner] = entries[0]!;
+    const key = entries[0]![0];
+    const inner = (record.tool_call as JsonObject)[key] as JsonObject; // raw: the arguments are kept whole
     const callId = parsed.data.call_id;
-    const call: CursorToolCall = { callId, key, args: inner.args ?? {}, records: [record] };
+    const call: CursorToolCall = { callId, key, args: (inner.args as JsonObject | undefined) ?? {}, records: [record] };
     if (parsed.data.subtype === 'started') return this.started(call);
     if (parsed.data.subtype !== 'completed') return [unknownLine(line)];
-    return this.completed(call, inner.args !== undefined, (record.tool_call as JsonObject)[key]);
+    return this.completed(call, inner.args !== undefined, inner);
   }
 
   private started(call: CursorToolCall): DraftEvent[] {

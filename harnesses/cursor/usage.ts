@@ -15,7 +15,7 @@ export const CURSOR_USAGE_SHAPE: UsageShape = {
     'cache_write, outputTokens -> output (reasoning included, not broken out). No cost reported.',
 };
 
-export const CursorUsage = z.looseObject({
+export const CursorUsage = z.object({
   inputTokens: TokenCount,
   outputTokens: TokenCount,
   cacheReadTokens: TokenCount.optional(),
