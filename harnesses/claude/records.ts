@@ -7,10 +7,10 @@ import { AnyJsonObject } from '../../shared/translate/json-object.ts';
 
 const id = z.string().min(1);
 
-/** Every record: its type, and the session id the CLI stamps on it. */
-export const ClaudeRecord = z.object({ type: z.string(), session_id: id.optional() });
+/** The session id the CLI stamps on every record. */
+const stamped = { session_id: id.optional() };
 
-export const SystemRecord = z.object({ subtype: z.string() });
+export const SystemRecord = z.object({ type: z.literal('system'), ...stamped, subtype: z.string() });
 export const InitRecord = z.object({ cwd: z.string().optional(), model: z.string().optional() });
 export const ApiRetryRecord = z.object({
   error_status: z.int().nullable().optional(),
@@ -28,6 +28,8 @@ export const TaskStartedRecord = z.object({
 export const TaskNotificationRecord = z.object({ task_id: id, status: z.string().min(1), tool_use_id: id.optional() });
 
 export const AssistantRecord = z.object({
+  type: z.literal('assistant'),
+  ...stamped,
   message: z.object({ content: z.array(z.unknown()), model: z.string().optional() }),
   /** Set on the synthetic assistant message Claude Code prints for a failed API call. */
   error: z.string().optional(),
@@ -40,6 +42,8 @@ export const AssistantBlock = z.discriminatedUnion('type', [
 ]);
 
 export const UserRecord = z.object({
+  type: z.literal('user'),
+  ...stamped,
   message: z.object({ content: z.union([z.string(), z.array(z.unknown())]) }),
   tool_use_result: z.unknown().optional(),
 });
@@ -54,6 +58,8 @@ export const ToolResultBlock = z.object({
 export const TaskToolResult = z.object({ status: z.string(), agentId: id.optional() });
 
 export const ResultRecord = z.object({
+  type: z.literal('result'),
+  ...stamped,
   subtype: z.string().optional(),
   is_error: z.boolean().optional(),
   result: z.string().optional(),
@@ -62,3 +68,16 @@ export const ResultRecord = z.object({
   usage: z.unknown().optional(),
   total_cost_usd: z.unknown().optional(),
 });
+
+/**
+ * One stdout line: a record of a known type with the fields every record of that type carries, read in one parse
+ * (the translation hot path). An unknown type fails it like an unreadable field does: the line is `unknown`.
+ */
+export const ClaudeLine = z.discriminatedUnion('type', [
+  SystemRecord,
+  AssistantRecord,
+  UserRecord,
+  ResultRecord,
+  z.object({ type: z.literal('stream_event'), ...stamped }),
+]);
+export type ClaudeLine = z.infer<typeof ClaudeLine>;

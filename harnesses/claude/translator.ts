@@ -9,20 +9,7 @@ import { PendingCalls } from '../../shared/translate/pending-calls.ts';
 import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
 import { claudeToolKind, mapToolCall, skillName, subagentType, unknownToolEvent } from './map-claude-tools.ts';
 import type { ToolCall, ToolOutcome } from './map-claude-tools.ts';
-import {
-  ApiRetryRecord,
-  AssistantBlock,
-  AssistantRecord,
-  ClaudeRecord,
-  InitRecord,
-  ResultRecord,
-  SystemRecord,
-  TaskNotificationRecord,
-  TaskStartedRecord,
-  TaskToolResult,
-  ToolResultBlock,
-  UserRecord,
-} from './records.ts';
+import { ApiRetryRecord, AssistantBlock, ClaudeLine, InitRecord, TaskNotificationRecord, TaskStartedRecord, TaskToolResult, ToolResultBlock } from './records.ts';
 import { claudeUsage } from './usage.ts';
 
 type Rec = Record<string, unknown>;
@@ -69,11 +56,10 @@ export class ClaudeTranslator implements SessionTranslator {
   }
 
   line(line: StdoutLine): DraftEvent[] {
-    const parsed = ClaudeRecord.safeParse(line.json);
+    const parsed = ClaudeLine.safeParse(line.json);
     if (!parsed.success) return [unknownLine(line)];
-    // The schema's copy holds only the fields it names: the record itself goes on to the record's own schema.
-    const record = line.json as Rec;
-    if (parsed.data.session_id !== undefined) this.session = parsed.data.session_id;
+    const record = parsed.data;
+    if (record.session_id !== undefined) this.session = record.session_id;
 
     const out: DraftEvent[] = [];
     const skill = this.pendingSkill;
@@ -110,10 +96,10 @@ export class ClaudeTranslator implements SessionTranslator {
     return [mapToolCall(call, undefined, this.cwd) ?? unknownToolEvent(call)];
   }
 
-  private record(record: Rec, line: StdoutLine): DraftEvent[] {
+  private record(record: ClaudeLine, line: StdoutLine): DraftEvent[] {
     switch (record.type) {
       case 'system':
-        return this.system(record, line);
+        return this.system(record.subtype, line);
       case 'assistant':
         return this.assistant(record, line);
       case 'user':
@@ -123,16 +109,13 @@ export class ClaudeTranslator implements SessionTranslator {
         // record, which is what we translate, so the joined message is emitted exactly once.
         return [];
       case 'result':
-        return this.terminal(record, line);
-      default:
-        return [unknownLine(line)];
+        return this.terminal(record);
     }
   }
 
-  private system(record: Rec, line: StdoutLine): DraftEvent[] {
-    const system = SystemRecord.safeParse(record);
-    if (!system.success) return [unknownLine(line)];
-    const subtype = system.data.subtype;
+  /** A system record's own fields are read by its subtype's schema, from the line as printed. */
+  private system(subtype: string, line: StdoutLine): DraftEvent[] {
+    const record = line.json;
     if (subtype === 'init') {
       const init = InitRecord.safeParse(record);
       if (!init.success) return [unknownLine(line)];
@@ -171,10 +154,8 @@ export class ClaudeTranslator implements SessionTranslator {
     return [unknownLine(line)];
   }
 
-  private assistant(record: Rec, line: StdoutLine): DraftEvent[] {
-    const parsed = AssistantRecord.safeParse(record);
-    if (!parsed.success) return [unknownLine(line)];
-    const { message, error } = parsed.data;
+  private assistant(record: Extract<ClaudeLine, { type: 'assistant' }>, line: StdoutLine): DraftEvent[] {
+    const { message, error } = record;
     // A synthetic assistant message with `error` is Claude Code reporting a failed API call (e.g. HTTP 400).
     if (error !== undefined && message.model === '<synthetic>') {
       const text = contentText(message.content);
@@ -210,10 +191,8 @@ export class ClaudeTranslator implements SessionTranslator {
     return out;
   }
 
-  private user(record: Rec, line: StdoutLine): DraftEvent[] {
-    const parsed = UserRecord.safeParse(record);
-    if (!parsed.success) return [unknownLine(line)];
-    const { content } = parsed.data.message;
+  private user(record: Extract<ClaudeLine, { type: 'user' }>, line: StdoutLine): DraftEvent[] {
+    const { content } = record.message;
     // A skill body that no Skill result is waiting for names a skill we cannot pair: shown as it is.
     if (this.skillBaseDirectory(record) !== undefined) return [unknownLine(line)];
     if (typeof content === 'string') return []; // a plain prompt echo
@@ -228,7 +207,7 @@ export class ClaudeTranslator implements SessionTranslator {
         continue;
       }
       const { tool_use_id: id, is_error: isError, content: resultContent } = block.data;
-      const outcome: ToolOutcome = { isError: isError ?? false, content: resultContent, structured: parsed.data.tool_use_result, block: raw as Rec };
+      const outcome: ToolOutcome = { isError: isError ?? false, content: resultContent, structured: record.tool_use_result, block: raw as Rec };
       const { call, displaced } = this.calls.close(id, outcome);
       if (displaced) out.push(unknownValue(displaced.block));
       if (call) out.push(...this.finishCall(call, outcome));
@@ -272,17 +251,13 @@ export class ClaudeTranslator implements SessionTranslator {
     return [compact({ type: 'orchestration', action: 'subagent_started', subagent_id: call.id, subagent_name: name }), end];
   }
 
-  private skillBaseDirectory(record: Rec): string | undefined {
-    const parsed = UserRecord.safeParse(record);
-    const text = parsed.success ? contentText(parsed.data.message.content) : undefined;
+  private skillBaseDirectory(record: Extract<ClaudeLine, { type: 'user' }>): string | undefined {
+    const text = contentText(record.message.content);
     const match = text ? SKILL_BASE.exec(text) : null;
     return match ? match[1]!.trim() : undefined;
   }
 
-  private terminal(record: Rec, line: StdoutLine): DraftEvent[] {
-    const parsed = ResultRecord.safeParse(record);
-    if (!parsed.success) return [unknownLine(line)];
-    const r = parsed.data;
+  private terminal(r: Extract<ClaudeLine, { type: 'result' }>): DraftEvent[] {
     const usage = claudeUsage(r);
     const out: DraftEvent[] = usage.unreadable.length > 0 ? [unreadableUsageWarning('Claude Code', 'result', usage.unreadable)] : [];
     this.result = { ...this.result, tokens: usage.tokens, raw_usage: usage.raw, reported_cost_usd: usage.cost, is_error: r.is_error, final_text: r.result };
