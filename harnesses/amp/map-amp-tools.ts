@@ -69,12 +69,12 @@ export function unknownToolEvent(call: AmpToolCall, outcome?: AmpToolOutcome): D
 const text = z.string();
 const line = z.int().nonnegative();
 /** Per kind: the input fields the mapping reads (extra keys are fine). `read_range` is [start, end], 1-based. */
-const COMMAND = z.looseObject({ cmd: text.optional(), command: text.optional(), cwd: text.optional() });
-const READ = z.looseObject({ path: text, read_range: z.tuple([line, line]).optional() });
-const WRITE = z.looseObject({ path: text });
-const LIST = z.looseObject({ path: text.optional() });
+const COMMAND = z.object({ cmd: text.optional(), command: text.optional(), cwd: text.optional() });
+const READ = z.object({ path: text, read_range: z.tuple([line, line]).optional() });
+const WRITE = z.object({ path: text });
+const LIST = z.object({ path: text.optional() });
 const SEARCH = Object.fromEntries(
-  Object.entries(SEARCH_FIELDS).map(([tool, f]) => [tool, z.looseObject({ [f.query]: text, ...(f.scope ? { [f.scope]: text.optional() } : {}) })]),
+  Object.entries(SEARCH_FIELDS).map(([tool, f]) => [tool, z.object({ [f.query]: text, ...(f.scope ? { [f.scope]: text.optional() } : {}) })]),
 );
 
 /** Maps a finished (or, without `outcome`, never-finished) non-subagent call. */

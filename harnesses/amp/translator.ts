@@ -17,16 +17,18 @@ import type { AmpToolCall, AmpToolOutcome } from './map-amp-tools.ts';
 import { addUsage, ampTokens, messageUsage } from './usage.ts';
 
 const text = z.string();
-const Envelope = z.looseObject({ session_id: text.min(1).optional() });
-const SystemInit = z.looseObject({ cwd: text.optional() });
-const AssistantMessage = z.looseObject({ message: z.looseObject({ id: text.optional(), model: text.optional(), content: z.array(z.unknown()) }) });
-const TextBlock = z.looseObject({ text });
-const ThinkingBlock = z.looseObject({ thinking: text });
-const ToolUse = z.looseObject({ id: text.min(1), name: text.min(1), input: z.looseObject({}) });
-const UserMessage = z.looseObject({ message: z.looseObject({ content: z.union([text, z.array(z.unknown())]) }) });
+// z.object: extra keys are accepted and left out of the parsed copy; what is passed on (tool inputs, usage) is the
+// raw value, so `unknown` events and raw usage keep every field.
+const SessionId = text.min(1).optional();
+const SystemInit = z.object({ cwd: text.optional() });
+const AssistantMessage = z.object({ message: z.object({ id: text.optional(), model: text.optional(), content: z.array(z.unknown()) }) });
+const TextBlock = z.object({ text });
+const ThinkingBlock = z.object({ thinking: text });
+const ToolUse = z.object({ id: text.min(1), name: text.min(1), input: z.object({}) });
+const UserMessage = z.object({ message: z.object({ content: z.union([text, z.array(z.unknown())]) }) });
 /** `is_error` is optional in the Anthropic shape Amp copies: absent means the tool succeeded. */
-const ToolResult = z.looseObject({ tool_use_id: text.min(1), is_error: z.boolean().optional() });
-const Result = z.looseObject({ is_error: z.boolean(), result: text.optional(), error: text.optional(), subtype: text.optional() });
+const ToolResult = z.object({ tool_use_id: text.min(1), is_error: z.boolean().optional() });
+const Result = z.object({ is_error: z.boolean(), result: text.optional(), error: text.optional(), subtype: text.optional() });
 
 export class AmpTranslator implements SessionTranslator {
   private session: string | undefined;
@@ -54,9 +56,9 @@ export class AmpTranslator implements SessionTranslator {
 
   line(line: StdoutLine): DraftEvent[] {
     const record = obj(line.json);
-    const envelope = Envelope.safeParse(record);
-    if (!record || !envelope.success) return [unknownLine(line)];
-    if (envelope.data.session_id) this.session = envelope.data.session_id;
+    const sessionId = SessionId.safeParse(record?.session_id);
+    if (!record || !sessionId.success) return [unknownLine(line)];
+    if (sessionId.data) this.session = sessionId.data;
     switch (record.type) {
       case 'system':
         return this.system(record, line);
@@ -97,7 +99,7 @@ export class AmpTranslator implements SessionTranslator {
     const parsed = AssistantMessage.safeParse(record);
     if (!parsed.success) return [unknownLine(line)];
     const message = parsed.data.message;
-    const out = this.countUsage(message);
+    const out = this.countUsage({ id: message.id, usage: (record.message as JsonObject).usage }); // raw usage, kept whole
     if (message.model) this.result.reported_model = message.model;
     for (const raw of message.content) out.push(...this.block(obj(raw), raw));
     return out;
@@ -118,7 +120,7 @@ export class AmpTranslator implements SessionTranslator {
       case 'tool_use': {
         const parsed = ToolUse.safeParse(block);
         if (!parsed.success) return [unknownValue(block)];
-        return this.toolUse({ id: parsed.data.id, name: parsed.data.name, input: parsed.data.input, block });
+        return this.toolUse({ id: parsed.data.id, name: parsed.data.name, input: block.input as JsonObject, block });
       }
       default:
         return [unknownValue(block ?? raw)];

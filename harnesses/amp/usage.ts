@@ -21,7 +21,7 @@ export const AMP_USAGE_SHAPE: UsageShape = {
     '(thinking included, not broken out). No cost reported.',
 };
 
-export const AmpMessageUsage = z.looseObject({
+export const AmpMessageUsage = z.object({
   input_tokens: TokenCount,
   output_tokens: TokenCount,
   cache_read_input_tokens: TokenCount.optional(),
