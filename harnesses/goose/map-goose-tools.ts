@@ -53,10 +53,10 @@ export function unknownToolEvent(call: GooseToolCall, outcome?: GooseToolOutcome
 
 const text = z.string();
 /** Per kind: the argument fields the mapping reads (extra keys are fine). */
-const COMMAND = z.looseObject({ command: text });
-const PATH = z.looseObject({ path: text });
-const LIST = z.looseObject({ path: text.optional() });
-const TEXT_EDITOR = z.looseObject({ command: text, path: text });
+const COMMAND = z.object({ command: text });
+const PATH = z.object({ path: text });
+const LIST = z.object({ path: text.optional() });
+const TEXT_EDITOR = z.object({ command: text, path: text });
 
 export function mapToolCall(call: GooseToolCall, outcome: GooseToolOutcome | undefined, cwd: string | undefined): DraftEvent {
   const { args, name: tool_name } = call;

@@ -18,28 +18,30 @@ import { callIdentity, mapToolCall } from './map-goose-tools.ts';
 import type { GooseToolCall, GooseToolOutcome } from './map-goose-tools.ts';
 import { gooseUsage } from './usage.ts';
 
+// z.object: extra keys are accepted and left out of the parsed copy; what is passed on (tool arguments) is the
+// raw value, so `unknown` events keep every field.
 const text = z.string();
-const Message = z.looseObject({
-  message: z.looseObject({ id: text.optional(), role: z.enum(['assistant', 'user']), content: z.array(z.unknown()) }),
+const Message = z.object({
+  message: z.object({ id: text.optional(), role: z.enum(['assistant', 'user']), content: z.array(z.unknown()) }),
 });
-const TextItem = z.looseObject({ text });
-const ThinkingItem = z.looseObject({ thinking: text });
+const TextItem = z.object({ text });
+const ThinkingItem = z.object({ thinking: text });
 /** `status: error` is a tool call the model malformed: goose answers it with an error toolResponse. */
-const ToolRequest = z.looseObject({
+const ToolRequest = z.object({
   id: text.min(1),
-  toolCall: z.looseObject({ status: z.literal('success'), value: z.looseObject({ name: text.min(1), arguments: z.looseObject({}).optional() }) }),
+  toolCall: z.object({ status: z.literal('success'), value: z.object({ name: text.min(1), arguments: z.object({}).optional() }) }),
 });
 /** success carries an MCP CallToolResult whose optional `isError` marks a failed tool run. */
-const ToolResponse = z.looseObject({
+const ToolResponse = z.object({
   id: text.min(1),
   toolResult: z.discriminatedUnion('status', [
-    z.looseObject({ status: z.literal('success'), value: z.looseObject({ isError: z.boolean().optional() }) }),
-    z.looseObject({ status: z.literal('error') }),
+    z.object({ status: z.literal('success'), value: z.object({ isError: z.boolean().optional() }) }),
+    z.object({ status: z.literal('error') }),
   ]),
 });
-const SystemNotification = z.looseObject({ notificationType: text, msg: text });
-const ErrorRecord = z.looseObject({ error: text });
-const Notification = z.looseObject({ log: z.looseObject({}).optional(), progress: z.looseObject({}).optional() });
+const SystemNotification = z.object({ notificationType: text, msg: text });
+const ErrorRecord = z.object({ error: text });
+const Notification = z.object({ log: z.object({}).optional(), progress: z.object({}).optional() });
 
 /** Streamed text: goose sends an assistant reply as several messages sharing one id, each holding a chunk. */
 interface PendingText {
@@ -152,7 +154,8 @@ export class GooseTranslator implements SessionTranslator {
   private toolRequest(item: JsonObject): DraftEvent[] {
     const parsed = ToolRequest.safeParse(item);
     if (!parsed.success) return [unknownValue(item)];
-    const { name, arguments: args = {} } = parsed.data.toolCall.value;
+    const { name } = parsed.data.toolCall.value;
+    const args = (((item.toolCall as JsonObject).value as JsonObject).arguments ?? {}) as JsonObject; // raw, kept whole
     const call: GooseToolCall = { id: parsed.data.id, name, args, item };
     if (this.answered.get(call.id) === callIdentity(call)) return []; // a request printed again after its response
     const { displaced, result: early } = this.calls.open(call.id, call);

@@ -21,7 +21,7 @@ export const GOOSE_USAGE_SHAPE: UsageShape = {
 };
 
 /** `total_tokens` is an Option (null when unknown); the other counts are left out when not reported. */
-export const GooseComplete = z.looseObject({
+export const GooseComplete = z.object({
   total_tokens: TokenCount.nullable().optional(),
   input_tokens: TokenCount.optional(),
   output_tokens: TokenCount.optional(),
