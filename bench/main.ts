@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark, one JSON document on stdout (progress on stderr).
 // Targets are reported next to the figures; the bench measures, it does not fail a build.
 import { join } from 'node:path';
-import { benchPeakRss, benchTranslation } from './translation.ts';
+import { benchBigLineRss, benchPeakRss, benchTranslation } from './translation.ts';
 import { benchNatsLatency } from './nats-latency.ts';
 import { benchDispatcher } from './dispatcher.ts';
 import { benchRunLatency } from './run-latency.ts';
@@ -23,6 +23,8 @@ if (want('translation')) {
   log('peak RSS translating a 1 GB stream');
   const rss = benchPeakRss('claude', claude, 1);
   report.translation_peak_rss = { ...rss, target_mb: 150, meets_target: rss.peak_rss_mb < 150 };
+  log('peak RSS translating 100 lines of 8 MiB');
+  report.translation_peak_rss_8mib_lines = benchBigLineRss('claude', 100);
 }
 
 if (want('harnesses')) {

@@ -82,6 +82,18 @@ export function driverNodeFlags(): string[] {
   return shebang.split(/\s+/).filter((w) => w.startsWith('--'));
 }
 
+/**
+ * Peak RSS (MB) of a child translating `count` lines of 8 MiB (Claude text messages just under the line cap, each
+ * parsed, translated and serialized): what the engine holds per line, and that it holds no line longer than it
+ * needs (the failure tail once kept 64 of them).
+ */
+export function benchBigLineRss(harness: string, count = 100): { harness: string; lines: number; bytes: number; peak_rss_mb: number; seconds: number; node_flags: string[] } {
+  const flags = driverNodeFlags();
+  const out = execFileSync(process.execPath, [...flags, join(import.meta.dirname, 'translate-rss-child.ts'), harness, '--big-lines', String(count)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const { lines, bytes, peak_rss_mb, seconds } = JSON.parse(out) as { lines: number; bytes: number; peak_rss_mb: number; seconds: number };
+  return { harness, lines, bytes, peak_rss_mb, seconds, node_flags: flags };
+}
+
 /** Peak RSS (MB) of a child translating `gigabytes` of the fixture streamed through a pipe, never on disk. */
 export function benchPeakRss(harness: string, fixture: string, gigabytes = 1): { harness: string; bytes: number; peak_rss_mb: number; seconds: number; node_flags: string[] } {
   const flags = driverNodeFlags();
