@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { PendingCalls } from './pending-calls.ts';
+
+describe('PendingCalls', () => {
+  it('pairs a call with its result and forgets both', () => {
+    const calls = new PendingCalls<string, string>();
+    expect(calls.open('a', 'call a')).toEqual({});
+    expect(calls.close('a', 'result a')).toEqual({ call: 'call a' });
+    expect(calls.drain()).toEqual({ calls: [], results: [] });
+  });
+
+  it('a call under a pending id displaces the pending one, which is handed back', () => {
+    const calls = new PendingCalls<string, string>();
+    calls.open('T1', 'rm -rf /important');
+    expect(calls.open('T1', 'echo harmless')).toEqual({ displaced: 'rm -rf /important' });
+    expect(calls.close('T1', 'ok')).toEqual({ call: 'echo harmless' });
+  });
+
+  it('a result before its call is held and paired once: a later call with the id is a new call', () => {
+    const calls = new PendingCalls<string, string>();
+    expect(calls.close('a', 'early')).toEqual({});
+    expect(calls.open('a', 'call a')).toEqual({ result: 'early' });
+    expect(calls.open('a', 'again')).toEqual({});
+    expect(calls.drain()).toEqual({ calls: ['again'], results: [] });
+  });
+
+  it('a second early result displaces the first; drain hands back what was never paired, in arrival order', () => {
+    const calls = new PendingCalls<string, string>();
+    calls.open('x', 'call x');
+    calls.close('r', 'first');
+    expect(calls.close('r', 'second')).toEqual({ displaced: 'first' });
+    calls.open('y', 'call y');
+    expect(calls.drain()).toEqual({ calls: ['call x', 'call y'], results: ['second'] });
+    expect(calls.drain()).toEqual({ calls: [], results: [] });
+  });
+
+  it('update replaces only a pending call', () => {
+    const calls = new PendingCalls<string, string>();
+    expect(calls.update('a', 'progress')).toBe(false);
+    calls.open('a', 'started');
+    expect(calls.update('a', 'progress')).toBe(true);
+    expect(calls.pending('a')).toBe('progress');
+  });
+});
