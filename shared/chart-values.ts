@@ -26,12 +26,18 @@ export const ChartValues = z.strictObject({
   nats: z.strictObject({
     url: z.union([z.literal(''), z.string().regex(/^(nats|tls|ws|wss):\/\//)]),
     credentialsSecret: z.union([z.literal(''), secretName]),
-    bundled: z.strictObject({ enabled: z.boolean(), image: z.string().min(1), storage: quantity }),
+    bundled: z.strictObject({ enabled: z.boolean(), image, storage: quantity }),
   }),
   credentials: z.strictObject({
     apiKeys: z.array(z.strictObject({ env: envName, secret: secretName, key: z.string().min(1) })),
     subscriptions: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), secretName),
   }),
-  npmCache: z.strictObject({ enabled: z.boolean(), image: z.string().min(1), storage: quantity, upstream: z.url() }),
+  npmCache: z.strictObject({ enabled: z.boolean(), image, storage: quantity, upstream: z.url() }),
+  // PEM text (the chart makes a ConfigMap) or an existing ConfigMap's name; `key` names the PEM in either.
+  extraCA: z.strictObject({
+    certificates: z.union([z.literal(''), z.string().regex(/-----BEGIN CERTIFICATE-----/, 'PEM certificates (-----BEGIN CERTIFICATE-----)')]),
+    existingConfigMap: z.union([z.literal(''), secretName]),
+    key: z.string().regex(/^[-._a-zA-Z0-9]+$/),
+  }),
   podSecurityContext: z.record(z.string(), z.unknown()),
 });

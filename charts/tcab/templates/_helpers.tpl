@@ -45,3 +45,39 @@ app.kubernetes.io/component: dispatcher
 {{- range $slug, $secret := .Values.credentials.subscriptions -}}{{- $names = append $names $secret -}}{{- end -}}
 {{- $names | uniq | sortAlpha | toJson -}}
 {{- end -}}
+
+{{/* An image reference from {repository, tag}: the tag defaults to the chart's appVersion. Call with (list . .Values.x.image). */}}
+{{- define "tcab.image" -}}
+{{- $root := index . 0 -}}{{- $image := index . 1 -}}
+{{- printf "%s:%s" $image.repository (default $root.Chart.AppVersion $image.tag) -}}
+{{- end -}}
+
+{{/* The ConfigMap holding the extra CA certificates, or "" when there are none. */}}
+{{- define "tcab.extraCAConfigMap" -}}
+{{- if .Values.extraCA.existingConfigMap -}}
+{{- .Values.extraCA.existingConfigMap -}}
+{{- else if .Values.extraCA.certificates -}}
+{{- printf "%s-extra-ca" (include "tcab.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Container env, volumeMount and Pod volume for the extra CA (each empty without one). */}}
+{{- define "tcab.extraCAEnv" -}}
+{{- if include "tcab.extraCAConfigMap" . -}}
+- name: NODE_EXTRA_CA_CERTS
+  value: /etc/tcab/extra-ca/ca.crt
+{{- end -}}
+{{- end -}}
+{{- define "tcab.extraCAVolumeMount" -}}
+{{- if include "tcab.extraCAConfigMap" . -}}
+- { name: extra-ca, mountPath: /etc/tcab/extra-ca, readOnly: true }
+{{- end -}}
+{{- end -}}
+{{- define "tcab.extraCAVolume" -}}
+{{- with include "tcab.extraCAConfigMap" . -}}
+- name: extra-ca
+  configMap:
+    name: {{ . }}
+    items: [{ key: {{ $.Values.extraCA.key | quote }}, path: ca.crt }]
+{{- end -}}
+{{- end -}}
