@@ -34,8 +34,6 @@ export class AmpTranslator implements SessionTranslator {
   private session: string | undefined;
   private cwd: string | undefined;
   private readonly calls = new PendingCalls<AmpToolCall, AmpToolOutcome>();
-  /** Calls already answered, by id: a message printed again must not open them a second time. */
-  private readonly answered = new Map<string, string>();
   private usage: ClassValues | undefined;
   private readonly rawUsage: unknown[] = [];
   private readonly countedMessages = new Set<string>();
@@ -128,7 +126,8 @@ export class AmpTranslator implements SessionTranslator {
   }
 
   private toolUse(call: AmpToolCall): DraftEvent[] {
-    if (this.answered.get(call.id) === callIdentity(call)) return []; // a message printed again after the result
+    const answered = this.calls.answeredCall(call.id);
+    if (answered && callIdentity(answered) === callIdentity(call)) return []; // a message printed again after the result
     const { displaced, result: early } = this.calls.open(call.id, call);
     if (displaced && callIdentity(displaced) === callIdentity(call)) return []; // printed again while pending
     const out: DraftEvent[] = [];
@@ -174,7 +173,6 @@ export class AmpTranslator implements SessionTranslator {
   }
 
   private answer(call: AmpToolCall, outcome: AmpToolOutcome): DraftEvent[] {
-    this.answered.set(call.id, callIdentity(call));
     if (ampToolKind(call.name) === 'subagent') {
       const ok = !outcome.isError;
       return [{ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: call.id, subagent_name: call.name, is_success: ok }];

@@ -201,6 +201,11 @@ describe('codex adapter: hostile records (issue 19)', () => {
       [{ type: 'command', command: 'rm -rf /important' }, { type: 'command', command: 'echo harmless', exit_code: 0, is_success: true }],
     ],
     [
+      'a start printed again after its completion is one call',
+      [item('item.started', command('a', 'ls')), item('item.completed', done('a', 'ls', 0)), item('item.started', command('a', 'ls'))],
+      [{ type: 'command', command: 'ls', exit_code: 0, is_success: true }],
+    ],
+    [
       'results before calls: each command is reported once',
       [item('item.completed', done('a', 'ls', 0)), item('item.completed', done('b', 'exit 3', 3, 'failed')), item('item.started', command('a', 'ls')), item('item.started', command('b', 'exit 3'))],
       [{ type: 'command', command: 'ls', exit_code: 0, is_success: true }, { type: 'command', command: 'exit 3', exit_code: 3, is_success: false }],

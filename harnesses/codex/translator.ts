@@ -101,6 +101,8 @@ export class CodexTranslator implements SessionTranslator {
 
   /** item.started / item.updated: the same operation replaces its pending state; a different one flushes it. */
   private progress(id: string, item: JsonObject): DraftEvent[] {
+    const answered = this.items.answeredCall(id);
+    if (answered && itemIdentity(answered) === itemIdentity(item)) return []; // progress printed again after completion
     const { displaced, result: completed } = this.items.open(id, item);
     const out: DraftEvent[] = [];
     if (displaced && itemIdentity(displaced) !== itemIdentity(item)) out.push(...mapUnfinishedItem(displaced));

@@ -248,6 +248,11 @@ describe('cursor adapter: hostile records (issue 19)', () => {
       [{ type: 'command', command: 'rm -rf /important', tool_name: 'shellToolCall' }, { type: 'command', command: 'echo harmless', exit_code: 0, is_success: true, tool_name: 'shellToolCall' }],
     ],
     [
+      'a start printed again after its completion is one call',
+      [shell('started', 'a', 'ls'), shell('completed', 'a', 'ls', ok(0)), shell('started', 'a', 'ls')],
+      [{ type: 'command', command: 'ls', exit_code: 0, is_success: true, tool_name: 'shellToolCall' }],
+    ],
+    [
       'a completion before its start: reported once',
       [shell('completed', 'a', 'ls', ok(0)), shell('started', 'a', 'ls')],
       [{ type: 'command', command: 'ls', exit_code: 0, is_success: true, tool_name: 'shellToolCall' }],

@@ -156,6 +156,8 @@ export class CursorTranslator implements SessionTranslator {
   }
 
   private started(call: CursorToolCall): DraftEvent[] {
+    const answered = this.calls.answeredCall(call.callId);
+    if (answered && sameCall(answered, call)) return []; // printed again after its completion
     const { displaced, result: completedAs } = this.calls.open(call.callId, call);
     const out: DraftEvent[] = [];
     if (displaced && sameCall(displaced, call)) call.records = [...displaced.records, ...call.records];

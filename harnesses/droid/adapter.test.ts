@@ -140,6 +140,11 @@ describe('droid adapter: hostile records (issue 19)', () => {
       [{ type: 'command', command: 'rm -rf /important', tool_name: 'Execute' }, { type: 'command', command: 'echo harmless', exit_code: 0, is_success: true, tool_name: 'Execute' }],
     ],
     [
+      'a call printed again after its result is one call',
+      [call('a', 'ls'), result('a', false), call('a', 'ls')],
+      [{ type: 'command', command: 'ls', exit_code: 0, is_success: true, tool_name: 'Execute' }],
+    ],
+    [
       'a result before its call is held and paired once',
       [result('a', false), call('a', 'ls')],
       [{ type: 'command', command: 'ls', exit_code: 0, is_success: true, tool_name: 'Execute' }],

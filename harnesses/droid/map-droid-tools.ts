@@ -57,8 +57,10 @@ const PARAMETERS = {
 } as const;
 
 /** An exit code or line number printed in a fixed text: a safe integer, or unreadable. */
+const PrintedInt = z.int();
 const printedInt = (digits: string | undefined) => {
-  const parsed = z.int().safeParse(digits === undefined ? undefined : Number(digits));
+  if (digits === undefined) return undefined;
+  const parsed = PrintedInt.safeParse(Number(digits));
   return parsed.success ? parsed.data : undefined;
 };
 

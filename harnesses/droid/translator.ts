@@ -117,6 +117,8 @@ export class DroidTranslator implements SessionTranslator {
   }
 
   private call(call: DroidCall): DraftEvent[] {
+    const answered = this.calls.answeredCall(call.id);
+    if (answered && sameCall(answered, call)) return []; // printed again after its result
     const { displaced, result: early } = this.calls.open(call.id, call);
     if (displaced && sameCall(displaced, call) && !early) return []; // printed again while pending
     const out = displaced ? this.unanswered(displaced) : [];

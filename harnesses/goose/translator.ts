@@ -52,8 +52,6 @@ interface PendingText {
 export class GooseTranslator implements SessionTranslator {
   private readonly cwd: string | undefined;
   private readonly calls = new PendingCalls<GooseToolCall, GooseToolOutcome>();
-  /** Calls already answered, by id: a request printed again must not open them a second time. */
-  private readonly answered = new Map<string, string>();
   private pending: PendingText | undefined;
   private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
 
@@ -157,7 +155,8 @@ export class GooseTranslator implements SessionTranslator {
     const { name } = parsed.data.toolCall.value;
     const args = (((item.toolCall as JsonObject).value as JsonObject).arguments ?? {}) as JsonObject; // raw, kept whole
     const call: GooseToolCall = { id: parsed.data.id, name, args, item };
-    if (this.answered.get(call.id) === callIdentity(call)) return []; // a request printed again after its response
+    const answered = this.calls.answeredCall(call.id);
+    if (answered && callIdentity(answered) === callIdentity(call)) return []; // a request printed again after its response
     const { displaced, result: early } = this.calls.open(call.id, call);
     if (displaced && callIdentity(displaced) === callIdentity(call)) return []; // printed again while pending
     const out: DraftEvent[] = [];
@@ -180,7 +179,6 @@ export class GooseTranslator implements SessionTranslator {
   }
 
   private answer(call: GooseToolCall, outcome: GooseToolOutcome): DraftEvent {
-    this.answered.set(call.id, callIdentity(call));
     return mapToolCall(call, outcome, this.cwd);
   }
 

@@ -3,12 +3,18 @@
 // the call it answers. Nothing a harness reports may vanish and nothing is reported twice, so:
 // - a call whose id is still pending displaces the pending call, which the caller reports without an outcome;
 // - a result with no pending call is held, and paired exactly once with the call that later claims its id;
-// - at the end, the calls never answered and the results never claimed are handed back to be reported.
+// - at the end, the calls never answered and the results never claimed are handed back to be reported;
+// - the calls answered last are remembered (a bounded number), so a call printed again after its result can be
+//   recognised instead of being opened, and reported, a second time.
 // Pure bookkeeping: the adapter decides what each displaced, paired or leftover item becomes.
+
+/** How many answered calls are remembered: repeats come right after the original, and memory stays bounded. */
+const REMEMBERED_ANSWERS = 1024;
 
 export class PendingCalls<Call, Result> {
   private readonly calls = new Map<string, Call>();
   private readonly early = new Map<string, Result>();
+  private readonly answered = new Map<string, Call>();
 
   /**
    * A call opens. `displaced` is the call that was pending under the same id (report it now, without outcome);
@@ -20,6 +26,7 @@ export class PendingCalls<Call, Result> {
     const result = this.early.get(id);
     if (result !== undefined) {
       this.early.delete(id);
+      this.remember(id, call);
       return displaced === undefined ? { result } : { displaced, result };
     }
     this.calls.set(id, call);
@@ -45,11 +52,23 @@ export class PendingCalls<Call, Result> {
     const call = this.calls.get(id);
     if (call !== undefined) {
       this.calls.delete(id);
+      this.remember(id, call);
       return { call };
     }
     const displaced = this.early.get(id);
     this.early.set(id, result);
     return displaced === undefined ? {} : { displaced };
+  }
+
+  /** The call last answered under `id`, while it is among the most recent answers. */
+  answeredCall(id: string): Call | undefined {
+    return this.answered.get(id);
+  }
+
+  private remember(id: string, call: Call): void {
+    this.answered.delete(id);
+    this.answered.set(id, call);
+    if (this.answered.size > REMEMBERED_ANSWERS) this.answered.delete(this.answered.keys().next().value!);
   }
 
   /** End of the stream: calls never answered and results never claimed, in arrival order; both maps are emptied. */
