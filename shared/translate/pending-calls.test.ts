@@ -41,4 +41,18 @@ describe('PendingCalls', () => {
     expect(calls.update('a', 'progress')).toBe(true);
     expect(calls.pending('a')).toBe('progress');
   });
+
+  it('remembers answered calls, the most recent 1024, so a repeat after the result can be recognised', () => {
+    const calls = new PendingCalls<string, string>();
+    calls.open('a', 'call a');
+    calls.close('a', 'ok');
+    calls.close('b', 'early');
+    calls.open('b', 'call b');
+    expect([calls.answeredCall('a'), calls.answeredCall('b'), calls.answeredCall('c')]).toEqual(['call a', 'call b', undefined]);
+    for (let i = 0; i < 1024; i++) {
+      calls.open(`x${i}`, 'x');
+      calls.close(`x${i}`, 'ok');
+    }
+    expect([calls.answeredCall('a'), calls.answeredCall('b'), calls.answeredCall('x1023')]).toEqual([undefined, undefined, 'x']);
+  });
 });
