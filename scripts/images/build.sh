@@ -5,7 +5,8 @@
 # + the machine's extra CA (scripts/images/base.sh). Needs root and the Debian packages buildah and mmdebstrap.
 #
 #   --push PREFIX   also push every image as PREFIX/<name>:<tag> (e.g. 127.0.0.1:5000/tcab or ghcr.io/me/tcab);
-#                   --tls-verify=false is used for 127.0.0.1/localhost/[::1] registries (plain HTTP)
+#                   --tls-verify=false is used for 127.0.0.1/localhost/[::1] registries (plain HTTP); for a
+#                   registry that needs credentials, `buildah login REGISTRY` (or `docker login`) first
 #   --tag TAG       image tag (default: package.json's version, the chart's appVersion)
 #   --only NAMES    comma-separated subset of: driver,dispatcher,nats,npm-cache
 #   --extra-ca FILE PEM certificates to trust in the base (default: $TCAB_EXTRA_CA, else NODE_EXTRA_CA_CERTS,
