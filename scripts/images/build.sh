@@ -10,7 +10,8 @@
 #   --tag TAG       image tag (default: package.json's version, the chart's appVersion)
 #   --only NAMES    comma-separated subset of: driver,dispatcher,nats,npm-cache
 #   --extra-ca FILE PEM certificates to trust in the base (default: $TCAB_EXTRA_CA, else NODE_EXTRA_CA_CERTS,
-#                   else SSL_CERT_FILE); only the certificates Debian's own bundle lacks are added
+#                   else SSL_CERT_FILE); only the certificates Debian's own bundle lacks are added; /dev/null
+#                   for none (images to publish should not carry a build machine's proxy CA)
 #
 # Images are named ghcr.io/tcab/<name>:<tag> (the chart's defaults) in a buildah storage of their own:
 # ${TCAB_CACHE_DIR:-~/.cache/tcab}/images/storage (list them: scripts/images/buildah.sh images). The base and the
