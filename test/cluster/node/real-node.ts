@@ -1,0 +1,529 @@
+// A real Kubernetes node for the test control plane (issue 20): containerd + runc + the CNI bridge + kubelet, in a
+// network namespace of its own, pulling images from a local registry (crane) that also lives in that namespace.
+//
+// Layout (nothing is given an address outside the node's network namespace; the host gains no interface, route
+// or iptables rule):
+//   host netns:   kube-apiserver on 127.0.0.1:<port>  <-  socket-bridge (unix:<dir>/apiserver.sock -> tcp)
+//   node netns:   socket-bridge (tcp 127.0.0.1:6443 -> unix socket), kubelet (server https://127.0.0.1:6443,
+//                 node IP 198.19.0.2 on lo), containerd (its own root/state/socket under <dir>), crane registry
+//                 on 127.0.0.1:5000 (pods name it registry.tcab.test:5000 through containerd's hosts.toml),
+//                 CNI bridge tcab0 198.18.0.1/24 with host-local IPAM, pods in 198.18.0.0/24.
+// Everything runs in the host mount namespace (nsenter --net only), so kubelet's volume mounts are visible to
+// containerd and runc. cgroups: cgroupfs driver under /tcab-<id> in every hierarchy (this machine kind boots
+// cgroup v1, hybrid). kubelet rewrites a few host-wide sysctls at start (vm.overcommit_memory, kernel.panic,
+// kernel.panic_on_oops, ...): the first node records the originals in STATE_ROOT/sysctls.json and the last one to
+// go restores them.
+//
+// Cleanup is idempotent and also runs at start for a node whose owner died (state in STATE_ROOT/<id>/state.json):
+// processes in the node's cgroups, shims and daemons naming its directory, mounts under its directory, its network
+// namespace, cgroups, CNI result cache entries, the sysctls.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { startProcess, waitFor } from '../processes.ts';
+import type { Managed } from '../processes.ts';
+
+export const STATE_ROOT = '/run/tcab-real-node';
+export const REGISTRY = 'registry.tcab.test:5000';
+export const POD_CIDR = '198.18.0.0/24';
+export const NODE_IP = '198.19.0.2';
+export const TAINT_KEY = 'tcab.test/real-node';
+export const PAUSE_IMAGE = `${REGISTRY}/tcab/pause:3.10.2`;
+export const BUSYBOX_IMAGE = `${REGISTRY}/tcab/busybox:1.35`;
+/** The sysctls kubelet's setupKernelTunables may write (pkg/kubelet/cm/container_manager_linux.go). */
+const KUBELET_SYSCTLS = ['vm/overcommit_memory', 'vm/panic_on_oom', 'kernel/panic', 'kernel/panic_on_oops', 'kernel/keys/root_maxkeys', 'kernel/keys/root_maxbytes'];
+const CGROUP_FS = '/sys/fs/cgroup';
+const LOCAL_REGISTRY_PORT = 5000;
+const APISERVER_PORT_IN_NODE = 6443;
+
+/** The node binaries, built or reused (build/node-binaries.sh; prints the cold/warm time on stderr). */
+export function nodeBinaries(): string {
+  return execFileSync(join(import.meta.dirname, '..', 'build', 'node-binaries.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+}
+
+export interface RealNodeOptions {
+  /** The node's directory (created; removed by down()). */
+  dir: string;
+  /** node-binaries.sh's bin directory. */
+  binDir: string;
+  /** kubectl's directory (the control plane's bin dir). */
+  clusterBinDir: string;
+  /** The apiserver URL on the host's loopback, e.g. https://127.0.0.1:34567. */
+  server: string;
+  /** An admin kubeconfig for the control plane (waits for the node to be Ready). */
+  adminKubeconfig: string;
+  /** The control plane's CA: signs the kubelet's client certificate. */
+  caCert: string;
+  caKey: string;
+  nodeName: string;
+  /** Registered with a NoSchedule taint TAINT_KEY=true so other tests' Pods never land here (default true). */
+  taint?: boolean;
+  dieWithParent: boolean;
+}
+
+export interface RealNode {
+  id: string;
+  name: string;
+  dir: string;
+  netns: string;
+  cgroupRoot: string;
+  /** The digests the local registry serves for PAUSE_IMAGE and BUSYBOX_IMAGE. */
+  digests: { pause: string; busybox: string };
+  timings: Record<string, number>;
+  processes: Managed[];
+  /** The kubelet's log file for a container (CRI format: `<time> <stream> <F|P> <line>`). */
+  containerLog(namespace: string, pod: string, uid: string, container: string, restart?: number): string;
+  /** Runs a command inside the node's network namespace. */
+  inNode(argv: string[]): string;
+  down(): Promise<void>;
+}
+
+interface State {
+  id: string;
+  pid: number;
+  dir: string;
+  netns: string;
+  cgroupRoot: string;
+  cniNetwork: string;
+}
+
+const sh = (argv: string[], options: { input?: string } = {}) =>
+  execFileSync(argv[0]!, argv.slice(1), { encoding: 'utf8', stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], input: options.input });
+const quiet = (argv: string[]) => spawnSync(argv[0]!, argv.slice(1), { stdio: 'ignore' }).status === 0;
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Every cgroup v1 hierarchy (plus the unified one) this machine mounts under /sys/fs/cgroup. */
+function cgroupHierarchies(): string[] {
+  const seen = new Set<string>();
+  for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
+    const fields = line.split(' ');
+    const mountPoint = fields[4];
+    const fsType = fields[fields.indexOf('-') + 1];
+    if (mountPoint?.startsWith(`${CGROUP_FS}/`) && (fsType === 'cgroup' || fsType === 'cgroup2')) seen.add(mountPoint);
+  }
+  return [...seen];
+}
+
+/** Every cgroup directory below `root` in one hierarchy, deepest first. */
+function cgroupTree(hierarchy: string, root: string): string[] {
+  const top = join(hierarchy, root);
+  if (!existsSync(top)) return [];
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) walk(join(dir, entry.name));
+    out.push(dir);
+  };
+  walk(top);
+  return out;
+}
+
+function killCgroupProcesses(cgroupRoot: string): void {
+  for (let round = 0; round < 50; round++) {
+    let found = 0;
+    for (const hierarchy of cgroupHierarchies()) {
+      for (const dir of cgroupTree(hierarchy, cgroupRoot)) {
+        const procs = readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+        for (const pid of procs) {
+          found++;
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+      }
+    }
+    if (found === 0) return;
+    // Frozen or exiting tasks leave cgroup.procs a little after SIGKILL; poll until it is empty.
+    spawnSync('sleep', ['0.1']);
+  }
+}
+
+/** Processes whose command line names `needle` (the node's directory or namespace): shims, daemons, bridges. */
+function processesNaming(needle: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').some((arg) => arg.includes(needle))) pids.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return pids;
+}
+
+function mountsUnder(dir: string): string[] {
+  const decode = (s: string) => s.replace(/\\(\d{3})/g, (_, oct: string) => String.fromCharCode(parseInt(oct, 8)));
+  return readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) => decode(line.split(' ')[4] ?? ''))
+    .filter((mountPoint) => mountPoint === dir || mountPoint.startsWith(`${dir}/`));
+}
+
+function readSysctl(name: string): string | undefined {
+  try {
+    return readFileSync(`/proc/sys/${name}`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function liveStates(exceptId?: string): State[] {
+  if (!existsSync(STATE_ROOT)) return [];
+  const out: State[] = [];
+  for (const id of readdirSync(STATE_ROOT)) {
+    if (id === exceptId) continue;
+    try {
+      const state = JSON.parse(readFileSync(join(STATE_ROOT, id, 'state.json'), 'utf8')) as State;
+      if (alive(state.pid)) out.push(state);
+    } catch {
+      // not a state dir
+    }
+  }
+  return out;
+}
+
+function recordSysctls(): void {
+  const file = join(STATE_ROOT, 'sysctls.json');
+  if (existsSync(file)) return; // another live node (or a crashed one) recorded the originals first
+  const values = Object.fromEntries(KUBELET_SYSCTLS.map((name) => [name, readSysctl(name)]));
+  writeFileSync(file, `${JSON.stringify(values, null, 2)}\n`);
+}
+
+/** Restores the recorded sysctls once no live node remains. Returns what it restored. */
+export function restoreSysctls(exceptId?: string): Record<string, string> {
+  const file = join(STATE_ROOT, 'sysctls.json');
+  if (!existsSync(file) || liveStates(exceptId).length > 0) return {};
+  const recorded = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string | undefined>;
+  const restored: Record<string, string> = {};
+  for (const [name, value] of Object.entries(recorded)) {
+    if (value === undefined || readSysctl(name) === value) continue;
+    writeFileSync(`/proc/sys/${name}`, value);
+    restored[name] = value;
+  }
+  rmSync(file, { force: true });
+  return restored;
+}
+
+/** Removes everything a node made. Idempotent; safe on a half-started node. */
+export function cleanupNode(state: State): void {
+  // 1. Pods' processes (in the node's cgroups), then shims, daemons and bridges naming the node's directory.
+  killCgroupProcesses(state.cgroupRoot);
+  for (let round = 0; round < 50; round++) {
+    const pids = [...processesNaming(state.dir), ...processesNaming(`/run/netns/${state.netns}`)];
+    if (pids.length === 0) break;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    spawnSync('sleep', ['0.1']);
+  }
+  killCgroupProcesses(state.cgroupRoot);
+  // 2. Mounts under the directory (rootfs overlays, shm, pod volumes, netns bind mounts), deepest first.
+  for (let round = 0; round < 5; round++) {
+    const mounts = mountsUnder(state.dir).sort((a, b) => b.length - a.length);
+    if (mounts.length === 0) break;
+    for (const mountPoint of mounts) quiet(['umount', '-l', mountPoint]);
+  }
+  // 3. The network namespace (its bridge, veths and iptables rules go with it).
+  quiet(['ip', 'netns', 'del', state.netns]);
+  // 4. cgroups, deepest first, in every hierarchy.
+  for (const hierarchy of cgroupHierarchies()) {
+    for (const dir of cgroupTree(hierarchy, state.cgroupRoot)) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        // a task still exiting; swept again next start
+      }
+    }
+  }
+  // 5. libcni's result cache (always /var/lib/cni; entries are named <network>-<container>-<ifname>).
+  for (const sub of ['results', 'networks']) {
+    const dir = join('/var/lib/cni', sub);
+    if (!existsSync(dir)) continue;
+    for (const entry of readdirSync(dir)) if (entry.startsWith(`${state.cniNetwork}-`) || entry === state.cniNetwork) rmSync(join(dir, entry), { recursive: true, force: true });
+  }
+  rmSync(state.dir, { recursive: true, force: true });
+  rmSync(join(STATE_ROOT, state.id), { recursive: true, force: true });
+  restoreSysctls(state.id);
+}
+
+/** Cleans up after nodes whose owning process died (a crashed or killed test run). */
+export function sweepStaleNodes(): string[] {
+  if (!existsSync(STATE_ROOT)) return [];
+  const swept: string[] = [];
+  for (const id of readdirSync(STATE_ROOT)) {
+    const file = join(STATE_ROOT, id, 'state.json');
+    if (!existsSync(file)) continue;
+    const state = JSON.parse(readFileSync(file, 'utf8')) as State;
+    if (alive(state.pid)) continue;
+    cleanupNode(state);
+    swept.push(id);
+  }
+  restoreSysctls();
+  return swept;
+}
+
+function kubeconfig(server: string, caCert: string, user: string, cert: string, key: string): string {
+  const b64 = (file: string) => readFileSync(file).toString('base64');
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'tcab-test', cluster: { server, 'certificate-authority-data': b64(caCert) } }],
+    users: [{ name: user, user: { 'client-certificate-data': b64(cert), 'client-key-data': b64(key) } }],
+    contexts: [{ name: 'tcab-test', context: { cluster: 'tcab-test', user } }],
+    'current-context': 'tcab-test',
+  });
+}
+
+function clientCert(dir: string, name: string, subject: string, ca: { cert: string; key: string }): { cert: string; key: string } {
+  const key = join(dir, `${name}.key`);
+  const csr = join(dir, `${name}.csr`);
+  const cert = join(dir, `${name}.crt`);
+  const ext = join(dir, `${name}.ext`);
+  sh(['openssl', 'genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', key]);
+  writeFileSync(ext, 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n');
+  sh(['openssl', 'req', '-new', '-key', key, '-subj', subject, '-out', csr]);
+  sh(['openssl', 'x509', '-req', '-in', csr, '-CA', ca.cert, '-CAkey', ca.key, '-CAcreateserial', '-CAserial', join(dir, 'ca.srl'), '-days', '7', '-sha256', '-extfile', ext, '-out', cert]);
+  return { cert, key };
+}
+
+/** A one-layer image tarball: `files` maps a path in the image to a host file (copied) or `->target` (a symlink). */
+function layerTarball(stage: string, tarball: string, files: Record<string, string>): void {
+  rmSync(stage, { recursive: true, force: true });
+  for (const [path, source] of Object.entries(files)) {
+    const target = join(stage, path);
+    mkdirSync(join(target, '..'), { recursive: true });
+    if (source.startsWith('->')) symlinkSync(source.slice(2), target);
+    else {
+      writeFileSync(target, readFileSync(source));
+      chmodSync(target, statSync(source).mode & 0o777);
+    }
+  }
+  // Numeric root ownership and a fixed mtime: the same inputs give the same layer digest.
+  sh(['tar', '--sort=name', '--owner=0', '--group=0', '--numeric-owner', '--mtime=@0', '-C', stage, '-cf', tarball, '.']);
+}
+
+export async function startRealNode(options: RealNodeOptions): Promise<RealNode> {
+  const timings: Record<string, number> = {};
+  const t0 = Date.now();
+  const mark = (name: string) => (timings[name] = Date.now() - t0);
+  mkdirSync(STATE_ROOT, { recursive: true, mode: 0o700 });
+  const swept = sweepStaleNodes();
+  if (swept.length > 0) process.stderr.write(`real node: swept stale nodes ${swept.join(', ')}\n`);
+  mark('sweep_ms');
+
+  const id = `rn${randomBytes(4).toString('hex')}`;
+  const dir = options.dir;
+  const state: State = { id, pid: process.pid, dir, netns: `tcab-${id}`, cgroupRoot: `/tcab-${id}`, cniNetwork: `tcab-${id}` };
+  mkdirSync(join(STATE_ROOT, id), { recursive: true });
+  // Written before anything exists, so a crash at any later point is swept by the next start.
+  writeFileSync(join(STATE_ROOT, id, 'state.json'), `${JSON.stringify(state)}\n`);
+  const logDir = join(dir, 'logs');
+  for (const d of [dir, logDir, join(dir, 'pki'), join(dir, 'images')]) mkdirSync(d, { recursive: true, mode: 0o700 });
+  const processes: Managed[] = [];
+  const bin = (name: string) => join(options.binDir, name);
+  const netnsPath = `/run/netns/${state.netns}`;
+  const inNodeArgv = (argv: string[]) => ['nsenter', `--net=${netnsPath}`, '--', ...argv];
+  const inNode = (argv: string[]) => sh(inNodeArgv(argv));
+  const env = { ...process.env, PATH: `${options.binDir}:${process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin'}` };
+  const start = (name: string, argv: string[]) => {
+    const p = startProcess(name, inNodeArgv(argv), { logDir, dieWithParent: options.dieWithParent, env });
+    processes.push(p);
+    return p;
+  };
+  let stopped = false;
+  const down = async () => {
+    if (stopped) return;
+    stopped = true;
+    // kubelet first (so it does not restart what we stop), then the rest; cleanupNode kills what is left.
+    for (const p of [...processes].reverse()) await p.stop(3000);
+    // TCAB_KEEP_CLUSTER_DIR=1 keeps the node's logs (kubelet, containerd, registry, bridges) beside its directory.
+    if (process.env.TCAB_KEEP_CLUSTER_DIR === '1' && existsSync(logDir)) {
+      cpSync(logDir, `${dir}-logs`, { recursive: true });
+      process.stderr.write(`real node logs kept in ${dir}-logs\n`);
+    }
+    cleanupNode(state);
+  };
+
+  try {
+    // The network namespace: loopback up, the node IP on lo (CONFIG_DUMMY is not set on this machine kind).
+    sh(['ip', 'netns', 'add', state.netns]);
+    sh(['ip', '-n', state.netns, 'link', 'set', 'lo', 'up']);
+    sh(['ip', '-n', state.netns, 'addr', 'add', `${NODE_IP}/32`, 'dev', 'lo']);
+    mark('netns_ms');
+
+    // The apiserver, reachable at 127.0.0.1:6443 inside the namespace through a Unix socket.
+    const apiserver = new URL(options.server);
+    const apiSocket = join(dir, 'apiserver.sock');
+    const bridgeScript = join(import.meta.dirname, 'socket-bridge.ts');
+    const hostBridge = startProcess('apiserver-bridge-host', [process.execPath, bridgeScript, '--listen', `unix:${apiSocket}`, '--to', `tcp:${apiserver.hostname}:${apiserver.port}`], { logDir, dieWithParent: options.dieWithParent });
+    processes.push(hostBridge);
+    const nodeBridge = start('apiserver-bridge-node', [process.execPath, bridgeScript, '--listen', `tcp:127.0.0.1:${APISERVER_PORT_IN_NODE}`, '--to', `unix:${apiSocket}`]);
+    await waitFor('the apiserver bridge', async () => existsSync(apiSocket) && readFileSync(nodeBridge.log, 'utf8').includes('bridging'), { timeoutMs: 20_000, process: nodeBridge });
+
+    // The local registry, inside the namespace; images pushed from there too.
+    const registryDir = join(dir, 'registry');
+    mkdirSync(registryDir, { recursive: true });
+    const registryAddress = `127.0.0.1:${LOCAL_REGISTRY_PORT}`;
+    const registry = start('registry', [bin('crane'), 'registry', 'serve', '--address', registryAddress, '--disk', registryDir]);
+    await waitFor('the local registry', async () => quiet(inNodeArgv([bin('crane'), 'catalog', '--insecure', registryAddress])), { timeoutMs: 20_000, process: registry });
+    mark('registry_ms');
+    const push = (name: string, tag: string, files: Record<string, string>, entrypoint: string[]) => {
+      const tarball = join(dir, 'images', `${name}.tar`);
+      layerTarball(join(dir, 'images', `${name}-root`), tarball, files);
+      const ref = `${registryAddress}/tcab/${name}:${tag}`;
+      inNode([bin('crane'), 'append', '--insecure', '--platform', 'linux/amd64', '-f', tarball, '-t', ref]);
+      inNode([bin('crane'), 'mutate', '--insecure', ref, '--entrypoint', entrypoint.join(','), '--set-platform', 'linux/amd64', '-t', ref]);
+      return inNode([bin('crane'), 'digest', '--insecure', ref]).trim();
+    };
+    const busyboxFiles: Record<string, string> = { 'bin/busybox': '/bin/busybox' };
+    for (const applet of sh(['/bin/busybox', '--list']).split('\n').filter((a) => a && a !== 'busybox')) busyboxFiles[`bin/${applet}`] = '->busybox';
+    const digests = {
+      pause: push('pause', '3.10.2', { pause: bin('pause') }, ['/pause']),
+      busybox: push('busybox', '1.35', busyboxFiles, ['/bin/sh']),
+    };
+    mark('images_ms');
+
+    // containerd: its own root, state and socket; the registry under a stable name; runc with cgroupfs.
+    const containerdDir = join(dir, 'containerd');
+    const hostsDir = join(containerdDir, 'certs.d', REGISTRY);
+    mkdirSync(hostsDir, { recursive: true });
+    writeFileSync(join(hostsDir, 'hosts.toml'), `server = "http://${registryAddress}"\n\n[host."http://${registryAddress}"]\n  capabilities = ["pull", "resolve"]\n`);
+    const cniConfDir = join(dir, 'cni', 'net.d');
+    mkdirSync(cniConfDir, { recursive: true });
+    writeFileSync(join(cniConfDir, '10-tcab.conflist'), `${JSON.stringify({
+      cniVersion: '1.0.0',
+      name: state.cniNetwork,
+      plugins: [
+        { type: 'bridge', bridge: 'tcab0', isGateway: true, ipMasq: true, hairpinMode: true, ipam: { type: 'host-local', ranges: [[{ subnet: POD_CIDR, gateway: '198.18.0.1' }]], routes: [{ dst: '0.0.0.0/0' }], dataDir: join(dir, 'cni', 'ipam') } },
+        { type: 'portmap', capabilities: { portMappings: true } },
+      ],
+    }, null, 2)}\n`);
+    const socket = join(containerdDir, 'containerd.sock');
+    const q = (s: string) => JSON.stringify(s);
+    writeFileSync(join(containerdDir, 'config.toml'), [
+      'version = 3',
+      `root = ${q(join(containerdDir, 'root'))}`,
+      `state = ${q(join(containerdDir, 'state'))}`,
+      `[grpc]\n  address = ${q(socket)}`,
+      `[ttrpc]\n  address = ${q(`${socket}.ttrpc`)}`,
+      `[debug]\n  address = ""`,
+      `[metrics]\n  address = ""`,
+      `[plugins.'io.containerd.internal.v1.opt']\n  path = ${q(join(containerdDir, 'opt'))}`,
+      `[plugins.'io.containerd.nri.v1.nri']\n  disable = true`,
+      `[plugins.'io.containerd.grpc.v1.cri']\n  stream_server_address = "127.0.0.1"`,
+      `[plugins.'io.containerd.cri.v1.images']\n  snapshotter = "overlayfs"`,
+      `[plugins.'io.containerd.cri.v1.images'.pinned_images]\n  sandbox = ${q(PAUSE_IMAGE)}`,
+      `[plugins.'io.containerd.cri.v1.images'.registry]\n  config_path = ${q(join(containerdDir, 'certs.d'))}`,
+      // This machine kind runs us without CAP_SYS_RESOURCE: no oom_score_adj below our own (pause wants -998).
+      `[plugins.'io.containerd.cri.v1.runtime']\n  netns_mounts_under_state_dir = true\n  restrict_oom_score_adj = true`,
+      `[plugins.'io.containerd.cri.v1.runtime'.containerd]\n  default_runtime_name = "runc"`,
+      `[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"`,
+      `[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]\n  BinaryName = ${q(bin('runc'))}\n  SystemdCgroup = false`,
+      `[plugins.'io.containerd.cri.v1.runtime'.cni]\n  bin_dirs = [${q(join(options.binDir, 'cni'))}]\n  conf_dir = ${q(cniConfDir)}`,
+      '',
+    ].join('\n'));
+    const containerd = start('containerd', [bin('containerd'), '--config', join(containerdDir, 'config.toml'), '--log-level', 'info']);
+    await waitFor('containerd', async () => quiet([bin('ctr'), '--address', socket, 'version']), { timeoutMs: 30_000, process: containerd });
+    mark('containerd_ms');
+
+    // kubelet: a client certificate from the control plane's CA, cgroupfs under /tcab-<id>, its own root dir.
+    const pkiDir = join(dir, 'pki');
+    const client = clientCert(pkiDir, 'kubelet', `/O=system:nodes/CN=system:node:${options.nodeName}`, { cert: options.caCert, key: options.caKey });
+    const kubeletKubeconfig = join(dir, 'kubelet.kubeconfig');
+    writeFileSync(kubeletKubeconfig, kubeconfig(`https://127.0.0.1:${APISERVER_PORT_IN_NODE}`, options.caCert, `system:node:${options.nodeName}`, client.cert, client.key), { mode: 0o600 });
+    for (const hierarchy of cgroupHierarchies()) {
+      const cg = join(hierarchy, state.cgroupRoot);
+      mkdirSync(cg, { recursive: true });
+      // A new cpuset cgroup has no CPUs or memory nodes: copy the root's, or nothing can join it.
+      if (existsSync(join(cg, 'cpuset.cpus'))) for (const f of ['cpuset.cpus', 'cpuset.mems']) writeFileSync(join(cg, f), readFileSync(join(hierarchy, f), 'utf8').trim());
+    }
+    recordSysctls();
+    const kubeletDir = join(dir, 'kubelet');
+    const podLogsDir = join(dir, 'pod-logs');
+    mkdirSync(kubeletDir, { recursive: true });
+    const kubeletConfig = join(dir, 'kubelet-config.yaml');
+    writeFileSync(kubeletConfig, stringify({
+      apiVersion: 'kubelet.config.k8s.io/v1beta1',
+      kind: 'KubeletConfiguration',
+      failCgroupV1: false,
+      cgroupDriver: 'cgroupfs',
+      cgroupRoot: state.cgroupRoot,
+      containerRuntimeEndpoint: `unix://${socket}`,
+      address: NODE_IP,
+      port: 10250,
+      readOnlyPort: 0,
+      healthzBindAddress: '127.0.0.1',
+      healthzPort: 10248,
+      authentication: { anonymous: { enabled: false }, webhook: { enabled: true }, x509: { clientCAFile: options.caCert } },
+      authorization: { mode: 'Webhook' },
+      clusterDomain: 'cluster.local',
+      clusterDNS: ['10.0.0.10'],
+      resolvConf: '/etc/resolv.conf',
+      rotateCertificates: false,
+      serverTLSBootstrap: false,
+      registerWithTaints: options.taint === false ? [] : [{ key: TAINT_KEY, value: 'true', effect: 'NoSchedule' }],
+      podLogsDir,
+      volumePluginDir: join(kubeletDir, 'volume-plugins'),
+      maxPods: 40,
+      // The disk of this machine kind has been seen nearly full: evict only when it really is.
+      evictionHard: { 'memory.available': '50Mi', 'nodefs.available': '1%', 'nodefs.inodesFree': '1%', 'imagefs.available': '1%' },
+      imageGCHighThresholdPercent: 100,
+      imageGCLowThresholdPercent: 99,
+      failSwapOn: false,
+      serializeImagePulls: false,
+      enforceNodeAllocatable: ['pods'],
+      syncFrequency: '10s',
+      nodeStatusUpdateFrequency: '5s',
+    }));
+    const kubelet = start('kubelet', [
+      bin('kubelet'), '--config', kubeletConfig, '--kubeconfig', kubeletKubeconfig, '--root-dir', kubeletDir,
+      '--cert-dir', join(pkiDir, 'kubelet-serving'), '--hostname-override', options.nodeName, '--node-ip', NODE_IP, '--v=2',
+    ]);
+    const kubectl = (...args: string[]) => execFileSync(join(options.clusterBinDir, 'kubectl'), ['--kubeconfig', options.adminKubeconfig, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    await waitFor(`node ${options.nodeName} to be Ready`, async () => kubectl('get', 'node', options.nodeName, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}') === 'True', { timeoutMs: 90_000, process: kubelet });
+    mark('ready_ms');
+    return {
+      id,
+      name: options.nodeName,
+      dir,
+      netns: state.netns,
+      cgroupRoot: state.cgroupRoot,
+      digests,
+      timings,
+      processes,
+      containerLog: (namespace, pod, uid, container, restart = 0) => readFileSync(join(podLogsDir, `${namespace}_${pod}_${uid}`, container, `${restart}.log`), 'utf8'),
+      inNode,
+      down,
+    };
+  } catch (error) {
+    const logs = processes.map((p) => `--- ${p.name} (${p.log}):\n${tail(p.log)}`).join('\n');
+    await down();
+    throw new Error(`${(error as Error).message}\n${logs}`, { cause: error });
+  }
+}
+
+function tail(file: string, lines = 15): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+// Symbols used only by tests of this module.
+export const internals = { cgroupHierarchies, cgroupTree, processesNaming, mountsUnder, readSysctl, KUBELET_SYSCTLS };

@@ -1,0 +1,209 @@
+// A real node (issue 20, first slice): kubelet + containerd + runc + the CNI bridge in a network namespace of its
+// own, next to a control plane of this file's own (test/cluster/control-plane.ts, so nothing here touches the
+// shared one or its process kubelet). A busybox image pushed to the node's local registry is pulled through
+// containerd and run by runc; the Pod reports its isolation from inside the container, and the kubelet's Events
+// are the real kubelet's.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { up } from './control-plane.ts';
+import type { ControlPlane } from './control-plane.ts';
+import { waitFor } from './processes.ts';
+import { BUSYBOX_IMAGE, NODE_IP, STATE_ROOT, TAINT_KEY, internals, nodeBinaries, startRealNode } from './node/real-node.ts';
+import type { RealNode } from './node/real-node.ts';
+
+const NODE_NAME = 'tcab-real-node-1';
+const NS = 'real-node';
+
+let plane: ControlPlane;
+let node: RealNode;
+let planeDir: string;
+let sysctlsBefore: Record<string, string | undefined>;
+
+const kubectl = (...args: string[]) => execFileSync(join(plane.binDir, 'kubectl'), ['--kubeconfig', plane.kubeconfig, ...args], { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+const apply = (manifest: object) => execFileSync(join(plane.binDir, 'kubectl'), ['--kubeconfig', plane.kubeconfig, 'apply', '-f', '-'], { input: JSON.stringify(manifest), encoding: 'utf8' });
+const getJson = <T>(...args: string[]) => JSON.parse(kubectl('get', ...args, '-o', 'json')) as T;
+
+interface PodJson {
+  metadata: { uid: string };
+  spec: { nodeName?: string };
+  status: {
+    phase?: string;
+    podIP?: string;
+    hostIP?: string;
+    containerStatuses?: { containerID?: string; imageID?: string; image?: string; state?: { terminated?: { exitCode: number } } }[];
+  };
+}
+interface EventJson {
+  reason: string;
+  message: string;
+  source?: { component?: string; host?: string };
+  reportingComponent?: string;
+  reportingInstance?: string;
+}
+
+/** The Pod's report, printed from inside its container. */
+const PROBE = [
+  // NULs between arguments become |, the script's own newlines ~ (one log line).
+  `printf 'pid1=%s\\n' "$(tr '\\0\\n' '|~' < /proc/1/cmdline)"`,
+  // The shell's own PID (read by the shell itself; Kubernetes would turn a literal $$ into $).
+  'read -r self _ < /proc/self/stat; echo "self=$self"',
+  'echo "procs=$(ls /proc | grep -c "^[0-9][0-9]*$")"',
+  'ip -4 -o addr show dev eth0 | sed "s/^/addr=/"',
+  `grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status | tr -d ' \\t' | sed 's/:/=/'`,
+  'if touch /written 2>/dev/null; then echo rootfs=writable; else echo rootfs=readonly; fi',
+  'if [ -s /var/run/secrets/kubernetes.io/serviceaccount/token ]; then echo token=present; else echo token=absent; fi',
+  'echo "hostname=$(hostname)"',
+].join('\n');
+
+function podManifest(name: string, command: string[], securityContext: object): object {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: NS },
+    spec: {
+      nodeSelector: { 'kubernetes.io/hostname': NODE_NAME },
+      tolerations: [{ key: TAINT_KEY, operator: 'Exists', effect: 'NoSchedule' }],
+      restartPolicy: 'Never',
+      terminationGracePeriodSeconds: 1,
+      containers: [{ name: 'probe', image: BUSYBOX_IMAGE, imagePullPolicy: 'Always', command, securityContext }],
+    },
+  };
+}
+
+/** The CRI log's lines (`<time> <stream> <F|P> <text>`) as key=value pairs. */
+function report(log: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const line of log.split('\n')) {
+    const text = line.split(' ').slice(3).join(' ');
+    const eq = text.indexOf('=');
+    if (eq <= 0) continue;
+    const key = text.slice(0, eq);
+    out.set(key, [...(out.get(key) ?? []), text.slice(eq + 1)]);
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  const binDir = nodeBinaries();
+  planeDir = mkdtempSync(join(tmpdir(), 'tcab-real-node-plane-'));
+  plane = await up({ dir: planeDir, dieWithParent: true });
+  sysctlsBefore = Object.fromEntries(internals.KUBELET_SYSCTLS.map((name) => [name, internals.readSysctl(name)]));
+  node = await startRealNode({
+    dir: mkdtempSync(join(tmpdir(), 'tcab-real-node-')),
+    binDir,
+    clusterBinDir: plane.binDir,
+    server: plane.server,
+    adminKubeconfig: plane.kubeconfig,
+    caCert: join(planeDir, 'pki', 'ca.crt'),
+    caKey: join(planeDir, 'pki', 'ca.key'),
+    nodeName: NODE_NAME,
+    dieWithParent: true,
+  });
+  process.stderr.write(`real node up: ${JSON.stringify(node.timings)}\n`);
+  kubectl('create', 'namespace', NS);
+  await waitFor('the default ServiceAccount', async () => kubectl('get', 'serviceaccount', 'default', '-n', NS, '-o', 'name').trim() === 'serviceaccount/default', { timeoutMs: 30_000 });
+}, 1_800_000);
+
+afterAll(async () => {
+  await node?.down();
+  await plane?.down();
+  if (planeDir) rmSync(planeDir, { recursive: true, force: true });
+});
+
+describe('a real node', () => {
+  it('registers with the real kubelet, tainted so no other test schedules onto it', () => {
+    const n = getJson<{ spec: { taints?: { key: string; effect: string }[] }; status: { nodeInfo: { kubeletVersion: string; containerRuntimeVersion: string }; addresses: { type: string; address: string }[] } }>('node', NODE_NAME);
+    expect(n.status.nodeInfo.kubeletVersion).toBe('v1.37.2');
+    expect(n.status.nodeInfo.containerRuntimeVersion).toBe('containerd://2.4.2');
+    expect(n.status.addresses).toContainEqual({ type: 'InternalIP', address: NODE_IP });
+    expect(n.spec.taints).toContainEqual(expect.objectContaining({ key: TAINT_KEY, effect: 'NoSchedule' }));
+  });
+
+  it('pulls busybox from the local registry and runs it isolated by runc: own PID and network namespaces, the configured capabilities, seccomp, a read-only root', async () => {
+    const name = 'isolation';
+    apply(podManifest(name, ['/bin/sh', '-c', PROBE], {
+      capabilities: { drop: ['ALL'], add: ['NET_BIND_SERVICE'] },
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    }));
+    let pod: PodJson | undefined;
+    await waitFor(`pod ${name} to finish`, async () => {
+      pod = getJson<PodJson>('pod', name, '-n', NS);
+      return pod.status.phase === 'Succeeded' || pod.status.phase === 'Failed';
+    }, { timeoutMs: 120_000 });
+    const log = node.containerLog(NS, name, pod!.metadata.uid, 'probe');
+    expect(pod!.status.phase, log).toBe('Succeeded');
+    expect(pod!.spec.nodeName).toBe(NODE_NAME);
+    expect(pod!.status.hostIP).toBe(NODE_IP);
+    const status = pod!.status.containerStatuses?.[0];
+    expect(status?.containerID).toMatch(/^containerd:\/\/[0-9a-f]{64}$/);
+    expect(status?.imageID).toBe(`${BUSYBOX_IMAGE.replace(/:[^:/]+$/, '')}@${node.digests.busybox}`);
+    expect(status?.state?.terminated?.exitCode).toBe(0);
+
+    const r = report(log);
+    // PID namespace: PID 1 is the container's own command, and only its few processes are visible.
+    expect(r.get('pid1')).toEqual([`/bin/sh|-c|${PROBE.replaceAll('\n', '~')}|`]);
+    expect(r.get('self')).toEqual(['1']);
+    expect(Number(r.get('procs')?.[0])).toBeLessThan(6);
+    // Network namespace: eth0 holds the Pod's address from the node's Pod CIDR (the host has no such interface).
+    const addr = r.get('addr')?.[0] ?? '';
+    expect(addr).toMatch(/eth0\s+inet 198\.18\.0\.\d+\/24/);
+    expect(addr).toContain(`inet ${pod!.status.podIP}/24`);
+    expect(execFileSync('ip', ['-4', '-o', 'addr'], { encoding: 'utf8' })).not.toContain('198.18.0.');
+    // Capabilities exactly as configured (drop ALL, add NET_BIND_SERVICE = bit 10), no_new_privs, seccomp filter.
+    expect(r.get('CapEff')).toEqual(['0000000000000400']);
+    expect(r.get('NoNewPrivs')).toEqual(['1']);
+    expect(r.get('Seccomp')).toEqual(['2']);
+    expect(r.get('rootfs')).toEqual(['readonly']);
+    // kubelet's projected service-account volume, mounted by the real kubelet and bind-mounted by runc.
+    expect(r.get('token')).toEqual(['present']);
+    expect(r.get('hostname')).toEqual([name]);
+
+    // The kubelet's Events, from the real kubelet on this node.
+    let events: EventJson[] = [];
+    await waitFor('the kubelet Events', async () => {
+      events = getJson<{ items: EventJson[] }>('events', '-n', NS, '--field-selector', `involvedObject.name=${name}`).items;
+      return ['Pulling', 'Pulled', 'Created', 'Started'].every((reason) => events.some((e) => e.reason === reason));
+    }, { timeoutMs: 30_000 });
+    const byReason = (reason: string) => events.find((e) => e.reason === reason)!;
+    for (const reason of ['Pulling', 'Pulled', 'Created', 'Started']) expect(byReason(reason).source, reason).toEqual({ component: 'kubelet', host: NODE_NAME });
+    expect(byReason('Pulling').message).toBe(`Pulling image "${BUSYBOX_IMAGE}"`);
+    expect(byReason('Pulled').message).toMatch(new RegExp(`^Successfully pulled image "${BUSYBOX_IMAGE.replace(/[.]/g, '\\.')}" in [\\d.]+m?s`));
+    expect(byReason('Created').message).toBe('Container created');
+    expect(byReason('Started').message).toBe('Container started');
+  });
+
+  it('runs a container as a host process in the node\'s cgroups, in namespaces other than the host\'s', async () => {
+    const name = 'sleeper';
+    apply(podManifest(name, ['/bin/sleep', '3600'], {}));
+    await waitFor(`pod ${name} to run`, async () => getJson<PodJson>('pod', name, '-n', NS).status.phase === 'Running', { timeoutMs: 120_000 });
+    // Find it from the host: a process running busybox sleep in the pids cgroup tree under the node's cgroup root.
+    const pids = internals.cgroupTree('/sys/fs/cgroup/pids', node.cgroupRoot)
+      .flatMap((dir) => readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean))
+      .filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8') === '/bin/sleep\u00003600\u0000');
+    expect(pids).toHaveLength(1);
+    const ns = (pid: string, kind: string) => execFileSync('readlink', [`/proc/${pid}/ns/${kind}`], { encoding: 'utf8' }).trim();
+    for (const kind of ['pid', 'net', 'mnt', 'uts', 'ipc']) expect(ns(pids[0]!, kind), kind).not.toBe(ns(String(process.pid), kind));
+    kubectl('delete', 'pod', name, '-n', NS, '--wait=true', '--timeout=60s');
+    expect(existsSync(`/proc/${pids[0]}`) && readFileSync(`/proc/${pids[0]}/cmdline`, 'utf8').startsWith('/bin/sleep')).toBe(false);
+  });
+
+  it('down() leaves nothing behind: network namespace, cgroups, mounts, processes, state; kubelet\'s sysctls restored', async () => {
+    const { dir, netns, cgroupRoot, id } = node;
+    await node.down();
+    expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).not.toContain(netns);
+    for (const hierarchy of internals.cgroupHierarchies()) expect(existsSync(join(hierarchy, cgroupRoot)), hierarchy).toBe(false);
+    expect(internals.mountsUnder(dir)).toEqual([]);
+    expect(internals.processesNaming(dir)).toEqual([]);
+    expect(existsSync(dir)).toBe(false);
+    expect(existsSync(join(STATE_ROOT, id))).toBe(false);
+    // Another live real node on this machine (another test run) defers the restore to the last one standing.
+    const othersLive = existsSync(join(STATE_ROOT, 'sysctls.json'));
+    const now = Object.fromEntries(internals.KUBELET_SYSCTLS.map((name) => [name, internals.readSysctl(name)]));
+    expect(now).toEqual(othersLive ? now : sysctlsBefore);
+  });
+});
