@@ -6,11 +6,12 @@
 
 /**
  * Deepest nesting of objects/arrays accepted in a parsed line (the line's top level is depth 1). Real harness
- * records nest about ten levels (a tool input inside a content block inside a message); 512 leaves room for deep
- * tool inputs and stays a third of the depth at which zod's recursion fails (about 1,500, measured from a shallow
- * stack on Node 24) and a ninth of JSON.stringify's (about 4,400), with room for the event and message around it.
+ * records nest about ten levels (a tool input inside a content block inside a message); 256 leaves room for deep
+ * tool inputs, stays a sixth of the depth at which zod's recursion fails (about 1,500, measured from a shallow
+ * stack on Node 24) and a seventeenth of JSON.stringify's (about 4,400), and leaves an event carrying the line
+ * (plus any wrapping an adapter adds) well inside the 512 levels `tcab events follow|tail` accept in a message.
  */
-export const MAX_JSON_DEPTH = 512;
+export const MAX_JSON_DEPTH = 256;
 
 /**
  * A value of depth D needs at least D opening and D closing brackets, so shorter lines cannot be too deep and

@@ -145,6 +145,11 @@ describe('TranslationSession against hostile lines and adapters', () => {
       { type: 'unknown', session_id: 'sess-1', raw: { type: 'command', command: 'ls', exit_code: 0.5 } },
       { type: 'unknown', session_id: 'sess-1', raw: { type: 'write', path: 7 } },
     ]);
+    // One nested deeper than a line may be is kept as its JSON text.
+    let deep: unknown = 'x';
+    for (let i = 0; i < 1000; i++) deep = [deep];
+    const tooDeep = translateLines(adapterOf(() => [], () => ({ events: [{ type: 'unknown', raw: deep, original_bytes: -1 }], result: { tokens: null, raw_usage: null, reported_cost_usd: null } })), []);
+    expect(tooDeep.end).toEqual([expect.objectContaining({ type: 'unknown', raw: JSON.stringify({ type: 'unknown', raw: deep, original_bytes: -1 }) })]);
     const throwing = translateLines(adapterOf(() => [{ type: 'agent', message: 'hi' }], () => { throw new Error('no usage record'); }), ['x']);
     expect(throwing.events).toHaveLength(1);
     expect(throwing.end).toEqual([expect.objectContaining({ type: 'warning', code: 'translator_failed', message: expect.stringContaining('no usage record') })]);

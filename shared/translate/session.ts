@@ -9,7 +9,7 @@ import { HarnessEvent as HarnessEventSchema, UnknownEvent } from '../events.ts';
 import type { DraftEvent, HarnessEvent } from '../events.ts';
 import type { HarnessAdapter, SessionReports, SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../adapter.ts';
 import type { SplitLine } from './lines.ts';
-import { parseJsonLine } from './json-line.ts';
+import { MAX_JSON_DEPTH, nestedDeeperThan, parseJsonLine } from './json-line.ts';
 import { TailBuffer } from './tail.ts';
 
 export interface Clock {
@@ -61,11 +61,17 @@ function conforms(schema: z.ZodType, value: unknown): boolean {
   }
 }
 
-/** A JSON copy of something an adapter produced outside any line (its end-of-session events), never a throw. */
+/**
+ * A JSON copy of something an adapter produced outside any line (its end-of-session events), never a throw; its
+ * JSON text when it nests deeper than a line may.
+ */
 function jsonCopy(value: unknown): unknown {
   try {
     const text = JSON.stringify(value);
-    if (text !== undefined) return JSON.parse(text);
+    if (text !== undefined) {
+      const copy: unknown = JSON.parse(text);
+      return nestedDeeperThan(copy, MAX_JSON_DEPTH) ? text : copy;
+    }
   } catch {
     // cyclic, BigInt, or too deep to serialize
   }
