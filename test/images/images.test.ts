@@ -3,7 +3,7 @@
 // registry serves has the entry points and users the chart relies on, the driver image holds what its entry point
 // needs and no dev tooling, Node 24 runs inside as uid 1000, the machine's extra CA is trusted, and NATS and
 // Verdaccio start from their images. Needs root, buildah and mmdebstrap (.ci/run installs them); the first run on
-// a machine builds the base (~3 min), later runs reuse it and buildah's layer cache.
+// a machine builds everything (~3 min), later runs reuse the base and buildah's layer cache (~35 s, mostly the push).
 import { spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -19,12 +19,13 @@ const PREFIX = 'tcab-images-test-';
 interface Result { code: number | null; stdout: string; stderr: string }
 function run(cmd: string, args: string[], options: { timeoutMs?: number } = {}): Promise<Result> {
   return new Promise((done, fail) => {
-    const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group, so a timeout stops what it started too (mmdebstrap, buildah).
+    const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = options.timeoutMs ? setTimeout(() => child.kill('SIGTERM'), options.timeoutMs) : undefined;
+    const timer = options.timeoutMs ? setTimeout(() => process.kill(-child.pid!, 'SIGTERM'), options.timeoutMs) : undefined;
     child.on('error', fail);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -132,11 +133,11 @@ beforeAll(async () => {
   pushed = `127.0.0.1:${port}/tcab`;
   registry = spawn(crane, ['registry', 'serve', '--address', `127.0.0.1:${port}`, '--disk', registryDir], { stdio: 'ignore' });
   await until('the registry', 30_000, async () => ((await fetch(`http://127.0.0.1:${port}/v2/`)).ok ? true : undefined));
-  const built = await run(join(ROOT, 'scripts', 'images', 'build.sh'), ['--push', pushed], { timeoutMs: 1_700_000 });
+  const built = await run(join(ROOT, 'scripts', 'images', 'build.sh'), ['--push', pushed], { timeoutMs: 900_000 });
   if (built.code !== 0) throw new Error(`npm run images failed (${built.code}): ${built.stderr.slice(-5000)}`);
   summary = JSON.parse(built.stdout.trim().split('\n').at(-1)!);
   console.log(`images built in ${summary.seconds}s: ${Object.entries(summary.images).map(([n, i]) => `${n} ${i.size} (${i.seconds}s)`).join(', ')}`);
-}, 1_800_000);
+}, 960_000);
 
 afterAll(async () => {
   for (const name of mounts.keys()) await ok(BUILDAH, ['umount', PREFIX + name]).catch(() => undefined);
