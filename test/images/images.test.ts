@@ -185,6 +185,14 @@ describe('npm run images', () => {
     for (const tool of ['usr/bin/git', 'usr/bin/rg', 'usr/bin/ps']) expect(existsSync(join(root, tool)), tool).toBe(true);
   });
 
+  it('driver: its entry point loads every module it imports in the image, then asks for a Run spec', async () => {
+    await mounted('driver');
+    const started = await run(BUILDAH, ['run', '--isolation', 'chroot', PREFIX + 'driver', '--', 'node', '--max-semi-space-size=16', '/opt/tcab/driver/main.ts'], { timeoutMs: 60_000 });
+    expect(started.stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|Cannot find/);
+    expect(started.stderr).toContain('TCAB_RUN_SPEC'); // the first thing it reads after its imports
+    expect(started.code).not.toBe(0);
+  });
+
   it('driver: Node 24 runs inside as uid 1000 and trusts the machine\'s extra CA', async () => {
     const script = `const tls = require('node:tls'); const { X509Certificate } = require('node:crypto');
       console.log(JSON.stringify({ version: process.version, uid: process.getuid(), gid: process.getgid(),
