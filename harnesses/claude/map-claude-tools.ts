@@ -42,7 +42,7 @@ const TOOL_KINDS: Record<string, ClaudeToolKind> = {
 };
 
 export function claudeToolKind(name: string): ClaudeToolKind {
-  return TOOL_KINDS[name] ?? 'other';
+  return Object.hasOwn(TOOL_KINDS, name) ? TOOL_KINDS[name]! : 'other'; // own keys only: 'constructor' is no tool
 }
 
 /** Claude's Bash result carries no exit code on success; on failure the text says `Exit code N`. */

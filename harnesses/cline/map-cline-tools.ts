@@ -18,7 +18,7 @@ const KINDS: Record<string, ClineToolKind> = {
 };
 
 export function clineToolKind(name: string): ClineToolKind {
-  return KINDS[name] ?? 'other';
+  return Object.hasOwn(KINDS, name) ? KINDS[name]! : 'other'; // own keys only: 'constructor' is no tool
 }
 
 const lineNumber = z.int().nonnegative();

@@ -28,7 +28,7 @@ const KINDS: Record<string, CopilotToolKind> = {
 };
 
 export function copilotToolKind(name: string): CopilotToolKind {
-  return KINDS[name] ?? 'other';
+  return Object.hasOwn(KINDS, name) ? KINDS[name]! : 'other'; // own keys only: 'constructor' is no tool
 }
 
 const unknownCall = (call: CopilotCall, complete?: JsonObject): DraftEvent => unknownValue(complete ? { tool_start: call.start, tool_complete: complete } : { tool_start: call.start });

@@ -32,7 +32,7 @@ const KINDS: Record<string, GeminiToolKind> = {
 };
 
 export function geminiToolKind(name: string): GeminiToolKind {
-  return KINDS[name] ?? 'other';
+  return Object.hasOwn(KINDS, name) ? KINDS[name]! : 'other'; // own keys only: 'constructor' is no tool
 }
 
 export const unknownCall = (call: GeminiCall, result?: JsonObject): DraftEvent => unknownValue(result ? { tool_use: call.record, tool_result: result } : { tool_use: call.record });

@@ -37,7 +37,7 @@ const KINDS: Record<string, QwenToolKind> = {
 };
 
 export function qwenToolKind(name: string): QwenToolKind {
-  return KINDS[name] ?? 'other';
+  return Object.hasOwn(KINDS, name) ? KINDS[name]! : 'other'; // own keys only: 'constructor' is no tool
 }
 
 export const unknownCall = (call: QwenCall, outcome?: QwenOutcome): DraftEvent => unknownValue(outcome ? { tool_use: call.block, tool_result: outcome.block } : { tool_use: call.block });
