@@ -90,6 +90,12 @@ describe('decideClaims', () => {
     expect(decideClaims({ runs, limits: { a: 3 }, maxInFlight: null }).claim).toEqual(['early', 'a-tie', 'b-tie']);
   });
 
+  it('finding 9: a harness slug named like an Object property ("constructor") is counted and capped like any other', () => {
+    const runs = [run('c0', 'constructor', 'Running'), run('c1', 'constructor'), run('c2', 'constructor')];
+    expect(decideClaims({ runs, limits: {}, maxInFlight: null })).toMatchObject({ claim: ['c1', 'c2'], occupied: { constructor: 1 } });
+    expect(decideClaims({ runs, limits: { constructor: 2 }, maxInFlight: null })).toMatchObject({ claim: ['c1'], waiting: { c2: 'harness-cap' } });
+  });
+
   it('never exceeds a cap over many random snapshots (property)', () => {
     let seed = 42;
     const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;

@@ -40,8 +40,11 @@ export function isOccupying(phase: RunPhase): boolean {
 
 const byAge = (a: QueuedRun, b: QueuedRun) => a.createdAt - b.createdAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
+/** A count per harness slug: slugs are caller text ("constructor" is a valid one), so no inherited keys. */
+const countsBySlug = (from: Readonly<Record<string, number>> = {}): Record<string, number> => Object.assign(Object.create(null) as Record<string, number>, from);
+
 export function decideClaims(input: ClaimInput): ClaimDecision {
-  const occupied: Record<string, number> = {};
+  const occupied = countsBySlug();
   let inFlight = 0;
   const queues = new Map<string, QueuedRun[]>();
   for (const run of input.runs) {
@@ -55,9 +58,9 @@ export function decideClaims(input: ClaimInput): ClaimDecision {
     inFlight += 1;
   }
   for (const queue of queues.values()) queue.sort(byAge);
-  const capOf = (harness: string) => input.limits[harness] ?? Infinity;
-  const used = { ...occupied };
-  const next: Record<string, number> = {};
+  const capOf = (harness: string) => (Object.hasOwn(input.limits, harness) ? input.limits[harness] : undefined) ?? Infinity;
+  const used = countsBySlug(occupied);
+  const next = countsBySlug();
   const claim: string[] = [];
   let globalRoom = input.maxInFlight === null ? Infinity : Math.max(0, input.maxInFlight - inFlight);
   // Each free global slot goes to the harness holding the fewest slots (ties: the one whose next run is oldest), so

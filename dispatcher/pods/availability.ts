@@ -20,7 +20,8 @@ export function clusterAvailability(auth: ManifestAuth, spec: RunSpec, config: D
   for (const ref of config.TCAB_API_KEY_SECRETS) {
     if (sources.has(ref.env) && secrets.has(ref.secret)) env[ref.env] = 'present-in-secret';
   }
-  const subscriptionSecret = config.TCAB_SUBSCRIPTION_SECRETS[spec.harness];
+  // Own keys only: a Run's harness slug is caller text, and "constructor" must not find Object's.
+  const subscriptionSecret = Object.hasOwn(config.TCAB_SUBSCRIPTION_SECRETS, spec.harness) ? config.TCAB_SUBSCRIPTION_SECRETS[spec.harness] : undefined;
   const resolution = resolveAuth(auth, spec.harness, {
     env,
     credentialFilePresent: () => subscriptionSecret !== undefined && secrets.has(subscriptionSecret),

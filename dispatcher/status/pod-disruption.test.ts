@@ -19,6 +19,7 @@ describe('podDisruption', () => {
     ['the taint manager', deleting([target('DeletionByTaintManager')]), gone('deleted by the taint manager (DeletionByTaintManager)')],
     ['pod GC', deleting([target('DeletionByPodGC', 'PodGC: node no longer exists')]), gone('deleted by the pod garbage collector (DeletionByPodGC: PodGC: node no longer exists)')],
     ['a reason this code does not know', deleting([target('SomethingNew', 'why')]), gone('disrupted (SomethingNew: why)')],
+    ['finding 9: a reason named like an Object property', deleting([target('constructor', 'why')]), gone('disrupted (constructor: why)')],
     ['a DisruptionTarget that is False', deleting([target('EvictionByEvictionAPI', 'x', 'False')]), gone('deleted')],
     [
       'the kubelet at activeDeadlineSeconds',

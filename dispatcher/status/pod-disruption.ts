@@ -36,7 +36,8 @@ export function podDisruption(pod: V1Pod | undefined): Disruption | undefined {
   if (!pod.metadata?.deletionTimestamp) return undefined;
   const target = pod.status?.conditions?.find((c) => c.type === 'DisruptionTarget' && c.status === 'True');
   if (!target) return POD_DELETED;
-  const verb = DISRUPTION_VERBS[target.reason ?? ''] ?? 'disrupted';
+  // Own keys only: a condition's reason is free text, and "constructor" is no verb.
+  const verb = target.reason !== undefined && Object.hasOwn(DISRUPTION_VERBS, target.reason) ? DISRUPTION_VERBS[target.reason]! : 'disrupted';
   const detail = [target.reason, target.message].filter(Boolean).join(': ');
   return gone(detail ? `${verb} (${detail})` : verb);
 }
