@@ -36,6 +36,10 @@ function jsonVariable<T>(schema: z.ZodType<T>, fallback: string, what: string) {
 export const ApiKeySecretRef = z.strictObject({ env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/), secret: z.string().min(1), key: z.string().min(1) });
 export type ApiKeySecretRef = z.infer<typeof ApiKeySecretRef>;
 
+/** The ConfigMap key holding extra CA certificates (PEM) for driver Pods; the chart's `extraCA` values. */
+export const ExtraCaRef = z.strictObject({ configMap: z.string().min(1), key: z.string().min(1) });
+export type ExtraCaRef = z.infer<typeof ExtraCaRef>;
+
 export const DispatcherConfig = z.object({
   TCAB_NAMESPACE: z.string().min(1).default('default'),
   TCAB_DISPATCHER_MAX_INFLIGHT: intOrNull,
@@ -51,6 +55,8 @@ export const DispatcherConfig = z.object({
   TCAB_SUBSCRIPTION_SECRETS: jsonVariable(z.record(z.string(), z.string()), '{}', 'a JSON object {slug: secretName}'),
   /** Extra driver env (e.g. TCAB_NPM_REGISTRY for a cluster-local npm cache), JSON object. */
   TCAB_DRIVER_ENV: jsonVariable(z.record(z.string(), z.string()), '{}', 'a JSON object of strings'),
+  /** JSON {configMap, key}: mounted into driver Pods at EXTRA_CA_PATH; unset = no extra CA. */
+  TCAB_DRIVER_EXTRA_CA: jsonVariable(ExtraCaRef.nullable(), 'null', 'a JSON object {configMap, key}'),
   TCAB_API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   TCAB_API_TOKEN_FILE: z.string().default('/var/run/tcab/api-token/token'),
 });

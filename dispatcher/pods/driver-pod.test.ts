@@ -91,3 +91,38 @@ describe('dispatcherConfig', () => {
     expect(() => dispatcherConfig({ TCAB_SUBSCRIPTION_SECRETS: '["claude"]' })).toThrow(/TCAB_SUBSCRIPTION_SECRETS: must be a JSON object \{slug: secretName\}/);
   });
 });
+
+describe('driver Pods and caller-chosen harness slugs (issue 19)', () => {
+  const slugged = (harness: string) => RunSpec.parse({ harness, model: 'm', prompt: 'p', maxRuntimeSeconds: 60 });
+
+  it('finding 9: a harness slug named like an Object property ("constructor") finds no subscription Secret', () => {
+    const pod = buildDriverPod(run, slugged('constructor'), config, []);
+    expect(pod.spec!.volumes!.map((v) => v.name)).toEqual(['tmp']);
+    expect(pod.spec!.containers[0]!.volumeMounts!.map((m) => m.name)).toEqual(['tmp']);
+    const resolution = clusterAvailability(claudeAuth, slugged('constructor'), config, new Set(['provider-keys']), {});
+    expect(resolution.available && resolution.mode).not.toBe('subscription');
+  });
+});
+
+describe('driver Pods and the chart extra CA (issue 20)', () => {
+  const withCa = dispatcherConfig({ TCAB_DRIVER_EXTRA_CA: JSON.stringify({ configMap: 'tcab-extra-ca', key: 'proxy-ca.pem' }) });
+
+  it('mount the TCAB_DRIVER_EXTRA_CA ConfigMap key read-only at /etc/tcab/extra-ca/ca.crt, and NODE_EXTRA_CA_CERTS names it (SSL_CERT_FILE stays unset)', () => {
+    const pod = buildDriverPod(run, spec, withCa, []);
+    const container = pod.spec!.containers[0]!;
+    expect(pod.spec!.volumes).toContainEqual({ name: 'extra-ca', configMap: { name: 'tcab-extra-ca', items: [{ key: 'proxy-ca.pem', path: 'ca.crt' }] } });
+    expect(container.volumeMounts).toContainEqual({ name: 'extra-ca', mountPath: '/etc/tcab/extra-ca', readOnly: true });
+    expect(container.env).toContainEqual({ name: 'NODE_EXTRA_CA_CERTS', value: '/etc/tcab/extra-ca/ca.crt' });
+    expect(container.env!.map((e) => e.name)).not.toContain('SSL_CERT_FILE');
+  });
+
+  it('without the variable, driver Pods have no extra CA volume, mount or variable', () => {
+    const pod = buildDriverPod(run, spec, config, []);
+    expect(JSON.stringify(pod)).not.toMatch(/extra-ca|NODE_EXTRA_CA_CERTS/);
+  });
+
+  it('a TCAB_DRIVER_EXTRA_CA that is not {configMap, key} stops the dispatcher naming the variable', () => {
+    expect(() => dispatcherConfig({ TCAB_DRIVER_EXTRA_CA: '{"configMap":"x"}' })).toThrow(/TCAB_DRIVER_EXTRA_CA: must be a JSON object \{configMap, key\}/);
+    expect(() => dispatcherConfig({ TCAB_DRIVER_EXTRA_CA: 'tcab-extra-ca' })).toThrow(/TCAB_DRIVER_EXTRA_CA/);
+  });
+});

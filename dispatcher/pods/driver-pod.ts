@@ -13,6 +13,9 @@ import { InvalidInputError } from '../../shared/errors.ts';
 export const RUN_LABEL = 'tcab.dev/run';
 export const HARNESS_LABEL = 'tcab.dev/harness';
 export const CREDENTIALS_MOUNT = '/var/run/tcab/credentials';
+/** Where driver Pods find the chart's extra CA (the same path the dispatcher and npm-cache Pods use). */
+export const EXTRA_CA_DIR = '/etc/tcab/extra-ca';
+export const EXTRA_CA_PATH = `${EXTRA_CA_DIR}/ca.crt`;
 
 export interface RunRef {
   namespace: string;
@@ -72,12 +75,21 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
       env.push({ name, valueFrom: { secretKeyRef: { name: config.TCAB_NATS_SECRET, key, optional: true } } });
     }
   }
-  const subscriptionSecret = config.TCAB_SUBSCRIPTION_SECRETS[spec.harness];
+  // Own keys only: a Run's harness slug is caller text, and "constructor" must not find Object's.
+  const subscriptionSecret = Object.hasOwn(config.TCAB_SUBSCRIPTION_SECRETS, spec.harness) ? config.TCAB_SUBSCRIPTION_SECRETS[spec.harness] : undefined;
   const volumes: V1Volume[] = [{ name: 'tmp', emptyDir: {} }];
   const mounts: V1VolumeMount[] = [{ name: 'tmp', mountPath: '/tmp' }];
   if (subscriptionSecret) {
     volumes.push({ name: 'credentials', secret: { secretName: subscriptionSecret, defaultMode: 0o400 } });
     mounts.push({ name: 'credentials', mountPath: CREDENTIALS_MOUNT, readOnly: true });
+  }
+  const extraCa = config.TCAB_DRIVER_EXTRA_CA;
+  if (extraCa) {
+    // NODE_EXTRA_CA_CERTS adds to Node's bundled CAs (the driver, npm and Node-based harnesses); SSL_CERT_FILE
+    // would replace the system bundle for everything else, so it stays unset.
+    volumes.push({ name: 'extra-ca', configMap: { name: extraCa.configMap, items: [{ key: extraCa.key, path: 'ca.crt' }] } });
+    mounts.push({ name: 'extra-ca', mountPath: EXTRA_CA_DIR, readOnly: true });
+    env.push({ name: 'NODE_EXTRA_CA_CERTS', value: EXTRA_CA_PATH });
   }
   return {
     apiVersion: 'v1',
