@@ -7,12 +7,10 @@ import type { EventOf } from '../shared/events.ts';
 import { RunResult } from '../shared/run.ts';
 import { formatIssues } from '../shared/zod-issues.ts';
 import { HEADER } from '../shared/subjects.ts';
+import { MAX_MESSAGE_DEPTH, jsonTextNestsDeeperThan } from '../shared/json-depth.ts';
 
-/**
- * Deeper JSON than this is refused before JSON.parse, zod or JSON.stringify see it (all three recurse per level;
- * V8 overflows its stack between 2,000 and 5,000 levels). No event or result tcab writes comes near it.
- */
-export const MAX_JSON_DEPTH = 512;
+/** Deeper JSON is refused before JSON.parse, zod or JSON.stringify see it (shared/json-depth.ts). */
+export const MAX_JSON_DEPTH = MAX_MESSAGE_DEPTH;
 /** A hostile message is shown, not replayed: this much of its subject, payload and reason at most. */
 export const MAX_SUBJECT_CHARS = 256;
 export const MAX_RAW_CHARS = 4096;
@@ -46,23 +44,6 @@ export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
-/** True when the JSON text nests arrays/objects deeper than `limit`. One pass, no recursion, strings skipped. */
-export function jsonNestsDeeperThan(text: string, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > limit) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-}
-
 function safeHeader(message: StreamMessage, name: string): string | undefined {
   try {
     return message.header(name);
@@ -89,7 +70,7 @@ function readJson(data: Uint8Array): Reading {
   } catch {
     return { ok: false, reason: 'the payload is not valid UTF-8', text: lossyUtf8.decode(data.subarray(0, MAX_RAW_CHARS * 4)) };
   }
-  if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) return { ok: false, reason: `the payload nests deeper than ${MAX_JSON_DEPTH} levels`, text };
+  if (jsonTextNestsDeeperThan(text, MAX_JSON_DEPTH)) return { ok: false, reason: `the payload nests deeper than ${MAX_JSON_DEPTH} levels`, text };
   try {
     return { ok: true, value: JSON.parse(text) as unknown, text };
   } catch (error) {
