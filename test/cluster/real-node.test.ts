@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { up } from './control-plane.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { waitFor } from './processes.ts';
-import { BUSYBOX_IMAGE, NODE_IP, STATE_ROOT, TAINT_KEY, internals, nodeBinaries, startRealNode } from './node/real-node.ts';
+import { BUSYBOX_IMAGE, CLUSTER_DNS_IP, NODE_IP, STATE_ROOT, TAINT_KEY, internals, nodeBinaries, startRealNode } from './node/real-node.ts';
 import type { RealNode } from './node/real-node.ts';
 
 const NODE_NAME = 'tcab-real-node-1';
@@ -190,6 +190,55 @@ describe('a real node', () => {
     for (const kind of ['pid', 'net', 'mnt', 'uts', 'ipc']) expect(ns(pids[0]!, kind), kind).not.toBe(ns(String(process.pid), kind));
     kubectl('delete', 'pod', name, '-n', NS, '--wait=true', '--timeout=60s');
     expect(existsSync(`/proc/${pids[0]}`) && readFileSync(`/proc/${pids[0]}/cmdline`, 'utf8').startsWith('/bin/sleep')).toBe(false);
+  });
+
+  it('a ClusterIP Service resolves through CoreDNS and answers from another Pod (kube-proxy iptables rules in the node\'s namespace)', async () => {
+    apply({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'web', namespace: NS, labels: { app: 'web' } },
+      spec: {
+        nodeSelector: { 'kubernetes.io/hostname': NODE_NAME },
+        tolerations: [{ key: TAINT_KEY, operator: 'Exists', effect: 'NoSchedule' }],
+        terminationGracePeriodSeconds: 1,
+        containers: [{
+          name: 'httpd',
+          image: BUSYBOX_IMAGE,
+          command: ['/bin/sh', '-c', 'mkdir /tmp/www && echo "hello from $(hostname)" > /tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www'],
+          readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 },
+        }],
+      },
+    });
+    apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: NS }, spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] } });
+    const clusterIP = kubectl('get', 'service', 'web', '-n', NS, '-o', 'jsonpath={.spec.clusterIP}').trim();
+    expect(clusterIP).toMatch(/^10\.0\.0\.\d+$/);
+    const fqdn = `web.${NS}.svc.cluster.local`;
+    // The client retries until the Service has its endpoint and rules (a deadline inside the container).
+    const client = [
+      // Names are resolved by busybox's own DNS client (nslookup): a static glibc binary cannot load NSS modules
+      // in a scratch image, so nc/wget given a name fail (Debian's busybox-static wget even segfaults).
+      // The answer's addresses only (busybox prints the server's own first).
+      'for i in $(seq 1 60); do',
+      `  ip=$(nslookup ${fqdn} 2>/tmp/err | sed -n '/^Name:/,$ s/^Address: *//p' | head -n 1)`,
+      `  if [ -n "$ip" ]; then printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 2 "$ip" 80 > /tmp/response 2>>/tmp/err; fi`,
+      '  if grep -q "^HTTP/1.[01] 200" /tmp/response; then break; fi; sed "s/^/http-error=/" /tmp/err; sleep 1',
+      'done',
+      'echo "attempts=$i"',
+      'echo "resolved=$ip"',
+      'tail -n 1 /tmp/response | sed "s/^/body=/"',
+      'sed -n "s/^nameserver /nameserver=/p" /etc/resolv.conf',
+    ].join('\n');
+    apply(podManifest('client', ['/bin/sh', '-c', client], {}));
+    let pod: PodJson | undefined;
+    await waitFor('pod client to finish', async () => {
+      pod = getJson<PodJson>('pod', 'client', '-n', NS);
+      return pod.status.phase === 'Succeeded' || pod.status.phase === 'Failed';
+    }, { timeoutMs: 120_000 });
+    const r = report(node.containerLog(NS, 'client', pod!.metadata.uid, 'probe'));
+    process.stderr.write(`service client: ${r.get('attempts')?.[0]} attempt(s); ${JSON.stringify(r.get('http-error') ?? [])}\n`);
+    expect(r.get('nameserver')).toEqual([CLUSTER_DNS_IP]);
+    expect(r.get('resolved')).toEqual([clusterIP]);
+    expect(r.get('body'), JSON.stringify([...r])).toEqual(['hello from web']);
   });
 
   it('down() leaves nothing behind: network namespace, cgroups, mounts, processes, state; kubelet\'s sysctls restored', async () => {

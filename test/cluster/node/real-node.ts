@@ -32,6 +32,9 @@ export const NODE_IP = '198.19.0.2';
 export const TAINT_KEY = 'tcab.test/real-node';
 export const PAUSE_IMAGE = `${REGISTRY}/tcab/pause:3.10.2`;
 export const BUSYBOX_IMAGE = `${REGISTRY}/tcab/busybox:1.35`;
+export const COREDNS_IMAGE = `${REGISTRY}/tcab/coredns:1.15.0`;
+/** The control plane's Service CIDR is 10.0.0.0/24 (control-plane.ts); kube-dns takes .10 of it. */
+export const CLUSTER_DNS_IP = '10.0.0.10';
 /** The sysctls kubelet's setupKernelTunables may write (pkg/kubelet/cm/container_manager_linux.go). */
 const KUBELET_SYSCTLS = ['vm/overcommit_memory', 'vm/panic_on_oom', 'kernel/panic', 'kernel/panic_on_oops', 'kernel/keys/root_maxkeys', 'kernel/keys/root_maxbytes'];
 const CGROUP_FS = '/sys/fs/cgroup';
@@ -58,6 +61,8 @@ export interface RealNodeOptions {
   caCert: string;
   caKey: string;
   nodeName: string;
+  /** kube-proxy (iptables mode, in the node's namespace) and CoreDNS as a Deployment + the kube-dns Service (default true). */
+  withServices?: boolean;
   /** Registered with a NoSchedule taint TAINT_KEY=true so other tests' Pods never land here (default true). */
   taint?: boolean;
   dieWithParent: boolean;
@@ -69,8 +74,8 @@ export interface RealNode {
   dir: string;
   netns: string;
   cgroupRoot: string;
-  /** The digests the local registry serves for PAUSE_IMAGE and BUSYBOX_IMAGE. */
-  digests: { pause: string; busybox: string };
+  /** The digests the local registry serves for PAUSE_IMAGE, BUSYBOX_IMAGE and COREDNS_IMAGE. */
+  digests: { pause: string; busybox: string; coredns: string };
   timings: Record<string, number>;
   processes: Managed[];
   /** The kubelet's log file for a container (CRI format: `<time> <stream> <F|P> <line>`). */
@@ -301,13 +306,21 @@ function clientCert(dir: string, name: string, subject: string, ca: { cert: stri
   return { cert, key };
 }
 
-/** A one-layer image tarball: `files` maps a path in the image to a host file (copied) or `->target` (a symlink). */
+/**
+ * A one-layer image tarball: `files` maps a path in the image to a host file (copied), `->target` (a symlink) or
+ * `dir:<octal mode>` (a directory, e.g. `tmp`: `dir:1777`).
+ */
 function layerTarball(stage: string, tarball: string, files: Record<string, string>): void {
   rmSync(stage, { recursive: true, force: true });
+  mkdirSync(stage, { recursive: true });
   for (const [path, source] of Object.entries(files)) {
     const target = join(stage, path);
     mkdirSync(join(target, '..'), { recursive: true });
     if (source.startsWith('->')) symlinkSync(source.slice(2), target);
+    else if (source.startsWith('dir:')) {
+      mkdirSync(target, { recursive: true });
+      chmodSync(target, parseInt(source.slice(4), 8));
+    }
     else {
       writeFileSync(target, readFileSync(source));
       chmodSync(target, statSync(source).mode & 0o777);
@@ -366,13 +379,14 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     sh(['ip', '-n', state.netns, 'addr', 'add', `${NODE_IP}/32`, 'dev', 'lo']);
     mark('netns_ms');
 
-    // The apiserver, reachable at 127.0.0.1:6443 inside the namespace through a Unix socket.
+    // The apiserver, reachable at 127.0.0.1:6443 inside the namespace through a Unix socket (and at NODE_IP:6443
+    // from pods, which route to the node's namespace through the bridge: the `kubernetes` Service's endpoint).
     const apiserver = new URL(options.server);
     const apiSocket = join(dir, 'apiserver.sock');
     const bridgeScript = join(import.meta.dirname, 'socket-bridge.ts');
     const hostBridge = startProcess('apiserver-bridge-host', [process.execPath, bridgeScript, '--listen', `unix:${apiSocket}`, '--to', `tcp:${apiserver.hostname}:${apiserver.port}`], { logDir, dieWithParent: options.dieWithParent });
     processes.push(hostBridge);
-    const nodeBridge = start('apiserver-bridge-node', [process.execPath, bridgeScript, '--listen', `tcp:127.0.0.1:${APISERVER_PORT_IN_NODE}`, '--to', `unix:${apiSocket}`]);
+    const nodeBridge = start('apiserver-bridge-node', [process.execPath, bridgeScript, '--listen', `tcp:0.0.0.0:${APISERVER_PORT_IN_NODE}`, '--to', `unix:${apiSocket}`]);
     await waitFor('the apiserver bridge', async () => existsSync(apiSocket) && readFileSync(nodeBridge.log, 'utf8').includes('bridging'), { timeoutMs: 20_000, process: nodeBridge });
 
     // The local registry, inside the namespace; images pushed from there too.
@@ -390,11 +404,12 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       inNode([bin('crane'), 'mutate', '--insecure', ref, '--entrypoint', entrypoint.join(','), '--set-platform', 'linux/amd64', '-t', ref]);
       return inNode([bin('crane'), 'digest', '--insecure', ref]).trim();
     };
-    const busyboxFiles: Record<string, string> = { 'bin/busybox': '/bin/busybox' };
+    const busyboxFiles: Record<string, string> = { 'bin/busybox': '/bin/busybox', tmp: 'dir:1777' };
     for (const applet of sh(['/bin/busybox', '--list']).split('\n').filter((a) => a && a !== 'busybox')) busyboxFiles[`bin/${applet}`] = '->busybox';
     const digests = {
       pause: push('pause', '3.10.2', { pause: bin('pause') }, ['/pause']),
       busybox: push('busybox', '1.35', busyboxFiles, ['/bin/sh']),
+      coredns: push('coredns', '1.15.0', { coredns: bin('coredns') }, ['/coredns']),
     };
     mark('images_ms');
 
@@ -472,7 +487,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       authentication: { anonymous: { enabled: false }, webhook: { enabled: true }, x509: { clientCAFile: options.caCert } },
       authorization: { mode: 'Webhook' },
       clusterDomain: 'cluster.local',
-      clusterDNS: ['10.0.0.10'],
+      clusterDNS: [CLUSTER_DNS_IP],
       resolvConf: '/etc/resolv.conf',
       rotateCertificates: false,
       serverTLSBootstrap: false,
@@ -494,9 +509,35 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       bin('kubelet'), '--config', kubeletConfig, '--kubeconfig', kubeletKubeconfig, '--root-dir', kubeletDir,
       '--cert-dir', join(pkiDir, 'kubelet-serving'), '--hostname-override', options.nodeName, '--node-ip', NODE_IP, '--v=2',
     ]);
-    const kubectl = (...args: string[]) => execFileSync(join(options.clusterBinDir, 'kubectl'), ['--kubeconfig', options.adminKubeconfig, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    await waitFor(`node ${options.nodeName} to be Ready`, async () => kubectl('get', 'node', options.nodeName, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}') === 'True', { timeoutMs: 90_000, process: kubelet });
+    const kubectl: Kubectl = (args, input) => execFileSync(join(options.clusterBinDir, 'kubectl'), ['--kubeconfig', options.adminKubeconfig, ...args], { encoding: 'utf8', input, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    await waitFor(`node ${options.nodeName} to be Ready`, async () => kubectl(['get', 'node', options.nodeName, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']) === 'True', { timeoutMs: 90_000, process: kubelet });
     mark('ready_ms');
+    if (options.withServices !== false) {
+      const proxyClient = clientCert(pkiDir, 'kube-proxy', '/CN=system:kube-proxy', { cert: options.caCert, key: options.caKey });
+      const proxyKubeconfig = join(dir, 'kube-proxy.kubeconfig');
+      writeFileSync(proxyKubeconfig, kubeconfig(`https://127.0.0.1:${APISERVER_PORT_IN_NODE}`, options.caCert, 'system:kube-proxy', proxyClient.cert, proxyClient.key), { mode: 0o600 });
+      const proxyConfig = join(dir, 'kube-proxy-config.yaml');
+      writeFileSync(proxyConfig, stringify({
+        apiVersion: 'kubeproxy.config.k8s.io/v1alpha1',
+        kind: 'KubeProxyConfiguration',
+        clientConnection: { kubeconfig: proxyKubeconfig },
+        hostnameOverride: options.nodeName,
+        mode: 'iptables',
+        clusterCIDR: POD_CIDR,
+        detectLocalMode: 'ClusterCIDR',
+        // nf_conntrack_max is read-only outside the initial network namespace (and host-wide): leave it alone.
+        conntrack: { maxPerCore: 0, min: 0 },
+        healthzBindAddress: '127.0.0.1:10256',
+        metricsBindAddress: '127.0.0.1:10249',
+        iptables: { syncPeriod: '10s', minSyncPeriod: '0s' },
+      }));
+      const proxy = start('kube-proxy', [bin('kube-proxy'), '--config', proxyConfig, '--v=2']);
+      await waitFor('kube-proxy\'s first iptables sync', async () => /^:KUBE-SERVICES /m.test(inNode(['iptables-save', '-t', 'nat'])), { timeoutMs: 30_000, process: proxy });
+      mark('kube_proxy_ms');
+      applyServices(kubectl, options.nodeName);
+      await waitFor('CoreDNS to be ready', async () => kubectl(['get', 'deployment', 'coredns', '-n', 'kube-system', '-o', 'jsonpath={.status.readyReplicas}']) === '1', { timeoutMs: 120_000, process: kubelet });
+      mark('coredns_ms');
+    }
     return {
       id,
       name: options.nodeName,
@@ -515,6 +556,100 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     await down();
     throw new Error(`${(error as Error).message}\n${logs}`, { cause: error });
   }
+}
+
+type Kubectl = (args: string[], input?: string) => string;
+
+/**
+ * The cluster side of Services: the `kubernetes` Service's endpoint (the control plane runs with
+ * --endpoint-reconciler-type=none, so it is written here: NODE_IP:6443, the bridge in the node's namespace) and
+ * CoreDNS (RBAC, Corefile, Deployment pinned to this node, the kube-dns Service at CLUSTER_DNS_IP). CoreDNS
+ * answers cluster names only: there is no `forward`, so no query leaves the node's namespace.
+ */
+function applyServices(kubectl: Kubectl, nodeName: string): void {
+  const placement = { nodeSelector: { 'kubernetes.io/hostname': nodeName }, tolerations: [{ key: TAINT_KEY, operator: 'Exists', effect: 'NoSchedule' }] };
+  const corefile = [
+    '.:53 {',
+    '    errors',
+    '    health :8080',
+    '    ready :8181',
+    '    kubernetes cluster.local in-addr.arpa ip6.arpa {',
+    '        pods insecure',
+    '        fallthrough in-addr.arpa ip6.arpa',
+    '    }',
+    '    cache 30',
+    '    loop',
+    '    loadbalance',
+    '}',
+    '',
+  ].join('\n');
+  const items = [
+    {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'kubernetes-tcab-real-node', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes', 'endpointslice.kubernetes.io/managed-by': 'tcab.test-real-node' } },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: [NODE_IP], conditions: { ready: true } }],
+      ports: [{ name: 'https', port: APISERVER_PORT_IN_NODE, protocol: 'TCP' }],
+    },
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'coredns', namespace: 'kube-system' } },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'system:coredns' },
+      rules: [
+        { apiGroups: [''], resources: ['endpoints', 'services', 'pods', 'namespaces'], verbs: ['list', 'watch'] },
+        { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'watch'] },
+      ],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'system:coredns' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:coredns' },
+      subjects: [{ kind: 'ServiceAccount', name: 'coredns', namespace: 'kube-system' }],
+    },
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'coredns', namespace: 'kube-system' }, data: { Corefile: corefile } },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'coredns', namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+        template: {
+          metadata: { labels: { 'k8s-app': 'kube-dns' } },
+          spec: {
+            ...placement,
+            serviceAccountName: 'coredns',
+            dnsPolicy: 'Default',
+            containers: [{
+              name: 'coredns',
+              image: COREDNS_IMAGE,
+              args: ['-conf', '/etc/coredns/Corefile'],
+              ports: [{ name: 'dns', containerPort: 53, protocol: 'UDP' }, { name: 'dns-tcp', containerPort: 53, protocol: 'TCP' }],
+              readinessProbe: { httpGet: { path: '/ready', port: 8181 }, periodSeconds: 1 },
+              livenessProbe: { httpGet: { path: '/health', port: 8080 }, periodSeconds: 10 },
+              securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'], add: ['NET_BIND_SERVICE'] } },
+              volumeMounts: [{ name: 'config', mountPath: '/etc/coredns', readOnly: true }],
+            }],
+            volumes: [{ name: 'config', configMap: { name: 'coredns' } }],
+          },
+        },
+      },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'kube-dns', namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' } },
+      spec: {
+        selector: { 'k8s-app': 'kube-dns' },
+        clusterIP: CLUSTER_DNS_IP,
+        ports: [{ name: 'dns', port: 53, protocol: 'UDP' }, { name: 'dns-tcp', port: 53, protocol: 'TCP' }],
+      },
+    },
+  ];
+  kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
 }
 
 function tail(file: string, lines = 15): string {
