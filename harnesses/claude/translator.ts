@@ -11,6 +11,17 @@ import { claudeToolKind, mapToolCall, skillName, subagentType, unknownToolEvent 
 import type { ToolCall, ToolOutcome } from './map-claude-tools.ts';
 import { ApiRetryRecord, AssistantBlock, ClaudeLine, InitRecord, TaskNotificationRecord, TaskStartedRecord, TaskToolResult, ToolResultBlock } from './records.ts';
 import { claudeUsage } from './usage.ts';
+import { compileSchema } from '../../shared/translate/compiled-schema.ts';
+
+// Each line is read through the record schemas as guards compiled from them: zod's verdicts, without its copies.
+const isClaudeLine = compileSchema(ClaudeLine);
+const isInitRecord = compileSchema(InitRecord);
+const isApiRetryRecord = compileSchema(ApiRetryRecord);
+const isTaskStartedRecord = compileSchema(TaskStartedRecord);
+const isTaskNotificationRecord = compileSchema(TaskNotificationRecord);
+const isAssistantBlock = compileSchema(AssistantBlock);
+const isToolResultBlock = compileSchema(ToolResultBlock);
+const isTaskToolResult = compileSchema(TaskToolResult);
 
 type Rec = Record<string, unknown>;
 
@@ -56,9 +67,8 @@ export class ClaudeTranslator implements SessionTranslator {
   }
 
   line(line: StdoutLine): DraftEvent[] {
-    const parsed = ClaudeLine.safeParse(line.json);
-    if (!parsed.success) return [unknownLine(line)];
-    const record = parsed.data;
+    const record = line.json;
+    if (!isClaudeLine(record)) return [unknownLine(line)];
     if (record.session_id !== undefined) this.session = record.session_id;
 
     const out: DraftEvent[] = [];
@@ -117,31 +127,27 @@ export class ClaudeTranslator implements SessionTranslator {
   private system(subtype: string, line: StdoutLine): DraftEvent[] {
     const record = line.json;
     if (subtype === 'init') {
-      const init = InitRecord.safeParse(record);
-      if (!init.success) return [unknownLine(line)];
-      this.cwd = init.data.cwd ?? this.cwd;
-      this.model = init.data.model;
+      if (!isInitRecord(record)) return [unknownLine(line)];
+      this.cwd = record.cwd ?? this.cwd;
+      this.model = record.model;
       return [];
     }
     if (subtype === 'api_retry') {
-      const retry = ApiRetryRecord.safeParse(record);
-      if (!retry.success) return [unknownLine(line)];
-      const { error_status: status, error, attempt, max_retries: max, retry_delay_ms: delay } = retry.data;
+      if (!isApiRetryRecord(record)) return [unknownLine(line)];
+      const { error_status: status, error, attempt, max_retries: max, retry_delay_ms: delay } = record;
       const http = status != null ? ` (HTTP ${status}${error ? ` ${error}` : ''})` : '';
       return [compact({ type: 'warning', message: `API request failed${http}; retry ${attempt ?? '?'}/${max ?? '?'} in ${delay === undefined ? '?' : Math.round(delay)} ms`, code: error })];
     }
     if (subtype === 'task_started') {
-      const started = TaskStartedRecord.safeParse(record);
-      if (!started.success) return [unknownLine(line)];
-      const { task_id: taskId, tool_use_id: toolUseId } = started.data;
-      const name = started.data.subagent_type ?? started.data.description;
+      if (!isTaskStartedRecord(record)) return [unknownLine(line)];
+      const { task_id: taskId, tool_use_id: toolUseId } = record;
+      const name = record.subagent_type ?? record.description;
       if (toolUseId) this.tasks.set(toolUseId, { taskId, name, ended: false });
       return [compact({ type: 'orchestration', action: 'subagent_started', subagent_id: taskId, subagent_name: name })];
     }
     if (subtype === 'task_notification') {
-      const ended = TaskNotificationRecord.safeParse(record);
-      if (!ended.success) return [unknownLine(line)];
-      const { task_id: taskId, tool_use_id: toolUseId, status } = ended.data;
+      if (!isTaskNotificationRecord(record)) return [unknownLine(line)];
+      const { task_id: taskId, tool_use_id: toolUseId, status } = record;
       const task = toolUseId ? this.tasks.get(toolUseId) : undefined;
       if (task) task.ended = true;
       // Remembered even when its start was unreadable, so the Task result does not report the subagent again.
@@ -165,18 +171,17 @@ export class ClaudeTranslator implements SessionTranslator {
     }
     const out: DraftEvent[] = [];
     for (const raw of message.content) {
-      const block = AssistantBlock.safeParse(raw);
-      if (!block.success) {
+      if (!isAssistantBlock(raw)) {
         out.push(unknownValue(raw));
         continue;
       }
-      const b = block.data;
+      const b = raw;
       if (b.type === 'text') {
         if (b.text.length > 0) out.push({ type: 'agent', message: b.text });
       } else if (b.type === 'thinking') {
         if (b.thinking.length > 0) out.push({ type: 'reasoning', message: b.thinking });
       } else if (b.type === 'tool_use') {
-        out.push(...this.openCall({ id: b.id, name: b.name, input: b.input, block: raw as Rec }));
+        out.push(...this.openCall({ id: b.id, name: b.name, input: b.input, block: raw }));
       }
       // redacted_thinking: encrypted reasoning, no content to show; its tokens are in usage.
     }
@@ -200,14 +205,13 @@ export class ClaudeTranslator implements SessionTranslator {
     for (const raw of content) {
       // Text blocks are prompt echoes, subagent prompts and skill bodies.
       if ((raw as Rec | null)?.type !== 'tool_result') continue;
-      const block = ToolResultBlock.safeParse(raw);
-      if (!block.success) {
+      if (!isToolResultBlock(raw)) {
         // Its call, if any, stays pending and is reported without an outcome.
         out.push(unknownValue(raw));
         continue;
       }
-      const { tool_use_id: id, is_error: isError, content: resultContent } = block.data;
-      const outcome: ToolOutcome = { isError: isError ?? false, content: resultContent, structured: record.tool_use_result, block: raw as Rec };
+      const { tool_use_id: id, is_error: isError, content: resultContent } = raw;
+      const outcome: ToolOutcome = { isError: isError ?? false, content: resultContent, structured: record.tool_use_result, block: raw };
       const { call, displaced } = this.calls.close(id, outcome);
       if (displaced) out.push(unknownValue(displaced.block));
       if (call) out.push(...this.finishCall(call, outcome));
@@ -237,10 +241,10 @@ export class ClaudeTranslator implements SessionTranslator {
     }
     this.tasks.delete(call.id);
     if (task?.ended) return [];
-    const launch = TaskToolResult.safeParse(outcome.structured);
-    if (!task && !outcome.isError && launch.success && launch.data.status === 'async_launched') {
+    const launch = outcome.structured;
+    if (!task && !outcome.isError && isTaskToolResult(launch) && launch.status === 'async_launched') {
       // Launched, and its task_started was not readable: the start is what this result says; the end is to come.
-      const taskId = launch.data.agentId ?? call.id;
+      const taskId = launch.agentId ?? call.id;
       this.tasks.set(call.id, { taskId, name, ended: false, resultSeen: true });
       return [compact({ type: 'orchestration', action: 'subagent_started', subagent_id: taskId, subagent_name: name })];
     }

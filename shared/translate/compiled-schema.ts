@@ -1,0 +1,206 @@
+// A zod schema compiled into a plain type guard for the translation hot path. zod stays the one source of truth
+// (the guard is built from the schema's own definition, never written by hand), but a zod parse copies every
+// object it accepts and allocates a result per field: on a 100 MB transcript that doubled the garbage collector's
+// work and cost a third of the throughput. The guard only answers "would zod accept this value?" and allocates
+// nothing, so an accepted value is used as it came (with the extra keys z.object would have stripped, which
+// nothing reads). Only checking schemas are supported: anything that changes a value (transforms, defaults,
+// coercion, pipes) or that the guard cannot decide exactly (refinements, other string formats) throws when the
+// schema is compiled, never at run time. compiled-schema.test.ts checks that guard and zod agree.
+import { z } from 'zod';
+
+export type Guard<T = unknown> = (value: unknown) => value is T;
+type Check = (value: unknown) => boolean;
+// zod's internal definition objects, read the way zod itself reads them.
+type Def = Record<string, unknown> & { type: string };
+type Internals = { def: Def; optin?: string; optout?: string };
+const internals = (schema: unknown): Internals => (schema as { _zod: Internals })._zod;
+
+const isObject = (value: unknown): value is Record<PropertyKey, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const STRING_FORMATS = new Set(['datetime', 'date', 'time', 'uuid', 'regex']);
+
+/** Compiles `schema` into a guard that accepts exactly what `schema.safeParse` accepts. */
+export function compileSchema<S extends z.ZodType>(schema: S): Guard<z.output<S>> {
+  const check = compile(schema, new Map());
+  return ((value: unknown) => check(value)) as Guard<z.output<S>>;
+}
+
+function unsupported(what: string): never {
+  throw new Error(`compileSchema: ${what} is not supported (the guard must agree exactly with zod)`);
+}
+
+function compile(schema: unknown, seen: Map<unknown, Check>): Check {
+  const known = seen.get(schema);
+  if (known) return known;
+  // A recursive schema (z.json()) reaches itself through z.lazy: calls made while it is built go through `slot`.
+  const slot: { check?: Check } = {};
+  seen.set(schema, (value) => slot.check!(value));
+  slot.check = build(internals(schema).def, seen);
+  seen.set(schema, slot.check);
+  return slot.check;
+}
+
+function lengthChecks(def: Def): Check {
+  const bounds = ((def.checks as unknown[] | undefined) ?? []).map((c) => internals(c).def as Def & { check: string; minimum?: number; maximum?: number; length?: number });
+  let min = 0;
+  let max = Infinity;
+  for (const b of bounds) {
+    if (b.check === 'min_length') min = Math.max(min, b.minimum!);
+    else if (b.check === 'max_length') max = Math.min(max, b.maximum!);
+    else if (b.check === 'length_equals') [min, max] = [Math.max(min, b.length!), Math.min(max, b.length!)];
+    else unsupported(`the check ${b.check} on a ${def.type}`);
+  }
+  if (min === 0 && max === Infinity) return () => true;
+  return (value) => (value as { length: number }).length >= min && (value as { length: number }).length <= max;
+}
+
+function numberCheck(def: Def): Check {
+  if (def.coerce) unsupported('coercion');
+  const bounds = ((def.checks as unknown[] | undefined) ?? []).map((c) => internals(c).def as Def & { check: string; value: number; inclusive: boolean });
+  let format: Check;
+  if (def.format === undefined) format = (v) => Number.isFinite(v);
+  else if (def.format === 'safeint') format = (v) => Number.isSafeInteger(v);
+  else unsupported(`the number format ${String(def.format)}`);
+  const tests: Check[] = bounds.map((b) => {
+    if (b.check === 'greater_than') return b.inclusive ? (v) => (v as number) >= b.value : (v) => (v as number) > b.value;
+    if (b.check === 'less_than') return b.inclusive ? (v) => (v as number) <= b.value : (v) => (v as number) < b.value;
+    return unsupported(`the check ${b.check} on a number`);
+  });
+  return (value) => typeof value === 'number' && format(value) && tests.every((t) => t(value));
+}
+
+function stringCheck(def: Def): Check {
+  if (def.coerce) unsupported('coercion');
+  const length = lengthChecks(def);
+  if (def.format === undefined) return (value) => typeof value === 'string' && length(value);
+  if (!STRING_FORMATS.has(def.format as string) || !(def.pattern instanceof RegExp)) unsupported(`the string format ${String(def.format)}`);
+  const pattern = def.pattern;
+  return (value) => {
+    if (typeof value !== 'string' || !length(value)) return false;
+    pattern.lastIndex = 0;
+    return pattern.test(value);
+  };
+}
+
+/** z.object: zod's own reading of each key (optional-in/out keys may be absent, others must be present). */
+function objectCheck(def: Def, seen: Map<unknown, Check>): Check {
+  const shape = def.shape as Record<string, unknown>;
+  const catchall = def.catchall === undefined ? undefined : internals(def.catchall).def.type;
+  if (catchall !== undefined && catchall !== 'never') unsupported(`an object catchall of ${catchall}`);
+  const keys = Object.keys(shape).filter((key) => key !== '__proto__');
+  const fields = keys.map((key) => {
+    const { optin, optout } = internals(shape[key]);
+    return { key, check: compile(shape[key], seen), absentOk: optin !== undefined && optout === 'optional', mustBePresent: optin === undefined };
+  });
+  const declared = new Set(Object.keys(shape));
+  const strict = catchall === 'never';
+  return (value) => {
+    if (!isObject(value)) return false;
+    for (let i = 0; i < fields.length; i++) {
+      const field = fields[i]!;
+      const present = field.key in value;
+      if (field.absentOk && !present) continue;
+      if (!field.check(value[field.key])) return false;
+      if (field.mustBePresent && !present) return false;
+    }
+    if (strict) for (const key in value) if (!declared.has(key)) return false;
+    return true;
+  };
+}
+
+function recordCheck(def: Def, seen: Map<unknown, Check>): Check {
+  const keyDef = internals(def.keyType).def;
+  if (keyDef.type !== 'string' || keyDef.format !== undefined || ((keyDef.checks as unknown[] | undefined) ?? []).length > 0) unsupported('a record key other than z.string()');
+  const valueCheck = compile(def.valueType, seen);
+  const isPlainObject = z.core.util.isPlainObject;
+  return (value) => {
+    if (!isPlainObject(value)) return false;
+    for (const key of Reflect.ownKeys(value)) {
+      if (key === '__proto__' || !Object.prototype.propertyIsEnumerable.call(value, key)) continue;
+      if (typeof key !== 'string' || !valueCheck((value as Record<string, unknown>)[key])) return false;
+    }
+    return true;
+  };
+}
+
+function discriminatedUnionCheck(def: Def, seen: Map<unknown, Check>): Check {
+  if (def.unionFallback) unsupported('a discriminated union with unionFallback');
+  const discriminator = def.discriminator as string;
+  const byTag = new Map<unknown, Check>();
+  for (const option of def.options as unknown[]) {
+    const tag = internals(option).def.shape as Record<string, unknown> | undefined;
+    const tagDef = tag?.[discriminator] === undefined ? undefined : internals(tag[discriminator]).def;
+    if (tagDef?.type !== 'literal') unsupported('a discriminated union option without a literal tag');
+    for (const literal of tagDef.values as unknown[]) byTag.set(literal, compile(option, seen));
+  }
+  return (value) => {
+    if (!isObject(value)) return false;
+    const option = byTag.get(value[discriminator]);
+    return option !== undefined && option(value);
+  };
+}
+
+const TYPES_WITH_CHECKS = new Set(['string', 'number', 'array']);
+
+function build(def: Def, seen: Map<unknown, Check>): Check {
+  // Anything else with checks carries a refinement: code the guard cannot read.
+  if (!TYPES_WITH_CHECKS.has(def.type) && ((def.checks as unknown[] | undefined) ?? []).length > 0) unsupported(`checks on a ${def.type}`);
+  switch (def.type) {
+    case 'string':
+      return stringCheck(def);
+    case 'number':
+      return numberCheck(def);
+    case 'boolean':
+      return (value) => typeof value === 'boolean';
+    case 'null':
+      return (value) => value === null;
+    case 'unknown':
+    case 'any':
+      return () => true;
+    case 'literal': {
+      const values = new Set(def.values as unknown[]);
+      return (value) => values.has(value);
+    }
+    case 'enum': {
+      const values = new Set(Object.values(def.entries as Record<string, unknown>));
+      return (value) => values.has(value);
+    }
+    case 'optional': {
+      const inner = compile(def.innerType, seen);
+      return (value) => value === undefined || inner(value);
+    }
+    case 'nullable': {
+      const inner = compile(def.innerType, seen);
+      return (value) => value === null || inner(value);
+    }
+    case 'array': {
+      const element = compile(def.element, seen);
+      const length = lengthChecks(def);
+      // Indexed, not every(): zod reads holes of a sparse array as undefined.
+      return (value) => {
+        if (!Array.isArray(value) || !length(value)) return false;
+        for (let i = 0; i < value.length; i++) if (!element(value[i])) return false;
+        return true;
+      };
+    }
+    case 'object':
+      return objectCheck(def, seen);
+    case 'record':
+      return recordCheck(def, seen);
+    case 'union': {
+      if (def.discriminator !== undefined) return discriminatedUnionCheck(def, seen);
+      if (def.inclusive === false) unsupported('an exclusive union');
+      const options = (def.options as unknown[]).map((option) => compile(option, seen));
+      return (value) => options.some((option) => option(value));
+    }
+    case 'lazy': {
+      let inner: Check | undefined;
+      return (value) => (inner ??= compile((def.getter as () => unknown)(), seen))(value);
+    }
+    case 'custom': {
+      const fn = def.fn as (value: unknown) => unknown;
+      return (value) => Boolean(fn(value));
+    }
+    default:
+      return unsupported(`a schema of type ${def.type}`);
+  }
+}
