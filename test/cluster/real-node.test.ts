@@ -3,7 +3,7 @@
 // shared one or its process kubelet). A busybox image pushed to the node's local registry is pulled through
 // containerd and run by runc; the Pod reports its isolation from inside the container, and the kubelet's Events
 // are the real kubelet's.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { up } from './control-plane.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { waitFor } from './processes.ts';
-import { BUSYBOX_IMAGE, CLUSTER_DNS_IP, NODE_IP, STATE_ROOT, TAINT_KEY, internals, nodeBinaries, startRealNode } from './node/real-node.ts';
+import { BUSYBOX_IMAGE, CLUSTER_DNS_IP, NODE_IP, STATE_ROOT, TAINT_KEY, internals, nodeBinaries, startRealNode, sweepStaleNodes } from './node/real-node.ts';
 import type { RealNode } from './node/real-node.ts';
 
 const NODE_NAME = 'tcab-real-node-1';
@@ -255,4 +255,50 @@ describe('a real node', () => {
     const now = Object.fromEntries(internals.KUBELET_SYSCTLS.map((name) => [name, internals.readSysctl(name)]));
     expect(now).toEqual(othersLive ? now : sysctlsBefore);
   });
+});
+
+describe('after a crash', () => {
+  it('the next start (sweepStaleNodes) removes what a SIGKILLed owner left: running containers and shims, mounts, the network namespace, cgroups, state', async () => {
+    const child = spawn(process.execPath, [join(import.meta.dirname, 'node', 'cli.ts'), 'up'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TCAB_REAL_NODE_NAME: 'tcab-real-node-crash' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    let info: { id: string; dir: string; netns: string; cgroupRoot: string; planeDir: string } | undefined;
+    try {
+      await waitFor('the crash node to be up', async () => {
+        if (child.exitCode !== null) throw new Error(`cli.ts up exited ${child.exitCode}: ${stderr}`);
+        const line = stdout.split('\n').find((l) => l.startsWith('{'));
+        if (line) info = JSON.parse(line) as typeof info;
+        return info !== undefined;
+      }, { timeoutMs: 180_000 });
+      // CoreDNS runs there: its container and shim are what containerd daemonized, outside the parent-death chain.
+      const shims = () => internals.processesNaming(info!.dir).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('containerd-shim-runc-v2'));
+      expect(shims().length).toBeGreaterThan(0);
+      child.kill('SIGKILL');
+      await exited;
+      // The parent-death signal took the daemons; containerd's shims and the containers are still there.
+      await waitFor('kubelet and containerd to die with their parent', async () => internals.processesNaming(info!.dir).every((pid) => shims().includes(pid)), { timeoutMs: 20_000 });
+      expect(shims().length).toBeGreaterThan(0);
+      expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).toContain(info!.netns);
+      expect(internals.mountsUnder(info!.dir).length).toBeGreaterThan(0);
+
+      expect(sweepStaleNodes()).toContain(info!.id);
+      expect(internals.processesNaming(info!.dir)).toEqual([]);
+      expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).not.toContain(info!.netns);
+      for (const hierarchy of internals.cgroupHierarchies()) expect(existsSync(join(hierarchy, info!.cgroupRoot)), hierarchy).toBe(false);
+      expect(internals.mountsUnder(info!.dir)).toEqual([]);
+      expect(existsSync(info!.dir)).toBe(false);
+      expect(existsSync(join(STATE_ROOT, info!.id))).toBe(false);
+      const othersLive = existsSync(join(STATE_ROOT, 'sysctls.json'));
+      const now = Object.fromEntries(internals.KUBELET_SYSCTLS.map((name) => [name, internals.readSysctl(name)]));
+      expect(now).toEqual(othersLive ? now : sysctlsBefore);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+      sweepStaleNodes();
+      if (info) rmSync(info.planeDir, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
