@@ -247,6 +247,7 @@ describe('a real node', () => {
     expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).not.toContain(netns);
     for (const hierarchy of internals.cgroupHierarchies()) expect(existsSync(join(hierarchy, cgroupRoot)), hierarchy).toBe(false);
     expect(internals.mountsUnder(dir)).toEqual([]);
+    expect(internals.cniCacheEntriesUnder(dir)).toEqual([]);
     expect(internals.processesNaming(dir)).toEqual([]);
     expect(existsSync(dir)).toBe(false);
     expect(existsSync(join(STATE_ROOT, id))).toBe(false);
@@ -283,12 +284,14 @@ describe('after a crash', () => {
       expect(shims().length).toBeGreaterThan(0);
       expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).toContain(info!.netns);
       expect(internals.mountsUnder(info!.dir).length).toBeGreaterThan(0);
+      expect(internals.cniCacheEntriesUnder(info!.dir).length).toBeGreaterThan(0);
 
       expect(sweepStaleNodes()).toContain(info!.id);
       expect(internals.processesNaming(info!.dir)).toEqual([]);
       expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).not.toContain(info!.netns);
       for (const hierarchy of internals.cgroupHierarchies()) expect(existsSync(join(hierarchy, info!.cgroupRoot)), hierarchy).toBe(false);
       expect(internals.mountsUnder(info!.dir)).toEqual([]);
+      expect(internals.cniCacheEntriesUnder(info!.dir)).toEqual([]);
       expect(existsSync(info!.dir)).toBe(false);
       expect(existsSync(join(STATE_ROOT, info!.id))).toBe(false);
       const othersLive = existsSync(join(STATE_ROOT, 'sysctls.json'));

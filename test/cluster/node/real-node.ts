@@ -255,11 +255,17 @@ export function cleanupNode(state: State): void {
       }
     }
   }
-  // 5. libcni's result cache (always /var/lib/cni; entries are named <network>-<container>-<ifname>).
-  for (const sub of ['results', 'networks']) {
-    const dir = join('/var/lib/cni', sub);
-    if (!existsSync(dir)) continue;
-    for (const entry of readdirSync(dir)) if (entry.startsWith(`${state.cniNetwork}-`) || entry === state.cniNetwork) rmSync(join(dir, entry), { recursive: true, force: true });
+  // 5. libcni's result cache (always /var/lib/cni/results, entries <network>-<container>-<ifname>): a Pod never
+  // torn down (killed with its node) leaves its entry; ours are those of our network or naming our directory.
+  const results = '/var/lib/cni/results';
+  for (const entry of existsSync(results) ? readdirSync(results) : []) {
+    let ours = entry.startsWith(`${state.cniNetwork}-`);
+    try {
+      ours ||= ((JSON.parse(readFileSync(join(results, entry), 'utf8')) as { netns?: string }).netns ?? '').startsWith(`${state.dir}/`);
+    } catch {
+      // not a cache entry
+    }
+    if (ours) rmSync(join(results, entry), { force: true });
   }
   rmSync(state.dir, { recursive: true, force: true });
   rmSync(join(STATE_ROOT, state.id), { recursive: true, force: true });
@@ -449,7 +455,8 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       `[plugins.'io.containerd.cri.v1.runtime'.containerd]\n  default_runtime_name = "runc"`,
       `[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"`,
       `[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]\n  BinaryName = ${q(bin('runc'))}\n  SystemdCgroup = false`,
-      `[plugins.'io.containerd.cri.v1.runtime'.cni]\n  bin_dirs = [${q(join(options.binDir, 'cni'))}]\n  conf_dir = ${q(cniConfDir)}`,
+      // use_internal_loopback: containerd brings lo up itself (no loopback plugin call, no cache entry for it).
+      `[plugins.'io.containerd.cri.v1.runtime'.cni]\n  bin_dirs = [${q(join(options.binDir, 'cni'))}]\n  conf_dir = ${q(cniConfDir)}\n  use_internal_loopback = true`,
       '',
     ].join('\n'));
     const containerd = start('containerd', [bin('containerd'), '--config', join(containerdDir, 'config.toml'), '--log-level', 'info']);
@@ -661,4 +668,17 @@ function tail(file: string, lines = 15): string {
 }
 
 // Symbols used only by tests of this module.
-export const internals = { cgroupHierarchies, cgroupTree, processesNaming, mountsUnder, readSysctl, KUBELET_SYSCTLS };
+/** libcni result cache entries that name `dir` (a Pod network namespace under it). */
+function cniCacheEntriesUnder(dir: string): string[] {
+  const results = '/var/lib/cni/results';
+  if (!existsSync(results)) return [];
+  return readdirSync(results).filter((entry) => {
+    try {
+      return readFileSync(join(results, entry), 'utf8').includes(`${dir}/`);
+    } catch {
+      return false;
+    }
+  });
+}
+
+export const internals = { cniCacheEntriesUnder,  cgroupHierarchies, cgroupTree, processesNaming, mountsUnder, readSysctl, KUBELET_SYSCTLS };
