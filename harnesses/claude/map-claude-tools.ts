@@ -6,6 +6,7 @@ import type { DraftEvent, EventOf } from '../../shared/events.ts';
 import { z } from 'zod';
 import { absolutePath, compact, contentText, str } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
+import { compileSchema } from '../../shared/translate/compiled-schema.ts';
 
 export interface ToolCall {
   id: string;
@@ -54,16 +55,16 @@ export function bashExitCode(outcome: ToolOutcome): number | undefined {
 }
 
 const lineNumber = z.int().nonnegative();
-const EditResult = z.object({ structuredPatch: z.array(z.object({ newStart: lineNumber, newLines: lineNumber })).min(1) });
-const ReadResult = z.object({ file: z.object({ startLine: lineNumber, numLines: lineNumber }) });
+// Read per tool call, so as guards compiled from the schemas (compiled-schema.ts): zod's verdicts, no copies.
+const isEditResult = compileSchema(z.object({ structuredPatch: z.array(z.object({ newStart: lineNumber, newLines: lineNumber })).min(1) }));
+const isReadResult = compileSchema(z.object({ file: z.object({ startLine: lineNumber, numLines: lineNumber }) }));
 
 /** Line range touched by an Edit/Write, from the structured patch's hunks (new-file coordinates). */
 function patchRange(structured: unknown): { start_line?: number; end_line?: number } {
-  const parsed = EditResult.safeParse(structured);
-  if (!parsed.success) return {};
+  if (!isEditResult(structured)) return {};
   let start = Infinity;
   let end = -Infinity;
-  for (const { newStart, newLines } of parsed.data.structuredPatch) {
+  for (const { newStart, newLines } of structured.structuredPatch) {
     start = Math.min(start, newStart);
     end = Math.max(end, newStart + Math.max(newLines, 1) - 1);
   }
@@ -72,31 +73,28 @@ function patchRange(structured: unknown): { start_line?: number; end_line?: numb
 
 /** Line range actually read, from the result's `file.startLine/numLines`. */
 function readRange(structured: unknown): { start_line?: number; end_line?: number } {
-  const parsed = ReadResult.safeParse(structured);
-  if (!parsed.success || parsed.data.file.numLines === 0) return {};
-  const { startLine, numLines } = parsed.data.file;
+  if (!isReadResult(structured) || structured.file.numLines === 0) return {};
+  const { startLine, numLines } = structured.file;
   return { start_line: startLine, end_line: startLine + numLines - 1 };
 }
 
 /** The input fields each kind reads; a call whose input fails its schema is `unknown` (issue 19, finding 7). */
 const INPUTS = {
-  command: z.object({ command: z.string() }),
-  read: z.object({ file_path: z.string() }),
-  write: z.object({ file_path: z.string().optional(), notebook_path: z.string().optional() }),
-  search: z.object({ pattern: z.string(), path: z.string().optional() }),
-  list: z.object({ path: z.string().optional() }),
-  skill: z.object({ skill: z.string().optional() }),
-  subagent: z.object({ subagent_type: z.string().optional() }),
+  command: compileSchema(z.object({ command: z.string() })),
+  read: compileSchema(z.object({ file_path: z.string() })),
+  write: compileSchema(z.object({ file_path: z.string().optional(), notebook_path: z.string().optional() })),
+  search: compileSchema(z.object({ pattern: z.string(), path: z.string().optional() })),
+  list: compileSchema(z.object({ path: z.string().optional() })),
+  skill: compileSchema(z.object({ skill: z.string().optional() })),
+  subagent: compileSchema(z.object({ subagent_type: z.string().optional() })),
 };
 
 /** A skill's or subagent's name from its call, or undefined when the call does not name it readably. */
 export function skillName(call: ToolCall): string | undefined {
-  const parsed = INPUTS.skill.safeParse(call.input);
-  return parsed.success ? parsed.data.skill : undefined;
+  return INPUTS.skill(call.input) ? call.input.skill : undefined;
 }
 export function subagentType(call: ToolCall): string | undefined {
-  const parsed = INPUTS.subagent.safeParse(call.input);
-  return parsed.success ? parsed.data.subagent_type : undefined;
+  return INPUTS.subagent(call.input) ? call.input.subagent_type : undefined;
 }
 
 export function unknownToolEvent(call: ToolCall, outcome?: ToolOutcome): DraftEvent {
@@ -115,30 +113,25 @@ export function mapToolCall(call: ToolCall, outcome: ToolOutcome | undefined, cw
   const unknown = () => unknownToolEvent(call, outcome);
   switch (claudeToolKind(name)) {
     case 'command': {
-      const parsed = INPUTS.command.safeParse(input);
-      if (!parsed.success) return unknown();
-      return compact({ type: 'command', command: parsed.data.command, exit_code: outcome ? bashExitCode(outcome) : undefined, is_success, tool_name: name });
+      if (!INPUTS.command(input)) return unknown();
+      return compact({ type: 'command', command: input.command, exit_code: outcome ? bashExitCode(outcome) : undefined, is_success, tool_name: name });
     }
     case 'read': {
-      const parsed = INPUTS.read.safeParse(input);
-      if (!parsed.success) return unknown();
-      return compact({ type: 'read', path: at(parsed.data.file_path)!, ...readRange(outcome?.structured), is_success, tool_name: name });
+      if (!INPUTS.read(input)) return unknown();
+      return compact({ type: 'read', path: at(input.file_path)!, ...readRange(outcome?.structured), is_success, tool_name: name });
     }
     case 'write': {
-      const parsed = INPUTS.write.safeParse(input);
-      const file = parsed.success ? (parsed.data.file_path ?? parsed.data.notebook_path) : undefined;
+      const file = INPUTS.write(input) ? (input.file_path ?? input.notebook_path) : undefined;
       if (file === undefined) return unknown();
       return compact({ type: 'write', path: at(file)!, ...patchRange(outcome?.structured), is_success, tool_name: name });
     }
     case 'search': {
-      const parsed = INPUTS.search.safeParse(input);
-      if (!parsed.success) return unknown();
-      return compact({ type: 'search', query: parsed.data.pattern, path: at(parsed.data.path), is_success, tool_name: name });
+      if (!INPUTS.search(input)) return unknown();
+      return compact({ type: 'search', query: input.pattern, path: at(input.path), is_success, tool_name: name });
     }
     case 'list': {
-      const parsed = INPUTS.list.safeParse(input);
-      if (!parsed.success) return unknown();
-      return compact({ type: 'list', path: at(parsed.data.path), is_success, tool_name: name });
+      if (!INPUTS.list(input)) return unknown();
+      return compact({ type: 'list', path: at(input.path), is_success, tool_name: name });
     }
     case 'skill':
     case 'subagent':

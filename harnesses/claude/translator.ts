@@ -50,8 +50,11 @@ export class ClaudeTranslator implements SessionTranslator {
   private session: string | undefined;
   private cwd: string | undefined;
   private model: string | undefined;
-  /** Tool calls waiting for their result, by id; a reused id reports the earlier call first (finding 9). */
-  private readonly calls = new PendingCalls<ToolCall, ToolOutcome>();
+  /**
+   * Tool calls waiting for their result, by id; a reused id reports the earlier call first (finding 9). Claude Code
+   * never prints a call again after its result, so answered calls are not remembered (nor their raw blocks held).
+   */
+  private readonly calls = new PendingCalls<ToolCall, ToolOutcome>({ rememberAnswers: 0 });
   /** Skill results wait for the synthetic "Base directory for this skill" text that names the file. */
   private pendingSkill: PendingSkill | undefined;
   private readonly tasks = new Map<string, Task>();

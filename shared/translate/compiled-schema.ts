@@ -92,19 +92,17 @@ function objectCheck(def: Def, seen: Map<unknown, Check>): Check {
     return { key, check: compile(shape[key], seen), absentOk: optin !== undefined && optout === 'optional', mustBePresent: optin === undefined };
   });
   const declared = new Set(Object.keys(shape));
-  const strict = catchall === 'never';
-  return (value) => {
-    if (!isObject(value)) return false;
-    for (let i = 0; i < fields.length; i++) {
-      const field = fields[i]!;
-      const present = field.key in value;
-      if (field.absentOk && !present) continue;
-      if (!field.check(value[field.key])) return false;
-      if (field.mustBePresent && !present) return false;
-    }
-    if (strict) for (const key in value) if (!declared.has(key)) return false;
-    return true;
-  };
+  // Generated with each key as a literal (as zod's own JIT does): V8 then reads every field through an inline
+  // cache instead of a dictionary lookup by a variable key, which made this loop the guard's main cost.
+  const lines = fields.map(({ key, absentOk, mustBePresent }, i) => {
+    const k = JSON.stringify(key);
+    if (absentOk) return `{ const v = value[${k}]; if ((v !== undefined || ${k} in value) && !checks[${i}](v)) return false; }`;
+    if (mustBePresent) return `{ const v = value[${k}]; if (!checks[${i}](v) || (v === undefined && !(${k} in value))) return false; }`;
+    return `if (!checks[${i}](value[${k}])) return false;`;
+  });
+  if (catchall === 'never') lines.push('for (const key in value) if (!declared.has(key)) return false;');
+  const body = `return (value) => {\n  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;\n  ${lines.join('\n  ')}\n  return true;\n};`;
+  return new Function('checks', 'declared', body)(fields.map((field) => field.check), declared) as Check;
 }
 
 function recordCheck(def: Def, seen: Map<unknown, Check>): Check {

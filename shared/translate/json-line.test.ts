@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH, nestedDeeperThan, parseJsonLine } from './json-line.ts';
 
@@ -21,6 +22,20 @@ describe('parseJsonLine', () => {
     // Objects count like arrays: {"a":{"a":...}}.
     const objects = '{"a":'.repeat(MAX_JSON_DEPTH + 1) + '1' + '}'.repeat(MAX_JSON_DEPTH + 1);
     expect(parseJsonLine(objects)).toBeUndefined();
+  });
+
+  it('the bracket count before the walk only skips lines that cannot be too deep (brackets in strings, many shallow ones)', () => {
+    const deepValue = (depth: number): unknown => (depth === 0 ? '[{[' : { a: [deepValue(depth - 1)] });
+    fc.assert(
+      fc.property(fc.integer({ min: 100, max: 140 }), fc.jsonValue({ maxDepth: 4 }), fc.nat(600), (halfDepth, sibling, strings) => {
+        const value = [deepValue(halfDepth), sibling, '{['.repeat(strings)];
+        const text = JSON.stringify(value);
+        expect(parseJsonLine(text) === undefined).toBe(nestedDeeperThan(value, MAX_JSON_DEPTH));
+      }),
+      { seed: 19, numRuns: 200 },
+    );
+    // Hundreds of brackets, all shallow: parsed.
+    expect(parseJsonLine(JSON.stringify(Array.from({ length: 400 }, (_, i) => ({ i, s: '[[{{' }))))).toHaveLength(400);
   });
 
   it('finding 3: a line nested 100,000 deep is not JSON to the engine (no throw, no recursion)', () => {

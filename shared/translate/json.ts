@@ -41,6 +41,11 @@ export function contentText(content: unknown): string | undefined {
   if (typeof content === 'string') return content;
   const blocks = arr(content);
   if (!blocks) return undefined;
-  const texts = blocks.map((b) => str(obj(b)?.text)).filter((t): t is string => t !== undefined);
-  return texts.length > 0 ? texts.join('\n') : undefined;
+  // A loop, not map/filter/join: adapters ask this of every user record on the hot path, and most have no text.
+  let text: string | undefined;
+  for (const block of blocks) {
+    const piece = str(obj(block)?.text);
+    if (piece !== undefined) text = text === undefined ? piece : `${text}\n${piece}`;
+  }
+  return text;
 }

@@ -55,4 +55,18 @@ describe('PendingCalls', () => {
     }
     expect([calls.answeredCall('a'), calls.answeredCall('b'), calls.answeredCall('x1023')]).toEqual([undefined, undefined, 'x']);
   });
+
+  it('remembers a re-answered id by its latest answer, and nothing when told to remember no answers', () => {
+    const calls = new PendingCalls<string, string>({ rememberAnswers: 2 });
+    for (const [id, call] of [['a', 'first a'], ['b', 'b'], ['a', 'second a'], ['c', 'c']]) {
+      calls.open(id!, call!);
+      calls.close(id!, 'ok');
+    }
+    // The ring holds [a (second), c]: b fell out; a's first slot was reused without forgetting its second answer.
+    expect([calls.answeredCall('a'), calls.answeredCall('b'), calls.answeredCall('c')]).toEqual(['second a', undefined, 'c']);
+    const none = new PendingCalls<string, string>({ rememberAnswers: 0 });
+    none.open('a', 'call a');
+    expect(none.close('a', 'ok')).toEqual({ call: 'call a' });
+    expect(none.answeredCall('a')).toBeUndefined();
+  });
 });

@@ -14,7 +14,19 @@ const REMEMBERED_ANSWERS = 1024;
 export class PendingCalls<Call, Result> {
   private readonly calls = new Map<string, Call>();
   private readonly early = new Map<string, Result>();
-  private readonly answered = new Map<string, Call>();
+  /** Answered calls by id, with the ring slot of their latest answer. */
+  private readonly answered = new Map<string, { call: Call; slot: number }>();
+  /** The ids of the latest answers, oldest overwritten first: O(1) per answer, no iterator or rehash per call. */
+  private readonly answerRing: (string | undefined)[];
+  private nextSlot = 0;
+
+  /**
+   * `rememberAnswers`: how many answered calls `answeredCall` can recognise (0 for an adapter that never asks:
+   * nothing is held past its answer).
+   */
+  constructor(options: { rememberAnswers?: number } = {}) {
+    this.answerRing = new Array<string | undefined>(options.rememberAnswers ?? REMEMBERED_ANSWERS).fill(undefined);
+  }
 
   /**
    * A call opens. `displaced` is the call that was pending under the same id (report it now, without outcome);
@@ -62,13 +74,18 @@ export class PendingCalls<Call, Result> {
 
   /** The call last answered under `id`, while it is among the most recent answers. */
   answeredCall(id: string): Call | undefined {
-    return this.answered.get(id);
+    return this.answered.get(id)?.call;
   }
 
   private remember(id: string, call: Call): void {
-    this.answered.delete(id);
-    this.answered.set(id, call);
-    if (this.answered.size > REMEMBERED_ANSWERS) this.answered.delete(this.answered.keys().next().value!);
+    if (this.answerRing.length === 0) return;
+    const slot = this.nextSlot;
+    const evicted = this.answerRing[slot];
+    // The id leaving the ring is forgotten unless a later answer under it holds another slot.
+    if (evicted !== undefined && this.answered.get(evicted)?.slot === slot) this.answered.delete(evicted);
+    this.answerRing[slot] = id;
+    this.answered.set(id, { call, slot });
+    this.nextSlot = (slot + 1) % this.answerRing.length;
   }
 
   /** End of the stream: calls never answered and results never claimed, in arrival order; both maps are emptied. */
