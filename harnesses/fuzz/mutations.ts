@@ -3,6 +3,7 @@
 // moved, dropped records). A mutation is plain data (indices taken modulo what the stream has), so fast-check
 // shrinks a failing plan to a small one and the counterexample names exactly what was done.
 import fc from 'fast-check';
+import { nestedDeeperThan } from '../../shared/json-depth.ts';
 
 type Path = (string | number)[];
 type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -25,6 +26,12 @@ const DEPTHS = [5, 50, 200, 100_000];
 const BAD_UTF8: number[][] = [[0xff], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf8, 0x88, 0x80, 0x80, 0x80]];
 const MAX_NODES = 4000;
 const DEEP_PLACEHOLDER = '__tcab_fuzz_deep_value__';
+/**
+ * Records nested deeper than this are left as they are by later record mutations, like text lines: mutating one
+ * means JSON.stringify, which recurses (it overflows near 4,400 levels, less on a deep test stack). A plan may
+ * stack several deep values into one record, so the bound is on the record, not on each splice.
+ */
+const MAX_MUTABLE_DEPTH = 1000;
 
 /** JSON kinds, with integers apart from fractions: 1.5 is as wrong for a count as a string is. */
 function kindOf(value: unknown): string {
@@ -65,10 +72,11 @@ function setAt(root: JsonValue, path: Path, value: JsonValue | undefined): void 
   else delete parent[key];
 }
 
+/** A line's JSON record when later mutations can rewrite it: an object or array at most MAX_MUTABLE_DEPTH deep. */
 function parseRecord(line: Buffer): JsonValue | undefined {
   try {
     const value = JSON.parse(line.toString('utf8')) as JsonValue;
-    return typeof value === 'object' && value !== null ? value : undefined;
+    return typeof value === 'object' && value !== null && !nestedDeeperThan(value, MAX_MUTABLE_DEPTH) ? value : undefined;
   } catch {
     return undefined;
   }
