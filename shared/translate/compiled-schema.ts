@@ -81,6 +81,48 @@ function stringCheck(def: Def): Check {
   };
 }
 
+/**
+ * The leaf checks an object's generated code can hold inline, as an expression over `v` (no call per field); the
+ * same verdicts as their closures in build(). Undefined for anything else, which is called as a closure.
+ */
+function inlineExpression(schema: unknown): string | undefined {
+  const def = internals(schema).def;
+  const checks = (def.checks as unknown[] | undefined) ?? [];
+  switch (def.type) {
+    case 'string': {
+      if (def.coerce || def.format !== undefined) return undefined;
+      const bounds = checks.map((c) => internals(c).def as Def & { check: string; minimum?: number });
+      if (bounds.length === 0) return `typeof v === 'string'`;
+      if (bounds.length === 1 && bounds[0]!.check === 'min_length') return `(typeof v === 'string' && v.length >= ${Number(bounds[0]!.minimum)})`;
+      return undefined;
+    }
+    case 'number': {
+      if (def.coerce || (def.format !== undefined && def.format !== 'safeint')) return undefined;
+      const bounds = checks.map((c) => internals(c).def as Def & { check: string; value: number; inclusive: boolean });
+      if (!bounds.every((b) => b.check === 'greater_than' && b.inclusive && Number.isFinite(b.value))) return undefined;
+      const kind = def.format === 'safeint' ? 'Number.isSafeInteger(v)' : `(typeof v === 'number' && Number.isFinite(v))`;
+      return [kind, ...bounds.map((b) => `v >= ${Number(b.value)}`)].join(' && ');
+    }
+    case 'boolean':
+      return `typeof v === 'boolean'`;
+    case 'unknown':
+    case 'any':
+      return 'true';
+    case 'literal': {
+      const values = def.values as unknown[];
+      return values.length === 1 && typeof values[0] === 'string' ? `v === ${JSON.stringify(values[0])}` : undefined;
+    }
+    case 'optional':
+    case 'nullable': {
+      if (checks.length > 0) return undefined;
+      const inner = inlineExpression(def.innerType);
+      return inner === undefined ? undefined : `(v === ${def.type === 'optional' ? 'undefined' : 'null'} || ${inner})`;
+    }
+    default:
+      return undefined;
+  }
+}
+
 /** z.object: zod's own reading of each key (optional-in/out keys may be absent, others must be present). */
 function objectCheck(def: Def, seen: Map<unknown, Check>): Check {
   const shape = def.shape as Record<string, unknown>;
@@ -96,9 +138,10 @@ function objectCheck(def: Def, seen: Map<unknown, Check>): Check {
   // cache instead of a dictionary lookup by a variable key, which made this loop the guard's main cost.
   const lines = fields.map(({ key, absentOk, mustBePresent }, i) => {
     const k = JSON.stringify(key);
-    if (absentOk) return `{ const v = value[${k}]; if ((v !== undefined || ${k} in value) && !checks[${i}](v)) return false; }`;
-    if (mustBePresent) return `{ const v = value[${k}]; if (!checks[${i}](v) || (v === undefined && !(${k} in value))) return false; }`;
-    return `if (!checks[${i}](value[${k}])) return false;`;
+    const ok = inlineExpression(shape[key]) ?? `checks[${i}](v)`;
+    if (absentOk) return `{ const v = value[${k}]; if ((v !== undefined || ${k} in value) && !(${ok})) return false; }`;
+    if (mustBePresent) return `{ const v = value[${k}]; if (!(${ok}) || (v === undefined && !(${k} in value))) return false; }`;
+    return `{ const v = value[${k}]; if (!(${ok})) return false; }`;
   });
   if (catchall === 'never') lines.push('for (const key in value) if (!declared.has(key)) return false;');
   const body = `return (value) => {\n  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;\n  ${lines.join('\n  ')}\n  return true;\n};`;
