@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { up } from './control-plane.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { waitFor } from './processes.ts';
-import { BUSYBOX_IMAGE, CLUSTER_DNS_IP, NODE_IP, STATE_ROOT, TAINT_KEY, internals, nodeBinaries, startRealNode, sweepStaleNodes } from './node/real-node.ts';
+import { BUSYBOX_IMAGE, CLUSTER_DNS_IP, NODE_IP, STATE_ROOT, TAINT_KEY, internals, nodeBinaries, hostRecord, startRealNode, sweepStaleNodes } from './node/real-node.ts';
 import type { RealNode } from './node/real-node.ts';
 
 const NODE_NAME = 'tcab-real-node-1';
@@ -20,6 +20,7 @@ const NS = 'real-node';
 let plane: ControlPlane;
 let node: RealNode;
 let planeDir: string;
+/** The sysctls as recorded before any live real node's kubelet changed them (what the last node out restores). */
 let sysctlsBefore: Record<string, string | undefined>;
 
 const kubectl = (...args: string[]) => execFileSync(join(plane.binDir, 'kubectl'), ['--kubeconfig', plane.kubeconfig, ...args], { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
@@ -90,7 +91,6 @@ beforeAll(async () => {
   const binDir = nodeBinaries();
   planeDir = mkdtempSync(join(tmpdir(), 'tcab-real-node-plane-'));
   plane = await up({ dir: planeDir, dieWithParent: true });
-  sysctlsBefore = Object.fromEntries(internals.KUBELET_SYSCTLS.map((name) => [name, internals.readSysctl(name)]));
   node = await startRealNode({
     dir: mkdtempSync(join(tmpdir(), 'tcab-real-node-')),
     binDir,
@@ -103,6 +103,8 @@ beforeAll(async () => {
     dieWithParent: true,
   });
   process.stderr.write(`real node up: ${JSON.stringify(node.timings)}\n`);
+  // Recorded by the first live node on this machine (maybe another test run's), before its kubelet started.
+  sysctlsBefore = hostRecord()!.sysctls;
   kubectl('create', 'namespace', NS);
   await waitFor('the default ServiceAccount', async () => kubectl('get', 'serviceaccount', 'default', '-n', NS, '-o', 'name').trim() === 'serviceaccount/default', { timeoutMs: 30_000 });
 }, 1_800_000);
@@ -247,12 +249,12 @@ describe('a real node', () => {
     expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).not.toContain(netns);
     for (const hierarchy of internals.cgroupHierarchies()) expect(existsSync(join(hierarchy, cgroupRoot)), hierarchy).toBe(false);
     expect(internals.mountsUnder(dir)).toEqual([]);
-    expect(internals.cniCacheEntriesUnder(dir)).toEqual([]);
+    expect(internals.hostLeftovers(dir)).toEqual([]);
     expect(internals.processesNaming(dir)).toEqual([]);
     expect(existsSync(dir)).toBe(false);
     expect(existsSync(join(STATE_ROOT, id))).toBe(false);
     // Another live real node on this machine (another test run) defers the restore to the last one standing.
-    const othersLive = existsSync(join(STATE_ROOT, 'sysctls.json'));
+    const othersLive = hostRecord() !== undefined;
     const now = Object.fromEntries(internals.KUBELET_SYSCTLS.map((name) => [name, internals.readSysctl(name)]));
     expect(now).toEqual(othersLive ? now : sysctlsBefore);
   });
@@ -277,6 +279,7 @@ describe('after a crash', () => {
       // CoreDNS runs there: its container and shim are what containerd daemonized, outside the parent-death chain.
       const shims = () => internals.processesNaming(info!.dir).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('containerd-shim-runc-v2'));
       expect(shims().length).toBeGreaterThan(0);
+      const recorded = hostRecord()!.sysctls;
       child.kill('SIGKILL');
       await exited;
       // The parent-death signal took the daemons; containerd's shims and the containers are still there.
@@ -284,19 +287,19 @@ describe('after a crash', () => {
       expect(shims().length).toBeGreaterThan(0);
       expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).toContain(info!.netns);
       expect(internals.mountsUnder(info!.dir).length).toBeGreaterThan(0);
-      expect(internals.cniCacheEntriesUnder(info!.dir).length).toBeGreaterThan(0);
+      expect(internals.hostLeftovers(info!.dir).length).toBeGreaterThan(1);
 
       expect(sweepStaleNodes()).toContain(info!.id);
       expect(internals.processesNaming(info!.dir)).toEqual([]);
       expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).not.toContain(info!.netns);
       for (const hierarchy of internals.cgroupHierarchies()) expect(existsSync(join(hierarchy, info!.cgroupRoot)), hierarchy).toBe(false);
       expect(internals.mountsUnder(info!.dir)).toEqual([]);
-      expect(internals.cniCacheEntriesUnder(info!.dir)).toEqual([]);
+      expect(internals.hostLeftovers(info!.dir)).toEqual([]);
       expect(existsSync(info!.dir)).toBe(false);
       expect(existsSync(join(STATE_ROOT, info!.id))).toBe(false);
-      const othersLive = existsSync(join(STATE_ROOT, 'sysctls.json'));
+      const othersLive = hostRecord() !== undefined;
       const now = Object.fromEntries(internals.KUBELET_SYSCTLS.map((name) => [name, internals.readSysctl(name)]));
-      expect(now).toEqual(othersLive ? now : sysctlsBefore);
+      expect(now).toEqual(othersLive ? now : recorded);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;

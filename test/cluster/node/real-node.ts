@@ -11,15 +11,16 @@
 // Everything runs in the host mount namespace (nsenter --net only), so kubelet's volume mounts are visible to
 // containerd and runc. cgroups: cgroupfs driver under /tcab-<id> in every hierarchy (this machine kind boots
 // cgroup v1, hybrid). kubelet rewrites a few host-wide sysctls at start (vm.overcommit_memory, kernel.panic,
-// kernel.panic_on_oops, ...): the first node records the originals in STATE_ROOT/sysctls.json and the last one to
-// go restores them.
+// kernel.panic_on_oops, ...) and makes a few host paths whatever its --root-dir (/var/lib/kubelet/device-plugins,
+// /var/log/containers): the first node records the originals in STATE_ROOT/host.json and the last one to go
+// restores them.
 //
 // Cleanup is idempotent and also runs at start for a node whose owner died (state in STATE_ROOT/<id>/state.json):
 // processes in the node's cgroups, shims and daemons naming its directory, mounts under its directory, its network
 // namespace, cgroups, CNI result cache entries, the sysctls.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { startProcess, waitFor } from '../processes.ts';
@@ -198,23 +199,85 @@ function liveStates(exceptId?: string): State[] {
   return out;
 }
 
-function recordSysctls(): void {
-  const file = join(STATE_ROOT, 'sysctls.json');
-  if (existsSync(file)) return; // another live node (or a crashed one) recorded the originals first
-  const values = Object.fromEntries(KUBELET_SYSCTLS.map((name) => [name, readSysctl(name)]));
-  writeFileSync(file, `${JSON.stringify(values, null, 2)}\n`);
+/**
+ * Host paths kubelet uses whatever its --root-dir: the device-plugin socket directory and the
+ * /var/log/containers symlinks. Removed (when empty of anything but ours) if no node found them there.
+ */
+const KUBELET_HOST_PATHS = ['/var/lib/kubelet', '/var/lib/kubelet/device-plugins', '/var/log/containers'];
+
+interface HostRecord {
+  sysctls: Record<string, string | undefined>;
+  /** Host paths that did not exist before the first live node. */
+  created: string[];
 }
 
-/** Restores the recorded sysctls once no live node remains. Returns what it restored. */
-export function restoreSysctls(exceptId?: string): Record<string, string> {
-  const file = join(STATE_ROOT, 'sysctls.json');
+/**
+ * A machine-wide lock (mkdir is atomic) around the host record: one node's start (state + record) and another's
+ * last-one-out restore never interleave. A holder that died is broken after its pid is gone.
+ */
+function withHostLock<T>(fn: () => T): T {
+  const lock = join(STATE_ROOT, 'host.lock');
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      let holder = 0; // 0: the holder has not written its pid yet, or just released the lock
+      try {
+        holder = Number(readFileSync(join(lock, 'pid'), 'utf8') || '0');
+      } catch {
+        // no pid file (yet, or any more)
+      }
+      if (holder > 0 && !alive(holder)) rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > deadline) throw new Error(`${lock} held by pid ${holder} for 30 s`, { cause: error });
+      else spawnSync('sleep', ['0.05']);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function recordHost(): void {
+  const file = join(STATE_ROOT, 'host.json');
+  if (existsSync(file)) return; // another live node (or a crashed one) recorded the originals first
+  const record: HostRecord = {
+    sysctls: Object.fromEntries(KUBELET_SYSCTLS.map((name) => [name, readSysctl(name)])),
+    created: KUBELET_HOST_PATHS.filter((path) => !existsSync(path)),
+  };
+  writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+}
+
+/** Once no live node remains: restores the recorded sysctls and removes the host paths kubelet made. */
+/** The host record of the live nodes (what the last one to go restores), if any. */
+export function hostRecord(): HostRecord | undefined {
+  const file = join(STATE_ROOT, 'host.json');
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as HostRecord) : undefined;
+}
+
+/** Call with the host lock held. */
+function restoreHost(exceptId?: string): Record<string, string> {
+  const file = join(STATE_ROOT, 'host.json');
   if (!existsSync(file) || liveStates(exceptId).length > 0) return {};
-  const recorded = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string | undefined>;
+  const recorded = JSON.parse(readFileSync(file, 'utf8')) as HostRecord;
   const restored: Record<string, string> = {};
-  for (const [name, value] of Object.entries(recorded)) {
+  for (const [name, value] of Object.entries(recorded.sysctls)) {
     if (value === undefined || readSysctl(name) === value) continue;
     writeFileSync(`/proc/sys/${name}`, value);
     restored[name] = value;
+  }
+  if (recorded.created.includes('/var/lib/kubelet/device-plugins')) rmSync('/var/lib/kubelet/device-plugins/kubelet.sock', { force: true });
+  for (const path of [...recorded.created].sort((a, b) => b.length - a.length)) {
+    try {
+      rmdirSync(path);
+    } catch {
+      // not empty: something else uses it now; leave it
+    }
   }
   rmSync(file, { force: true });
   return restored;
@@ -267,9 +330,18 @@ export function cleanupNode(state: State): void {
     }
     if (ours) rmSync(join(results, entry), { force: true });
   }
+  // 6. kubelet's /var/log/containers links into the node's pod log directory.
+  const links = '/var/log/containers';
+  for (const entry of existsSync(links) ? readdirSync(links) : []) {
+    try {
+      if (readlinkSync(join(links, entry)).startsWith(`${state.dir}/`)) rmSync(join(links, entry), { force: true });
+    } catch {
+      // not a link
+    }
+  }
   rmSync(state.dir, { recursive: true, force: true });
   rmSync(join(STATE_ROOT, state.id), { recursive: true, force: true });
-  restoreSysctls(state.id);
+  withHostLock(() => restoreHost(state.id));
 }
 
 /** Cleans up after nodes whose owning process died (a crashed or killed test run). */
@@ -284,7 +356,7 @@ export function sweepStaleNodes(): string[] {
     cleanupNode(state);
     swept.push(id);
   }
-  restoreSysctls();
+  withHostLock(() => restoreHost());
   return swept;
 }
 
@@ -350,7 +422,11 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
   const state: State = { id, pid: process.pid, dir, netns: `tcab-${id}`, cgroupRoot: `/tcab-${id}`, cniNetwork: `tcab-${id}` };
   mkdirSync(join(STATE_ROOT, id), { recursive: true });
   // Written before anything exists, so a crash at any later point is swept by the next start.
-  writeFileSync(join(STATE_ROOT, id, 'state.json'), `${JSON.stringify(state)}\n`);
+  // The host record (sysctls, host paths) is taken under the same lock, before kubelet can change anything.
+  withHostLock(() => {
+    writeFileSync(join(STATE_ROOT, id, 'state.json'), `${JSON.stringify(state)}\n`);
+    recordHost();
+  });
   const logDir = join(dir, 'logs');
   for (const d of [dir, logDir, join(dir, 'pki'), join(dir, 'images')]) mkdirSync(d, { recursive: true, mode: 0o700 });
   const processes: Managed[] = [];
@@ -445,6 +521,9 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       `[debug]\n  address = ""`,
       `[metrics]\n  address = ""`,
       `[plugins.'io.containerd.internal.v1.opt']\n  path = ${q(join(containerdDir, 'opt'))}`,
+      // Shim sockets (default /run/containerd/s; at most 42 characters) and runc's state (default
+      // /run/containerd/runc) in the node's own directories, so a killed node leaves nothing there.
+      `[plugins.'io.containerd.shim.v1.manager']\n  socket_dir = ${q(join(STATE_ROOT, id, 's'))}`,
       `[plugins.'io.containerd.nri.v1.nri']\n  disable = true`,
       `[plugins.'io.containerd.grpc.v1.cri']\n  stream_server_address = "127.0.0.1"`,
       `[plugins.'io.containerd.cri.v1.images']\n  snapshotter = "overlayfs"`,
@@ -454,7 +533,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       `[plugins.'io.containerd.cri.v1.runtime']\n  netns_mounts_under_state_dir = true\n  restrict_oom_score_adj = true`,
       `[plugins.'io.containerd.cri.v1.runtime'.containerd]\n  default_runtime_name = "runc"`,
       `[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"`,
-      `[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]\n  BinaryName = ${q(bin('runc'))}\n  SystemdCgroup = false`,
+      `[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]\n  BinaryName = ${q(bin('runc'))}\n  Root = ${q(join(containerdDir, 'runc'))}\n  SystemdCgroup = false`,
       // use_internal_loopback: containerd brings lo up itself (no loopback plugin call, no cache entry for it).
       `[plugins.'io.containerd.cri.v1.runtime'.cni]\n  bin_dirs = [${q(join(options.binDir, 'cni'))}]\n  conf_dir = ${q(cniConfDir)}\n  use_internal_loopback = true`,
       '',
@@ -474,7 +553,6 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       // A new cpuset cgroup has no CPUs or memory nodes: copy the root's, or nothing can join it.
       if (existsSync(join(cg, 'cpuset.cpus'))) for (const f of ['cpuset.cpus', 'cpuset.mems']) writeFileSync(join(cg, f), readFileSync(join(hierarchy, f), 'utf8').trim());
     }
-    recordSysctls();
     const kubeletDir = join(dir, 'kubelet');
     const podLogsDir = join(dir, 'pod-logs');
     mkdirSync(kubeletDir, { recursive: true });
@@ -681,4 +759,17 @@ function cniCacheEntriesUnder(dir: string): string[] {
   });
 }
 
-export const internals = { cniCacheEntriesUnder,  cgroupHierarchies, cgroupTree, processesNaming, mountsUnder, readSysctl, KUBELET_SYSCTLS };
+/** What a node may leave on the host outside its directory, naming it: CNI cache entries, /var/log/containers links. */
+function hostLeftovers(dir: string): string[] {
+  const links = '/var/log/containers';
+  const ours = (existsSync(links) ? readdirSync(links) : []).filter((entry) => {
+    try {
+      return readlinkSync(join(links, entry)).startsWith(`${dir}/`);
+    } catch {
+      return false;
+    }
+  });
+  return [...cniCacheEntriesUnder(dir), ...ours.map((entry) => join(links, entry))];
+}
+
+export const internals = { hostLeftovers,  cgroupHierarchies, cgroupTree, processesNaming, mountsUnder, readSysctl, KUBELET_SYSCTLS };
