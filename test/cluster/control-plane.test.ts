@@ -13,6 +13,15 @@ beforeAll(async () => {
 });
 afterAll(async () => removeNs());
 
+async function procStatusOnceExeced(pid: number, timeoutMs = 15_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    if (!/^Uid:\s+0\s/m.test(status) || Date.now() > deadline) return status;
+    await new Promise((resolve) => setTimeout(resolve, 20)); // poll interval, not a synchronisation sleep
+  }
+}
+
 const podsPath = () => `/api/v1/namespaces/${ns}/pods`;
 const phaseOf = (name: string) => (pods: V1Pod[]) => pods.find((p) => p.metadata?.name === name)?.status?.phase;
 const eventsOf = async (pod: string) =>
@@ -90,7 +99,9 @@ describe('controller-manager, scheduler and the process kubelet', () => {
 
     // The container process itself: its uid, its environment, the Secret at its path with its mode.
     const pid = Number(pod!.status!.containerStatuses![0]!.containerID!.replace('process://', ''));
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    // The process kubelet reports the container ready once its process exists; the process first sets up its
+    // mount namespace as root and only then execs the command under the pod's uid. Wait for that exec.
+    const status = await procStatusOnceExeced(pid);
     expect(status).toMatch(/^Uid:\s+1000\s+1000\s+1000\s+1000$/m);
     expect(status).toMatch(/^Groups:\s+2000\s*$/m);
     const environ = Object.fromEntries(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
