@@ -6,6 +6,17 @@ import { z } from 'zod';
 import type { DraftEvent } from '../events.ts';
 import { TOKEN_CLASSES, shapeTokens } from '../usage.ts';
 import type { TokenClass, TokenUsage, UsageShape } from '../usage.ts';
+import { compileSchema } from './compiled-schema.ts';
+
+const wholeGuards = new WeakMap<z.ZodType, (value: unknown) => boolean>();
+/** The schema's compiled guard; zod itself for a schema the compiler does not take (usage is still read). */
+function guardOf(schema: z.ZodType): (value: unknown) => boolean {
+  try {
+    return compileSchema(schema);
+  } catch {
+    return (value) => schema.safeParse(value).success;
+  }
+}
 
 /** One token count as harnesses print it. */
 export const TokenCount = z.int().nonnegative();
@@ -24,8 +35,14 @@ export interface UsageReading<T> {
  */
 export function readUsage<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape>, value: unknown): UsageReading<z.infer<z.ZodObject<Shape>>> {
   type Fields = z.infer<z.ZodObject<Shape>>;
-  const whole = schema.safeParse(value);
-  if (whole.success) return { fields: whole.data as Partial<Fields>, unreadable: [] };
+  // The whole object first, through the schema's compiled guard (some harnesses print usage with every turn).
+  let whole = wholeGuards.get(schema);
+  if (whole === undefined) wholeGuards.set(schema, (whole = guardOf(schema)));
+  if (whole(value)) {
+    const fields: Record<string, unknown> = {};
+    for (const key of Object.keys(schema.shape)) if ((value as Record<string, unknown>)[key] !== undefined) fields[key] = (value as Record<string, unknown>)[key];
+    return { fields: fields as Partial<Fields>, unreadable: [] };
+  }
   const source = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
   const fields: Record<string, unknown> = {};
   const unreadable: string[] = [];
