@@ -10,6 +10,7 @@
 import { LineSplitter } from '../../shared/translate/lines.ts';
 import { TranslationSession } from '../../shared/translate/session.ts';
 import { foldOf } from '../../shared/translate/folds.ts';
+import { parseJsonLine } from '../../shared/translate/json-line.ts';
 import type { RecordFold } from '../../shared/translate/folds.ts';
 import { HarnessEvent as HarnessEventSchema } from '../../shared/events.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
@@ -91,12 +92,9 @@ function outcome(t: Translation): string {
   return JSON.stringify({ events, result: t.result ?? null, thrown: t.thrown.length });
 }
 
+/** The record as the translator received it: a line the engine hands on as text (too deep, not JSON) is none. */
 function parsed(line: Buffer): unknown {
-  try {
-    return JSON.parse(line.toString('utf8'));
-  } catch {
-    return undefined;
-  }
+  return parseJsonLine(line.toString('utf8'));
 }
 
 /**
