@@ -258,7 +258,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     finished_at: now(),
     event_count: seq,
   };
-  const clean = scrubber.value(result);
+  const clean = scrubber.result(result);
   for (const sink of options.sinks) sink.result(clean);
   await Promise.all(options.sinks.map((s) => s.close()));
   return clean;

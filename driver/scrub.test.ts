@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SECRET_MARKER, SecretScrubber } from './scrub.ts';
 import { HarnessEvent } from '../shared/events.ts';
+import { RunResult } from '../shared/run.ts';
 
 describe('SecretScrubber', () => {
   it('replaces every occurrence in any nested field and leaves clean values untouched (same object)', () => {
@@ -91,5 +92,42 @@ describe('SecretScrubber on values', () => {
     const scrubbed = s.value(cyclic) as Record<string, unknown>;
     expect(scrubbed.m).toBe(SECRET_MARKER);
     expect(scrubbed.self).toBe(cyclic);
+  });
+});
+
+describe('SecretScrubber on a run result', () => {
+  const SECRET = '123456789'; // a fake digits-only key, as in finding 6
+  const tokens = (input: number) => ({ input, output: 80, cache_read: 300, cache_write: 0, reasoning: null });
+  const result: RunResult = {
+    run_id: 'run-1', harness_slug: 'claude', harness_version: '2.1.197', model: 'm', canonical_model: null, outcome: 'succeeded', message: `done with ${SECRET}`,
+    auth_mode: 'api-key', exit_code: 0, stages: [{ stage: 'run', status: 'completed', duration_ms: 5 }],
+    sessions: [{ index: 0, session_id: 's1', exit_code: 0, signal: null, tokens: tokens(Number(SECRET)), reported_cost_usd: 0.5, is_error: false, duration_ms: Number(SECRET), counts: { agent: 2 } }],
+    session_ids: ['s1'], tokens: tokens(Number(SECRET)), raw_usage: { input_tokens: Number(SECRET), note: SECRET }, reported_cost_usd: 0.5,
+    actual_cost_usd: 0.4, comparable_cost_usd: null, catalog_version: null, cost_warnings: [], started_at: '2026-01-01T00:00:00.000Z', finished_at: '2026-01-01T00:00:01.000Z', event_count: 3,
+  };
+
+  it('finding 6: a token count equal to a digits-only key is null with a cost warning; the result stays valid against RunResult', () => {
+    const s = new SecretScrubber();
+    s.add(SECRET);
+    const clean = s.result(result);
+    expect(RunResult.safeParse(clean).success).toBe(true);
+    expect(clean.tokens).toEqual({ ...tokens(0), input: null });
+    expect(clean.sessions[0]!.tokens).toEqual({ ...tokens(0), input: null });
+    expect(clean.cost_warnings).toEqual([
+      'sessions.0.tokens.input: left out (null): its value contains a secret the driver handled',
+      'tokens.input: left out (null): its value contains a secret the driver handled',
+    ]);
+    // raw_usage is free JSON: scrubbed whole, like any value; strings everywhere lose the secret.
+    expect(clean.raw_usage).toEqual({ input_tokens: SECRET_MARKER, note: SECRET_MARKER });
+    expect(clean.message).toBe(`done with ${SECRET_MARKER}`);
+    // A field that cannot be null (the driver's own measured duration) keeps its value; nothing else is touched.
+    expect(clean.sessions[0]!.duration_ms).toBe(Number(SECRET));
+    expect({ ...clean, tokens: result.tokens, sessions: result.sessions, raw_usage: result.raw_usage, message: result.message, cost_warnings: [] }).toEqual(result);
+  });
+
+  it('a result without a secret is returned as it is', () => {
+    const s = new SecretScrubber();
+    s.add('sk-ant-fake-canary-0000000000');
+    expect(s.result(result)).toBe(result);
   });
 });

@@ -5,7 +5,10 @@
 // Values, not serialized text: `value()` walks a JSON value with an explicit stack (no recursion, so no depth
 // can overflow it) and scrubs every string and object key, so a secret made of digits never rewrites JSON syntax.
 // A number whose decimal form contains a secret becomes the marker string (the secret never appears, at the
-// price of that field's type).
+// price of that field's type). Events and the run result stay valid against their schemas: an event this takes out
+// of the contract becomes `unknown`; in a result (`result()`), such a typed field is null where the schema allows
+// it, with a cost warning naming the field, and otherwise (durations, counts: the driver's own measurements, no
+// harness text) keeps its measured value. `raw_usage` is free JSON and is scrubbed like any value.
 //
 // What is covered, in any string: each secret verbatim, JSON-escaped, percent-encoded (encodeURIComponent),
 // and base64 / base64url inside a longer encoded text at any byte alignment, with or without padding.
@@ -14,6 +17,8 @@
 
 import { HarnessEvent as HarnessEventSchema } from '../shared/events.ts';
 import type { HarnessEvent } from '../shared/events.ts';
+import { RunResult as RunResultSchema } from '../shared/run.ts';
+import type { RunResult } from '../shared/run.ts';
 
 export const SECRET_MARKER = '[tcab:redacted]';
 /** Shorter values would redact ordinary words; real keys and tokens are far longer. */
@@ -150,6 +155,30 @@ export class SecretScrubber {
     return { type: 'unknown', timestamp: now(), raw: clean as Extract<HarnessEvent, { type: 'unknown' }>['raw'] };
   }
 
+  /**
+   * Scrubs a run result and keeps it valid against RunResult: a typed field that scrubbing took out of the schema
+   * (a token count or cost whose digits hold a secret) is null where the schema allows null, with a cost warning
+   * naming it, and otherwise keeps the driver's own value (see the header).
+   */
+  result(result: RunResult): RunResult {
+    const clean = this.value(result);
+    if (clean === result) return result;
+    const first = RunResultSchema.safeParse(clean);
+    if (first.success) return first.data;
+    const fixed = structuredClone(clean);
+    const paths = first.error.issues.map((issue) => issue.path);
+    for (const path of paths) replaceAt(fixed, path, null);
+    // Fields the schema does not let be null keep what the driver measured.
+    const second = RunResultSchema.safeParse(fixed);
+    const keptAsMeasured = second.success ? [] : second.error.issues.map((issue) => issue.path);
+    for (const path of keptAsMeasured) replaceAt(fixed, path, valueAt(result, path));
+    const nulled = paths.filter((path) => !keptAsMeasured.some((kept) => samePath(kept, path)));
+    fixed.cost_warnings.push(...nulled.map((path) => `${path.join('.')}: left out (null): its value contains a secret the driver handled`));
+    // Only a key that itself held a secret can leave this invalid; the scrubbed value is still published then.
+    const final = RunResultSchema.safeParse(fixed);
+    return final.success ? final.data : fixed;
+  }
+
   private leaf(value: unknown): unknown {
     if (typeof value === 'string') return this.text(value);
     if (typeof value === 'number' && this.numericSecrets.length > 0) {
@@ -169,4 +198,20 @@ export class SecretScrubber {
     const source = frame.source as Record<string, unknown>;
     return frame.keys.slice(0, frame.index).map((key) => [key, source[key]] as [string, unknown]);
   }
+}
+
+type Path = readonly PropertyKey[];
+
+const samePath = (a: Path, b: Path) => a.length === b.length && a.every((key, i) => key === b[i]);
+
+function valueAt(root: unknown, path: Path): unknown {
+  let node = root;
+  for (const key of path) node = (node as Record<PropertyKey, unknown>)[key];
+  return node;
+}
+
+function replaceAt(root: unknown, path: Path, value: unknown): void {
+  if (path.length === 0) return;
+  const parent = valueAt(root, path.slice(0, -1)) as Record<PropertyKey, unknown>;
+  parent[path[path.length - 1]!] = value;
 }
