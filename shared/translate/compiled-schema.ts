@@ -20,8 +20,7 @@ const STRING_FORMATS = new Set(['datetime', 'date', 'time', 'uuid', 'regex']);
 
 /** Compiles `schema` into a guard that accepts exactly what `schema.safeParse` accepts. */
 export function compileSchema<S extends z.ZodType>(schema: S): Guard<z.output<S>> {
-  const check = compile(schema, new Map());
-  return ((value: unknown) => check(value)) as Guard<z.output<S>>;
+  return compile(schema, new Map()) as Guard<z.output<S>>;
 }
 
 function unsupported(what: string): never {
@@ -173,11 +172,18 @@ function discriminatedUnionCheck(def: Def, seen: Map<unknown, Check>): Check {
     if (tagDef?.type !== 'literal') unsupported('a discriminated union option without a literal tag');
     for (const literal of tagDef.values as unknown[]) byTag.set(literal, compile(option, seen));
   }
-  return (value) => {
-    if (!isObject(value)) return false;
-    const option = byTag.get(value[discriminator]);
-    return option !== undefined && option(value);
-  };
+  if (![...byTag.keys()].every((tag) => typeof tag === 'string')) {
+    return (value) => {
+      if (!isObject(value)) return false;
+      const option = byTag.get(value[discriminator]);
+      return option !== undefined && option(value);
+    };
+  }
+  // String tags: a generated switch reading the tag by its literal name (an inline cache, as for objects).
+  const options = [...byTag.values()];
+  const cases = [...byTag.keys()].map((tag, i) => `case ${JSON.stringify(tag)}: return options[${i}](value);`);
+  const body = `return (value) => {\n  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;\n  switch (value[${JSON.stringify(discriminator)}]) {\n    ${cases.join('\n    ')}\n    default: return false;\n  }\n};`;
+  return new Function('options', body)(options) as Check;
 }
 
 const TYPES_WITH_CHECKS = new Set(['string', 'number', 'array']);
@@ -216,6 +222,9 @@ function build(def: Def, seen: Map<unknown, Check>): Check {
     case 'array': {
       const element = compile(def.element, seen);
       const length = lengthChecks(def);
+      const elementType = internals(def.element).def.type;
+      // An array of anything (a record's content blocks, read one by one later) needs no walk.
+      if (elementType === 'unknown' || elementType === 'any') return (value) => Array.isArray(value) && length(value);
       // Indexed, not every(): zod reads holes of a sparse array as undefined.
       return (value) => {
         if (!Array.isArray(value) || !length(value)) return false;

@@ -186,17 +186,19 @@ export class TranslationSession {
   private stamp(drafts: unknown, line?: StdoutLine): HarnessEvent[] {
     const list: readonly unknown[] = Array.isArray(drafts) ? drafts : [drafts];
     if (list.length === 0) return [];
-    const now = this.clock.now();
-    const ms = now.getTime();
+    // The system clock is read as a number: a Date is made only when the millisecond changes.
+    const now = this.clock === systemClock ? undefined : this.clock.now();
+    const ms = now === undefined ? Date.now() : now.getTime();
     if (ms !== this.lastMs) {
       this.lastMs = ms;
-      this.lastStamp = now.toISOString();
+      this.lastStamp = (now ?? new Date(ms)).toISOString();
     }
     const timestamp = this.lastStamp;
     const sessionId = this.currentSessionId();
     const out: HarnessEvent[] = [];
     let lineStandIn = false;
-    for (const draft of list) {
+    for (let i = 0; i < list.length; i++) {
+      const draft = list[i];
       if (conforms(isDraftEvent, draft)) {
         out.push(stamped(draft as DraftEvent, timestamp, sessionId));
       } else if (line === undefined) {
