@@ -2,7 +2,6 @@
 // on a TTY). The session result goes after the events in the human view; with --json it never mixes with the
 // event lines (a --result file, or one JSON object on stderr).
 import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
-import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { getHarness, loadAdapter } from '../../harnesses/registry.ts';
@@ -37,25 +36,6 @@ function readReports(specs: string[]): Record<string, string> {
     reports[spec.slice(0, at)] = readFileSync(spec.slice(at + 1), 'utf8');
   }
   return reports;
-}
-
-/**
- * Waits while the reader of our output is behind (a pipe to a slower consumer): without it, 100 lines of 8 MiB
- * read faster than they are consumed pile up in stdout's buffer (2 GB RSS measured). Returns at once otherwise.
- */
-function drained(out: Writable): Promise<void> | undefined {
-  if (!out.writableNeedDrain || out.destroyed) return undefined;
-  return new Promise((resolve) => {
-    const done = () => {
-      out.off('drain', done);
-      out.off('close', done);
-      out.off('error', done);
-      resolve();
-    };
-    out.on('drain', done);
-    out.on('close', done);
-    out.on('error', done);
-  });
 }
 
 function intOption(name: string, value: string, min: number): number {
@@ -99,12 +79,12 @@ export function registerTranslateCommand(program: Command): void {
         const input = file === '-' ? process.stdin : createReadStream(file);
         for await (const line of splitLines(input, maxLineBytes)) {
           emit(session.stdout(line));
-          await drained(process.stdout);
+          await writer.drained();
         }
         if (options.stderr) {
           for await (const line of splitLines(createReadStream(options.stderr), maxLineBytes)) {
             emit(session.stderr(line));
-            await drained(process.stdout);
+            await writer.drained();
           }
         }
       } catch (error) {

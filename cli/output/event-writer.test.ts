@@ -47,6 +47,58 @@ await writer.close();
     }
   });
 
+  it('finding 5: a producer that awaits drained() waits for a reader that does not read, holding memory bounded, and loses nothing', async () => {
+    // A writer in its own process, on a real pipe whose reader is paused until the writer says it is waiting.
+    const events = 8000;
+    const eventText = 16 * 1024; // 128 MiB in all: far more than the writer may hold
+    const writer = join(dir, 'slow-reader.ts');
+    writeFileSync(
+      writer,
+      `import { createEventWriter } from ${JSON.stringify(join(import.meta.dirname, 'event-writer.ts'))};
+const writer = createEventWriter(process.stdout, 'json');
+const text = 'x'.repeat(${eventText});
+let said = false;
+for (let i = 0; i < ${events}; i++) {
+  writer.event({ type: 'agent', timestamp: '2026-01-01T00:00:00.000Z', message: i + ' ' + text });
+  let settled = false;
+  const wait = writer.drained().then(() => (settled = true));
+  await Promise.resolve();
+  if (!settled && !said) { said = true; process.stderr.write('waiting after ' + (i + 1) + '\\n'); }
+  await wait;
+}
+await writer.close();
+process.stderr.write('maxrss ' + process.resourceUsage().maxRSS + '\\n');
+`,
+    );
+    const child = spawn(process.execPath, [writer], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    try {
+      await vi.waitFor(() => expect(stderr).toMatch(/waiting after \d+\n/), { timeout: 30_000, interval: 20 });
+      // Waiting with a few pipe-fuls written: nothing else was produced ahead of the reader.
+      expect(Number(/waiting after (\d+)/.exec(stderr)![1])).toBeLessThan(50);
+      let lines = 0;
+      let next = 0;
+      let tail = '';
+      child.stdout.setEncoding('utf8').on('data', (text: string) => {
+        const parts = (tail + text).split('\n');
+        tail = parts.pop()!;
+        for (const line of parts) {
+          expect(Number((JSON.parse(line) as { message: string }).message.split(' ')[0])).toBe(next++);
+          lines++;
+        }
+      });
+      expect(await exited).toBe(0);
+      expect(lines).toBe(events);
+      const maxRssKiB = Number(/maxrss (\d+)/.exec(stderr)![1]);
+      // Node and the writer's modules take about 60 MiB; the 128 MiB of events must not be held at once.
+      expect(maxRssKiB).toBeLessThan(110 * 1024);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it('writes what one turn of the event loop produced as one write, in order', async () => {
     const writes: string[] = [];
     const out = new Writable({

@@ -18,7 +18,28 @@ export interface EventWriter {
   summary(result: SummaryInput): void;
   /** Any other line, kept in order with the events. */
   line(text: string): void;
-  close(): Promise<void>;
+  /**
+   * Resolves once what was written has been taken by the reader of `out`, at once when it keeps up. Producers
+   * that can wait (`events follow|tail`, `translate`) await it per batch, so a slow consumer slows them instead of
+   * piling output up in memory; `tcab run` cannot pause its harness and does not wait (its output buffers).
+   */
+  drained(): Promise<void>;
+}
+
+/** Waits while the reader of `out` is behind (write() said so), until it drains, closes or fails. */
+export function outputDrained(out: Writable): Promise<void> {
+  if (!out.writableNeedDrain || out.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      out.off('drain', done);
+      out.off('close', done);
+      out.off('error', done);
+      resolve();
+    };
+    out.on('drain', done);
+    out.on('close', done);
+    out.on('error', done);
+  });
 }
 
 export function createEventWriter(out: Writable & { isTTY?: boolean }, format: EventFormat, options: { fullReasoning?: boolean } = {}): EventWriter {
@@ -55,6 +76,10 @@ export function createEventWriter(out: Writable & { isTTY?: boolean }, format: E
     summary(result) {
       write(`${formatSummary(result, { color })}\n`);
       flush();
+    },
+    drained() {
+      // Pending text (under 64 KiB) still goes out at the end of this turn: waiting does not cost the batching.
+      return outputDrained(out);
     },
     close() {
       flush();

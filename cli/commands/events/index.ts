@@ -6,7 +6,7 @@ import type { HarnessEventType } from '../../../shared/events.ts';
 import { parseRunId } from '../../../shared/run-id.ts';
 import { readRunStream, shownServers } from '../../nats-reader.ts';
 import type { StreamItem } from '../../nats-reader.ts';
-import { createEventWriter, resolveFormat } from '../../output/event-writer.ts';
+import { createEventWriter, outputDrained, resolveFormat } from '../../output/event-writer.ts';
 import { formatRunResult } from '../../output/run-result.ts';
 import { EXIT, InfrastructureError } from '../../exit-codes.ts';
 import { OUTCOME_EXIT } from '../../../driver/outcome.ts';
@@ -63,6 +63,8 @@ export function registerEventsCommands(program: Command): void {
             warnInvalid(item);
             writer.event(item.event);
           }
+          // A slow reader of our output holds the stream back here (bounded memory) instead of piling events up.
+          await writer.drained();
         }
       } finally {
         await writer.close();
@@ -88,6 +90,7 @@ export function registerEventsCommands(program: Command): void {
           warnInvalid(item);
           process.stdout.write(`${JSON.stringify({ run_id: item.runId, seq: item.seq, subject: item.subject, ...item.event })}\n`);
         }
+        await outputDrained(process.stdout);
       }
     });
 }
