@@ -33,9 +33,11 @@ export const folds: readonly RecordFold[] = [
   },
   {
     match: { type: 'user' },
-    when: (record, { before }) => {
+    // Anywhere in the stream: a result that arrives before its call is held and paired with it, and the task_*
+    // records then report the subagent whichever came first.
+    when: (record, { before, after }) => {
       const results = blocksOf(record).filter((b) => b.type === 'tool_result');
-      const tasks = backgroundTaskCalls(before);
+      const tasks = backgroundTaskCalls([...before, ...after]);
       return results.length > 0 && results.every((b) => b.is_error !== true && tasks.has(b.tool_use_id as string));
     },
     kind: 'silent',
