@@ -18,6 +18,7 @@ export interface EventWriter {
   summary(result: SummaryInput): void;
   /** Any other line, kept in order with the events. */
   line(text: string): void;
+  close(): Promise<void>;
   /**
    * Resolves once what was written has been taken by the reader of `out`, at once when it keeps up. Producers
    * that can wait (`events follow|tail`, `translate`) await it per batch, so a slow consumer slows them instead of

@@ -34,7 +34,7 @@ describe('the fuzz generator holds against the values it makes (issue 19)', () =
     const stream = [line({ type: 'a', m: { c: [1, 'x', null] } }), deepLine(2000), Buffer.from('plain text'), line([{ k: true }])];
     fc.assert(
       fc.property(fc.array(planArb, { minLength: 1, maxLength: 3 }), (plans) => {
-        let lines = stream;
+        let lines: Buffer[] = stream;
         for (const plan of plans) lines = applied(lines, plan);
         expect(lines.every((l) => Buffer.isBuffer(l))).toBe(true);
       }),
