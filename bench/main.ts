@@ -19,7 +19,8 @@ if (want('translation')) {
   log('translation throughput (claude transcript replicated to 100 MB)');
   const claude = join(ROOT, 'harnesses/claude/fixtures/claude-2.1.197-stream-json.jsonl');
   const t = await benchTranslation('claude', claude);
-  report.translation = { ...t, target_ratio: 0.5, meets_target: t.ratio_to_json_parse >= 0.5 };
+  // Issue 19: at least 0.8 of raw JSON.parse. Judged on CPU time, which other load on the machine does not skew.
+  report.translation = { ...t, target_ratio: 0.8, meets_target: t.cpu_ratio_to_json_parse >= 0.8 };
   log('peak RSS translating a 1 GB stream');
   const rss = benchPeakRss('claude', claude, 1);
   report.translation_peak_rss = { ...rss, target_mb: 150, meets_target: rss.peak_rss_mb < 150 };
@@ -37,7 +38,7 @@ if (want('harnesses')) {
     const largest = files.sort((a, b) => statSync(b).size - statSync(a).size)[0]!;
     log(`translation throughput: ${manifest.slug}`);
     const t = await benchTranslation(manifest.slug, largest, 20 * 1024 * 1024);
-    perHarness[manifest.slug] = { fixture: t.fixture, lines_per_s: t.translate.lines_per_s, mb_per_s: t.translate.mb_per_s, json_parse_mb_per_s: t.json_parse.mb_per_s, ratio_to_json_parse: t.ratio_to_json_parse };
+    perHarness[manifest.slug] = { fixture: t.fixture, lines_per_s: t.translate.lines_per_s, mb_per_s: t.translate.mb_per_s, json_parse_mb_per_s: t.json_parse.mb_per_s, ratio_to_json_parse: t.ratio_to_json_parse, cpu_ratio_to_json_parse: t.cpu_ratio_to_json_parse };
   }
   report.translation_per_harness = perHarness;
 }
