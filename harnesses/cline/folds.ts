@@ -11,7 +11,16 @@ export const folds: readonly RecordFold[] = [
   { match: { type: 'hook_event', hookEventName: [...SILENT_HOOKS] }, kind: 'silent', why: 'tool hooks: content_start/content_end carry the tool' },
   { match: { type: 'hook_event', hookEventName: ['agent_end', 'agent_error'], parentAgentId: null }, kind: 'silent', why: "the main agent's end: run_result reports the verdict" },
   {
-    match: { type: 'agent_event', event: { type: 'content_end', contentType: 'tool', toolName: 'spawn_agent' } },
+    match: { type: 'agent_event', event: { type: 'content_end', contentType: 'tool' } },
+    // An end may omit toolName: the translator then takes the name from the call's start.
+    when: (record, { before }) => {
+      const end = eventOf(record);
+      if (end.toolName !== undefined) return end.toolName === 'spawn_agent';
+      return before.some((r) => {
+        const start = typeof r === 'object' && r !== null ? eventOf(r as Rec) : {};
+        return start.type === 'content_start' && start.contentType === 'tool' && start.toolCallId === end.toolCallId && start.toolName === 'spawn_agent';
+      });
+    },
     kind: 'silent',
     why: "a spawn_agent tool's end: the subagent's agent_start/agent_end hooks report it, with its own id",
   },
