@@ -74,19 +74,12 @@ export class ClaudeTranslator implements SessionTranslator {
     if (!isClaudeLine(record)) return [unknownLine(line)];
     if (record.session_id !== undefined) this.session = record.session_id;
 
-    const out: DraftEvent[] = [];
     const skill = this.pendingSkill;
-    if (skill) {
-      this.pendingSkill = undefined;
-      const base = record.type === 'user' ? this.skillBaseDirectory(record) : undefined;
-      if (base !== undefined) {
-        out.push(compact({ type: 'skill', path: `${base}/SKILL.md`, skill_name: skillName(skill.call), is_success: true, tool_name: skill.call.name }));
-        return out;
-      }
-      out.push(unknownToolEvent(skill.call, skill.outcome));
-    }
-    for (const e of this.record(record, line)) out.push(e);
-    return out;
+    if (!skill) return this.record(record, line);
+    this.pendingSkill = undefined;
+    const base = record.type === 'user' ? this.skillBaseDirectory(record) : undefined;
+    if (base !== undefined) return [compact({ type: 'skill', path: `${base}/SKILL.md`, skill_name: skillName(skill.call), is_success: true, tool_name: skill.call.name })];
+    return [unknownToolEvent(skill.call, skill.outcome), ...this.record(record, line)];
   }
 
   finish(): { events: DraftEvent[]; result: SessionResult } {

@@ -64,7 +64,11 @@ function numberCheck(def: Def): Check {
     if (b.check === 'less_than') return b.inclusive ? (v) => (v as number) <= b.value : (v) => (v as number) < b.value;
     return unsupported(`the check ${b.check} on a number`);
   });
-  return (value) => typeof value === 'number' && format(value) && tests.every((t) => t(value));
+  return (value) => {
+    if (typeof value !== 'number' || !format(value)) return false;
+    for (let i = 0; i < tests.length; i++) if (!tests[i]!(value)) return false;
+    return true;
+  };
 }
 
 function stringCheck(def: Def): Check {
@@ -240,7 +244,10 @@ function build(def: Def, seen: Map<unknown, Check>): Check {
       if (def.discriminator !== undefined) return discriminatedUnionCheck(def, seen);
       if (def.inclusive === false) unsupported('an exclusive union');
       const options = (def.options as unknown[]).map((option) => compile(option, seen));
-      return (value) => options.some((option) => option(value));
+      return (value) => {
+        for (let i = 0; i < options.length; i++) if (options[i]!(value)) return true;
+        return false;
+      };
     }
     case 'lazy': {
       let inner: Check | undefined;
