@@ -4,22 +4,22 @@
 // containerd and run by runc; the Pod reports its isolation from inside the container, and the kubelet's Events
 // are the real kubelet's.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { up } from './control-plane.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { waitFor } from './processes.ts';
-import { BUSYBOX_IMAGE, CLUSTER_DNS_IP, NODE_IP, STATE_ROOT, TAINT_KEY, internals, nodeBinaries, hostRecord, startRealNode, sweepStaleNodes } from './node/real-node.ts';
+import { BUSYBOX_IMAGE, CLUSTER_DNS_IP, NODE_IP, STATE_ROOT, TAINT_KEY, internals, hostRecord, sweepStaleNodes } from './node/real-node.ts';
 import type { RealNode } from './node/real-node.ts';
+import { upPlaneWithRealNode } from './node/with-plane.ts';
+import type { PlaneWithNode } from './node/with-plane.ts';
 
 const NODE_NAME = 'tcab-real-node-1';
 const NS = 'real-node';
 
 let plane: ControlPlane;
 let node: RealNode;
-let planeDir: string;
+let cluster: PlaneWithNode | undefined;
 /** The sysctls as recorded before any live real node's kubelet changed them (what the last node out restores). */
 let sysctlsBefore: Record<string, string | undefined>;
 
@@ -88,20 +88,8 @@ function report(log: string): Map<string, string[]> {
 }
 
 beforeAll(async () => {
-  const binDir = nodeBinaries();
-  planeDir = mkdtempSync(join(tmpdir(), 'tcab-real-node-plane-'));
-  plane = await up({ dir: planeDir, dieWithParent: true });
-  node = await startRealNode({
-    dir: mkdtempSync(join(tmpdir(), 'tcab-real-node-')),
-    binDir,
-    clusterBinDir: plane.binDir,
-    server: plane.server,
-    adminKubeconfig: plane.kubeconfig,
-    caCert: join(planeDir, 'pki', 'ca.crt'),
-    caKey: join(planeDir, 'pki', 'ca.key'),
-    nodeName: NODE_NAME,
-    dieWithParent: true,
-  });
+  cluster = await upPlaneWithRealNode(NODE_NAME);
+  ({ plane, node } = cluster);
   process.stderr.write(`real node up: ${JSON.stringify(node.timings)}\n`);
   // Recorded by the first live node on this machine (maybe another test run's), before its kubelet started.
   sysctlsBefore = hostRecord()!.sysctls;
@@ -110,9 +98,7 @@ beforeAll(async () => {
 }, 1_800_000);
 
 afterAll(async () => {
-  await node?.down();
-  await plane?.down();
-  if (planeDir) rmSync(planeDir, { recursive: true, force: true });
+  await cluster?.down();
 });
 
 describe('a real node', () => {

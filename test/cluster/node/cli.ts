@@ -3,31 +3,15 @@
 //   node test/cluster/node/cli.ts sweep   # cleans up after real nodes whose owning process died
 // Everything dies with this process (parent-death signal) except what containerd daemonized (shims and
 // containers): `sweep`, or the next node's start, removes those.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { up } from '../control-plane.ts';
-import { nodeBinaries, startRealNode, sweepStaleNodes } from './real-node.ts';
+import { sweepStaleNodes } from './real-node.ts';
+import { upPlaneWithRealNode } from './with-plane.ts';
 
 const command = process.argv[2];
 if (command === 'sweep') {
   const swept = sweepStaleNodes();
   process.stdout.write(`${JSON.stringify({ swept })}\n`);
 } else if (command === 'up') {
-  const binDir = nodeBinaries();
-  const planeDir = mkdtempSync(join(tmpdir(), 'tcab-real-node-plane-'));
-  const plane = await up({ dir: planeDir, dieWithParent: true });
-  const node = await startRealNode({
-    dir: mkdtempSync(join(tmpdir(), 'tcab-real-node-')),
-    binDir,
-    clusterBinDir: plane.binDir,
-    server: plane.server,
-    adminKubeconfig: plane.kubeconfig,
-    caCert: join(planeDir, 'pki', 'ca.crt'),
-    caKey: join(planeDir, 'pki', 'ca.key'),
-    nodeName: process.env.TCAB_REAL_NODE_NAME ?? 'tcab-real-node-1',
-    dieWithParent: true,
-  });
+  const { plane, planeDir, node, nodeBinDir: binDir, down } = await upPlaneWithRealNode(process.env.TCAB_REAL_NODE_NAME ?? 'tcab-real-node-1');
   process.stderr.write(`real node up: ${JSON.stringify(node.timings)}\n`);
   process.stdout.write(`export KUBECONFIG=${plane.kubeconfig} PATH=${plane.binDir}:${binDir}:$PATH\n`);
   process.stdout.write(`${JSON.stringify({ id: node.id, dir: node.dir, netns: node.netns, cgroupRoot: node.cgroupRoot, planeDir, kubeconfig: plane.kubeconfig, binDir: plane.binDir })}\n`);
@@ -35,9 +19,7 @@ if (command === 'sweep') {
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await node.down();
-    await plane.down();
-    rmSync(planeDir, { recursive: true, force: true });
+    await down();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop());
