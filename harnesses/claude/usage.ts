@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { TokenClass, TokenUsage, UsageShape } from '../../shared/usage.ts';
 import { readUsage, shapeReadTokens, TokenCount } from '../../shared/translate/token-counts.ts';
 import type { ClassValues } from '../../shared/translate/token-counts.ts';
+import { compileSchema } from '../../shared/translate/compiled-schema.ts';
 
 export const CLAUDE_USAGE_SHAPE: UsageShape = {
   classes: ['input', 'output', 'cache_read', 'cache_write'],
@@ -33,19 +34,22 @@ const ResultUsage = z.object({
   cache_creation_input_tokens: TokenCount.optional(),
 });
 const Cost = z.number().nonnegative();
+// Read once per result record, through the schema's compiled guard (zod's verdict; a number passes as it is).
+const isCost = compileSchema(Cost);
 
-const MODEL_USAGE_CLASSES: Record<keyof z.infer<typeof ModelUsageEntry> & string, TokenClass> = {
-  inputTokens: 'input',
-  outputTokens: 'output',
-  cacheReadInputTokens: 'cache_read',
-  cacheCreationInputTokens: 'cache_write',
-};
-const RESULT_USAGE_CLASSES: Record<keyof z.infer<typeof ResultUsage> & string, TokenClass> = {
-  input_tokens: 'input',
-  output_tokens: 'output',
-  cache_read_input_tokens: 'cache_read',
-  cache_creation_input_tokens: 'cache_write',
-};
+// [field, class] pairs, listed once (not an entries array per usage object).
+const MODEL_USAGE_CLASSES: readonly (readonly [keyof z.infer<typeof ModelUsageEntry> & string, TokenClass])[] = [
+  ['inputTokens', 'input'],
+  ['outputTokens', 'output'],
+  ['cacheReadInputTokens', 'cache_read'],
+  ['cacheCreationInputTokens', 'cache_write'],
+];
+const RESULT_USAGE_CLASSES: readonly (readonly [keyof z.infer<typeof ResultUsage> & string, TokenClass])[] = [
+  ['input_tokens', 'input'],
+  ['output_tokens', 'output'],
+  ['cache_read_input_tokens', 'cache_read'],
+  ['cache_creation_input_tokens', 'cache_write'],
+];
 
 export interface ClaudeUsage {
   tokens: TokenUsage | null;
@@ -59,7 +63,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const allUnknown = (): ClassValues => Object.fromEntries(CLAUDE_USAGE_SHAPE.classes.map((c) => [c, null]));
 
 /** Adds one usage object's fields into per-class sums; a class with an unreadable field becomes null for good. */
-function addReading(sums: ClassValues, classes: Record<string, TokenClass>, schema: typeof ModelUsageEntry | typeof ResultUsage, value: unknown, where: string, unreadable: string[]): void {
+function addReading(sums: ClassValues, classes: readonly (readonly [string, TokenClass])[], schema: typeof ModelUsageEntry | typeof ResultUsage, value: unknown, where: string, unreadable: string[]): void {
   if (!isObject(value)) {
     unreadable.push(where);
     Object.assign(sums, allUnknown());
@@ -67,7 +71,8 @@ function addReading(sums: ClassValues, classes: Record<string, TokenClass>, sche
   }
   const reading = readUsage(schema as z.ZodObject<z.ZodRawShape>, value);
   for (const field of reading.unreadable) unreadable.push(`${where}.${field}`);
-  for (const [field, cls] of Object.entries(classes)) {
+  for (let i = 0; i < classes.length; i++) {
+    const [field, cls] = classes[i]!;
     if (sums[cls] === null) continue;
     if (reading.unreadable.includes(field)) sums[cls] = null;
     else sums[cls] = (sums[cls] ?? 0) + ((reading.fields as Record<string, number | undefined>)[field] ?? 0);
@@ -77,9 +82,10 @@ function addReading(sums: ClassValues, classes: Record<string, TokenClass>, sche
 export function claudeUsage(result: { modelUsage?: unknown; usage?: unknown; total_cost_usd?: unknown }): ClaudeUsage {
   const { modelUsage, usage } = result;
   const unreadable: string[] = [];
-  const costRead = result.total_cost_usd === undefined ? undefined : Cost.safeParse(result.total_cost_usd);
-  if (costRead?.success === false) unreadable.push('total_cost_usd');
-  const cost = costRead?.success ? costRead.data : null;
+  const costValue = result.total_cost_usd;
+  const costReadable = costValue !== undefined && isCost(costValue);
+  if (costValue !== undefined && !costReadable) unreadable.push('total_cost_usd');
+  const cost = costReadable ? costValue : null;
   const raw = { usage: usage ?? null, modelUsage: modelUsage ?? null };
   const sums: ClassValues = {};
   if (modelUsage !== undefined && !(isObject(modelUsage) && Object.keys(modelUsage).length === 0)) {

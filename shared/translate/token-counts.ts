@@ -8,7 +8,8 @@ import { TOKEN_CLASSES, shapeTokens } from '../usage.ts';
 import type { TokenClass, TokenUsage, UsageShape } from '../usage.ts';
 import { compileSchema } from './compiled-schema.ts';
 
-const wholeGuards = new WeakMap<z.ZodType, (value: unknown) => boolean>();
+/** Per schema: its compiled guard and its shape's keys (read once, not per usage object). */
+const wholeGuards = new WeakMap<z.ZodType, { guard: (value: unknown) => boolean; keys: readonly string[] }>();
 /** The schema's compiled guard; zod itself for a schema the compiler does not take (usage is still read). */
 function guardOf(schema: z.ZodType): (value: unknown) => boolean {
   try {
@@ -37,10 +38,14 @@ export function readUsage<Shape extends z.ZodRawShape>(schema: z.ZodObject<Shape
   type Fields = z.infer<z.ZodObject<Shape>>;
   // The whole object first, through the schema's compiled guard (some harnesses print usage with every turn).
   let whole = wholeGuards.get(schema);
-  if (whole === undefined) wholeGuards.set(schema, (whole = guardOf(schema)));
-  if (whole(value)) {
+  if (whole === undefined) wholeGuards.set(schema, (whole = { guard: guardOf(schema), keys: Object.keys(schema.shape) }));
+  if (whole.guard(value)) {
     const fields: Record<string, unknown> = {};
-    for (const key of Object.keys(schema.shape)) if ((value as Record<string, unknown>)[key] !== undefined) fields[key] = (value as Record<string, unknown>)[key];
+    const { keys } = whole;
+    for (let i = 0; i < keys.length; i++) {
+      const field = (value as Record<string, unknown>)[keys[i]!];
+      if (field !== undefined) fields[keys[i]!] = field;
+    }
     return { fields: fields as Partial<Fields>, unreadable: [] };
   }
   const source = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
@@ -62,8 +67,13 @@ export type ClassValues = Partial<Record<TokenClass, number | null>>;
 
 /** `shapeTokens`, except that a class the adapter marked null (unreadable) stays null instead of becoming 0. */
 export function shapeReadTokens(shape: UsageShape, values: ClassValues): TokenUsage {
+  // Only the shape's classes are read (shapeTokens ignores the rest): no entries array per call. An own
+  // enumerable key, as Object.entries would have listed it.
   const known: Partial<Record<TokenClass, number>> = {};
-  for (const [cls, value] of Object.entries(values) as [TokenClass, number | null | undefined][]) if (typeof value === 'number') known[cls] = value;
+  for (const cls of shape.classes) {
+    const value = values[cls];
+    if (typeof value === 'number' && Object.prototype.propertyIsEnumerable.call(values, cls)) known[cls] = value;
+  }
   const tokens = shapeTokens(shape, known);
   for (const cls of shape.classes) if (values[cls] === null) tokens[cls] = null;
   return tokens;
