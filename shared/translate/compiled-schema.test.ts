@@ -101,12 +101,14 @@ describe('compileSchema: a guard built from a zod schema accepts exactly what th
       list: z.array(z.boolean()).min(1),
       map: z.record(z.string(), z.literal(['a', 1])).optional(),
       choice: z.union([z.enum(['x', 'y']), z.null()]),
+      either: z.union([z.string().min(1), z.array(z.unknown()), z.null()]).optional(),
+      blocks: z.array(z.any()).optional(),
       nested: z.strictObject({ at: z.iso.datetime({ offset: true }) }).optional(),
       custom: AnyJsonObject.optional(),
       json: z.json().optional(),
     });
-    const valid = { name: 'abc', count: 3, ratio: 0.5, anything: [1], list: [true], map: { k: 'a', n: 1 }, choice: 'x', nested: { at: '2026-12-04T18:00:00Z' }, custom: { a: 1 }, json: { a: [1, 'b', null, { c: false }] } };
-    agree(kinds, [valid, { ...valid, anything: undefined }, { name: 'ab', ratio: null, list: [false], choice: null }]);
+    const valid = { name: 'abc', count: 3, ratio: 0.5, anything: [1], list: [true], map: { k: 'a', n: 1 }, choice: 'x', nested: { at: '2026-12-04T18:00:00Z' }, custom: { a: 1 }, json: { a: [1, 'b', null, { c: false }] }, either: [1], blocks: [{}] };
+    agree(kinds, [valid, { ...valid, anything: undefined }, { ...valid, either: 'x' }, { ...valid, either: null }, { name: 'ab', ratio: null, list: [false], choice: null }]);
   });
 
   it('refuses at compile time what it cannot decide exactly: refinements, transforms, defaults, catchalls, other formats', () => {

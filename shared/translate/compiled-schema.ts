@@ -38,6 +38,9 @@ function compile(schema: unknown, seen: Map<unknown, Check>): Check {
   return slot.check;
 }
 
+/** The length check of a schema without length bounds: callers that see it skip the call. */
+const anyLength: Check = () => true;
+
 function lengthChecks(def: Def): Check {
   const bounds = ((def.checks as unknown[] | undefined) ?? []).map((c) => internals(c).def as Def & { check: string; minimum?: number; maximum?: number; length?: number });
   let min = 0;
@@ -48,7 +51,7 @@ function lengthChecks(def: Def): Check {
     else if (b.check === 'length_equals') [min, max] = [Math.max(min, b.length!), Math.min(max, b.length!)];
     else unsupported(`the check ${b.check} on a ${def.type}`);
   }
-  if (min === 0 && max === Infinity) return () => true;
+  if (min === 0 && max === Infinity) return anyLength;
   return (value) => (value as { length: number }).length >= min && (value as { length: number }).length <= max;
 }
 
@@ -74,7 +77,7 @@ function numberCheck(def: Def): Check {
 function stringCheck(def: Def): Check {
   if (def.coerce) unsupported('coercion');
   const length = lengthChecks(def);
-  if (def.format === undefined) return (value) => typeof value === 'string' && length(value);
+  if (def.format === undefined) return length === anyLength ? (value) => typeof value === 'string' : (value) => typeof value === 'string' && length(value);
   if (!STRING_FORMATS.has(def.format as string) || !(def.pattern instanceof RegExp)) unsupported(`the string format ${String(def.format)}`);
   const pattern = def.pattern;
   return (value) => {
@@ -108,6 +111,8 @@ function inlineExpression(schema: unknown): string | undefined {
     }
     case 'boolean':
       return `typeof v === 'boolean'`;
+    case 'null':
+      return 'v === null';
     case 'unknown':
     case 'any':
       return 'true';
@@ -120,6 +125,17 @@ function inlineExpression(schema: unknown): string | undefined {
       if (checks.length > 0) return undefined;
       const inner = inlineExpression(def.innerType);
       return inner === undefined ? undefined : `(v === ${def.type === 'optional' ? 'undefined' : 'null'} || ${inner})`;
+    }
+    case 'array': {
+      // An array of anything without length bounds (a record's content blocks): no walk, as in build().
+      const elementType = internals(def.element).def.type;
+      return checks.length === 0 && (elementType === 'unknown' || elementType === 'any') ? 'Array.isArray(v)' : undefined;
+    }
+    case 'union': {
+      // A plain (inclusive) union of leaf checks, tried in order like its closure (e.g. a string or an array).
+      if (def.discriminator !== undefined || def.inclusive === false || checks.length > 0) return undefined;
+      const options = (def.options as unknown[]).map(inlineExpression);
+      return options.length > 0 && options.every((o) => o !== undefined) ? `(${options.join(' || ')})` : undefined;
     }
     default:
       return undefined;
@@ -228,7 +244,7 @@ function build(def: Def, seen: Map<unknown, Check>): Check {
       const length = lengthChecks(def);
       const elementType = internals(def.element).def.type;
       // An array of anything (a record's content blocks, read one by one later) needs no walk.
-      if (elementType === 'unknown' || elementType === 'any') return (value) => Array.isArray(value) && length(value);
+      if (elementType === 'unknown' || elementType === 'any') return length === anyLength ? (value) => Array.isArray(value) : (value) => Array.isArray(value) && length(value);
       // Indexed, not every(): zod reads holes of a sparse array as undefined.
       return (value) => {
         if (!Array.isArray(value) || !length(value)) return false;
