@@ -35,7 +35,7 @@ describe('run ids in subjects', () => {
       fc.property(label, subdomain, label, subdomain, (ns1, name1, ns2, name2) => {
         const a = clusterRunIdOf(ns1, name1);
         const b = clusterRunIdOf(ns2, name2);
-        expect(a).toBeDefined();
+        expect(a).toMatch(RUN_ID_PATTERN);
         expect(runToken(a!)).toBe(a);
         if (ns1 !== ns2 || name1 !== name2) expect(a).not.toBe(b);
       }),
