@@ -4,9 +4,11 @@
 // searching or listing done through Bash stays a `command` (never guessed from shell text).
 import type { DraftEvent, EventOf } from '../../shared/events.ts';
 import { z } from 'zod';
-import { absolutePath, compact, contentText, str } from '../../shared/translate/json.ts';
+import { absolutePath, contentText, str } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { compileSchema } from '../../shared/translate/compiled-schema.ts';
+
+type Rec = Record<string, unknown>;
 
 export interface ToolCall {
   id: string;
@@ -59,23 +61,35 @@ const lineNumber = z.int().nonnegative();
 const isEditResult = compileSchema(z.object({ structuredPatch: z.array(z.object({ newStart: lineNumber, newLines: lineNumber })).min(1) }));
 const isReadResult = compileSchema(z.object({ file: z.object({ startLine: lineNumber, numLines: lineNumber }) }));
 
-/** Line range touched by an Edit/Write, from the structured patch's hunks (new-file coordinates). */
-function patchRange(structured: unknown): { start_line?: number; end_line?: number } {
-  if (!isEditResult(structured)) return {};
+/**
+ * Line range touched by an Edit/Write, from the structured patch's hunks (new-file coordinates): set on the event
+ * being built, only when the result reports one.
+ */
+function addPatchRange(event: Rec, structured: unknown): void {
+  if (!isEditResult(structured)) return;
   let start = Infinity;
   let end = -Infinity;
   for (const { newStart, newLines } of structured.structuredPatch) {
     start = Math.min(start, newStart);
     end = Math.max(end, newStart + Math.max(newLines, 1) - 1);
   }
-  return { start_line: start, end_line: end };
+  event.start_line = start;
+  event.end_line = end;
 }
 
-/** Line range actually read, from the result's `file.startLine/numLines`. */
-function readRange(structured: unknown): { start_line?: number; end_line?: number } {
-  if (!isReadResult(structured) || structured.file.numLines === 0) return {};
+/** Line range actually read, from the result's `file.startLine/numLines`: set on the event, when known. */
+function addReadRange(event: Rec, structured: unknown): void {
+  if (!isReadResult(structured) || structured.file.numLines === 0) return;
   const { startLine, numLines } = structured.file;
-  return { start_line: startLine, end_line: startLine + numLines - 1 };
+  event.start_line = startLine;
+  event.end_line = startLine + numLines - 1;
+}
+
+/** The outcome's fields every mapped event ends with: is_success (when the call finished), then tool_name. */
+function finished(event: Rec, outcome: ToolOutcome | undefined, name: string): DraftEvent {
+  if (outcome) event.is_success = !outcome.isError;
+  event.tool_name = name;
+  return event as unknown as DraftEvent;
 }
 
 /** The input fields each kind reads; a call whose input fails its schema is `unknown` (issue 19, finding 7). */
@@ -107,36 +121,48 @@ export function unknownToolEvent(call: ToolCall, outcome?: ToolOutcome): DraftEv
  * adapter pairs itself (skill, subagent), which need records beyond the tool result.
  */
 export function mapToolCall(call: ToolCall, outcome: ToolOutcome | undefined, cwd: string | undefined): DraftEvent | undefined {
+  // Each event is built as its final object, keys in wire order and optional fields only when known (what
+  // compact() made of a literal with undefined fields), without a closure or a copy per call.
   const { input, name } = call;
-  const is_success = outcome ? !outcome.isError : undefined;
-  const at = (p: string | undefined) => (p === undefined ? undefined : absolutePath(p, cwd));
-  const unknown = () => unknownToolEvent(call, outcome);
   switch (claudeToolKind(name)) {
     case 'command': {
-      if (!INPUTS.command(input)) return unknown();
-      return compact({ type: 'command', command: input.command, exit_code: outcome ? bashExitCode(outcome) : undefined, is_success, tool_name: name });
+      if (!INPUTS.command(input)) return unknownToolEvent(call, outcome);
+      const event: Rec = { type: 'command', command: input.command };
+      if (outcome) {
+        const exitCode = bashExitCode(outcome);
+        if (exitCode !== undefined) event.exit_code = exitCode;
+      }
+      return finished(event, outcome, name);
     }
     case 'read': {
-      if (!INPUTS.read(input)) return unknown();
-      return compact({ type: 'read', path: at(input.file_path)!, ...readRange(outcome?.structured), is_success, tool_name: name });
+      if (!INPUTS.read(input)) return unknownToolEvent(call, outcome);
+      const event: Rec = { type: 'read', path: absolutePath(input.file_path, cwd) };
+      if (outcome) addReadRange(event, outcome.structured);
+      return finished(event, outcome, name);
     }
     case 'write': {
       const file = INPUTS.write(input) ? (input.file_path ?? input.notebook_path) : undefined;
-      if (file === undefined) return unknown();
-      return compact({ type: 'write', path: at(file)!, ...patchRange(outcome?.structured), is_success, tool_name: name });
+      if (file === undefined) return unknownToolEvent(call, outcome);
+      const event: Rec = { type: 'write', path: absolutePath(file, cwd) };
+      if (outcome) addPatchRange(event, outcome.structured);
+      return finished(event, outcome, name);
     }
     case 'search': {
-      if (!INPUTS.search(input)) return unknown();
-      return compact({ type: 'search', query: input.pattern, path: at(input.path), is_success, tool_name: name });
+      if (!INPUTS.search(input)) return unknownToolEvent(call, outcome);
+      const event: Rec = { type: 'search', query: input.pattern };
+      if (input.path !== undefined) event.path = absolutePath(input.path, cwd);
+      return finished(event, outcome, name);
     }
     case 'list': {
-      if (!INPUTS.list(input)) return unknown();
-      return compact({ type: 'list', path: at(input.path), is_success, tool_name: name });
+      if (!INPUTS.list(input)) return unknownToolEvent(call, outcome);
+      const event: Rec = { type: 'list' };
+      if (input.path !== undefined) event.path = absolutePath(input.path, cwd);
+      return finished(event, outcome, name);
     }
     case 'skill':
     case 'subagent':
       return undefined;
     case 'other':
-      return unknown();
+      return unknownToolEvent(call, outcome);
   }
 }

@@ -33,6 +33,15 @@ type Rec = Record<string, unknown>;
 export const SILENT_SYSTEM = new Set(['thinking_tokens', 'status', 'task_updated', 'background_tasks_changed']);
 export const SKILL_BASE = /^Base directory for this skill: (.+)$/m;
 
+/**
+ * An orchestration event built as its final literal (what compact() would make of it): subagent_name and
+ * is_success only when known, keys in the order type, action, subagent_id, subagent_name, is_success.
+ */
+function subagentEvent(action: 'subagent_started' | 'subagent_completed' | 'subagent_failed', id: string, name: string | undefined, ok: boolean | undefined): DraftEvent {
+  if (name === undefined) return ok === undefined ? { type: 'orchestration', action, subagent_id: id } : { type: 'orchestration', action, subagent_id: id, is_success: ok };
+  return ok === undefined ? { type: 'orchestration', action, subagent_id: id, subagent_name: name } : { type: 'orchestration', action, subagent_id: id, subagent_name: name, is_success: ok };
+}
+
 interface PendingSkill {
   call: ToolCall;
   outcome: ToolOutcome;
@@ -74,12 +83,20 @@ export class ClaudeTranslator implements SessionTranslator {
     if (!isClaudeLine(record)) return [unknownLine(line)];
     if (record.session_id !== undefined) this.session = record.session_id;
 
+    // One output array per line, pushed into all the way down: no intermediate arrays nor spread-pushes.
+    const out: DraftEvent[] = [];
     const skill = this.pendingSkill;
-    if (!skill) return this.record(record, line);
-    this.pendingSkill = undefined;
-    const base = record.type === 'user' ? this.skillBaseDirectory(record) : undefined;
-    if (base !== undefined) return [compact({ type: 'skill', path: `${base}/SKILL.md`, skill_name: skillName(skill.call), is_success: true, tool_name: skill.call.name })];
-    return [unknownToolEvent(skill.call, skill.outcome), ...this.record(record, line)];
+    if (skill) {
+      this.pendingSkill = undefined;
+      const base = record.type === 'user' ? this.skillBaseDirectory(record) : undefined;
+      if (base !== undefined) {
+        out.push(compact({ type: 'skill', path: `${base}/SKILL.md`, skill_name: skillName(skill.call), is_success: true, tool_name: skill.call.name }));
+        return out;
+      }
+      out.push(unknownToolEvent(skill.call, skill.outcome));
+    }
+    this.record(record, line, out);
+    return out;
   }
 
   finish(): { events: DraftEvent[]; result: SessionResult } {
@@ -89,7 +106,7 @@ export class ClaudeTranslator implements SessionTranslator {
     // Calls that never got a result (the session was killed mid-tool) are reported without an outcome; results
     // whose call never came, as they are.
     const { calls, results } = this.calls.drain();
-    for (const call of calls) events.push(...this.unfinished(call));
+    for (const call of calls) this.unfinished(call, events);
     for (const outcome of results) events.push(unknownValue(outcome.block));
     if (this.model && !this.result.reported_model) this.result.reported_model = this.model;
     if (this.session) this.result.session_id = this.session;
@@ -97,52 +114,69 @@ export class ClaudeTranslator implements SessionTranslator {
   }
 
   /** A call that gets no result: its event without an outcome; a subagent its task records already report. */
-  private unfinished(call: ToolCall): DraftEvent[] {
-    if (claudeToolKind(call.name) === 'subagent') return this.tasks.has(call.id) ? [] : [unknownToolEvent(call)];
-    return [mapToolCall(call, undefined, this.cwd) ?? unknownToolEvent(call)];
+  private unfinished(call: ToolCall, out: DraftEvent[]): void {
+    if (claudeToolKind(call.name) === 'subagent') {
+      if (!this.tasks.has(call.id)) out.push(unknownToolEvent(call));
+      return;
+    }
+    out.push(mapToolCall(call, undefined, this.cwd) ?? unknownToolEvent(call));
   }
 
-  private record(record: ClaudeLine, line: StdoutLine): DraftEvent[] {
+  private record(record: ClaudeLine, line: StdoutLine, out: DraftEvent[]): void {
     switch (record.type) {
       case 'system':
-        return this.system(record.subtype, line);
+        return this.system(record.subtype, line, out);
       case 'assistant':
-        return this.assistant(record, line);
+        return this.assistant(record, line, out);
       case 'user':
-        return this.user(record, line);
+        return this.user(record, line, out);
       case 'stream_event':
         // Partial-message deltas (--include-partial-messages): the complete block follows as an `assistant`
         // record, which is what we translate, so the joined message is emitted exactly once.
-        return [];
+        return;
       case 'result':
-        return this.terminal(record);
+        return this.terminal(record, out);
     }
   }
 
   /** A system record's own fields are read by its subtype's schema, from the line as printed. */
-  private system(subtype: string, line: StdoutLine): DraftEvent[] {
+  private system(subtype: string, line: StdoutLine, out: DraftEvent[]): void {
     const record = line.json;
     if (subtype === 'init') {
-      if (!isInitRecord(record)) return [unknownLine(line)];
+      if (!isInitRecord(record)) {
+        out.push(unknownLine(line));
+        return;
+      }
       this.cwd = record.cwd ?? this.cwd;
       this.model = record.model;
-      return [];
+      return;
     }
     if (subtype === 'api_retry') {
-      if (!isApiRetryRecord(record)) return [unknownLine(line)];
+      if (!isApiRetryRecord(record)) {
+        out.push(unknownLine(line));
+        return;
+      }
       const { error_status: status, error, attempt, max_retries: max, retry_delay_ms: delay } = record;
       const http = status != null ? ` (HTTP ${status}${error ? ` ${error}` : ''})` : '';
-      return [compact({ type: 'warning', message: `API request failed${http}; retry ${attempt ?? '?'}/${max ?? '?'} in ${delay === undefined ? '?' : Math.round(delay)} ms`, code: error })];
+      out.push(compact({ type: 'warning', message: `API request failed${http}; retry ${attempt ?? '?'}/${max ?? '?'} in ${delay === undefined ? '?' : Math.round(delay)} ms`, code: error }));
+      return;
     }
     if (subtype === 'task_started') {
-      if (!isTaskStartedRecord(record)) return [unknownLine(line)];
+      if (!isTaskStartedRecord(record)) {
+        out.push(unknownLine(line));
+        return;
+      }
       const { task_id: taskId, tool_use_id: toolUseId } = record;
       const name = record.subagent_type ?? record.description;
       if (toolUseId) this.tasks.set(toolUseId, { taskId, name, ended: false });
-      return [compact({ type: 'orchestration', action: 'subagent_started', subagent_id: taskId, subagent_name: name })];
+      out.push(subagentEvent('subagent_started', taskId, name, undefined));
+      return;
     }
     if (subtype === 'task_notification') {
-      if (!isTaskNotificationRecord(record)) return [unknownLine(line)];
+      if (!isTaskNotificationRecord(record)) {
+        out.push(unknownLine(line));
+        return;
+      }
       const { task_id: taskId, tool_use_id: toolUseId, status } = record;
       const task = toolUseId ? this.tasks.get(toolUseId) : undefined;
       if (task) task.ended = true;
@@ -150,22 +184,26 @@ export class ClaudeTranslator implements SessionTranslator {
       else if (toolUseId) this.tasks.set(toolUseId, { taskId, ended: true });
       if (task?.resultSeen) this.tasks.delete(toolUseId!);
       const ok = status === 'completed';
-      return [compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: taskId, subagent_name: task?.name, is_success: ok })];
+      out.push(subagentEvent(ok ? 'subagent_completed' : 'subagent_failed', taskId, task?.name, ok));
+      return;
     }
-    if (SILENT_SYSTEM.has(subtype)) return [];
-    return [unknownLine(line)];
+    if (SILENT_SYSTEM.has(subtype)) return;
+    out.push(unknownLine(line));
   }
 
-  private assistant(record: Extract<ClaudeLine, { type: 'assistant' }>, line: StdoutLine): DraftEvent[] {
+  private assistant(record: Extract<ClaudeLine, { type: 'assistant' }>, line: StdoutLine, out: DraftEvent[]): void {
     const { message, error } = record;
     // A synthetic assistant message with `error` is Claude Code reporting a failed API call (e.g. HTTP 400).
     if (error !== undefined && message.model === '<synthetic>') {
       const text = contentText(message.content);
-      if (text === undefined) return [unknownLine(line)]; // the terminal result still reports the error
+      if (text === undefined) {
+        out.push(unknownLine(line)); // the terminal result still reports the error
+        return;
+      }
       this.lastSyntheticError = text;
-      return [{ type: 'error', message: text, code: error }];
+      out.push({ type: 'error', message: text, code: error });
+      return;
     }
-    const out: DraftEvent[] = [];
     for (const raw of message.content) {
       if (!isAssistantBlock(raw)) {
         out.push(unknownValue(raw));
@@ -177,27 +215,27 @@ export class ClaudeTranslator implements SessionTranslator {
       } else if (b.type === 'thinking') {
         if (b.thinking.length > 0) out.push({ type: 'reasoning', message: b.thinking });
       } else if (b.type === 'tool_use') {
-        out.push(...this.openCall({ id: b.id, name: b.name, input: b.input, block: raw }));
+        this.openCall({ id: b.id, name: b.name, input: b.input, block: raw }, out);
       }
       // redacted_thinking: encrypted reasoning, no content to show; its tokens are in usage.
     }
-    return out;
   }
 
   /** A call opens: an earlier call still pending under its id is reported first, without outcome (finding 9). */
-  private openCall(call: ToolCall): DraftEvent[] {
+  private openCall(call: ToolCall, out: DraftEvent[]): void {
     const { displaced, result } = this.calls.open(call.id, call);
-    const out = displaced ? this.unfinished(displaced) : [];
-    if (result) out.push(...this.finishCall(call, result));
-    return out;
+    if (displaced) this.unfinished(displaced, out);
+    if (result) this.finishCall(call, result, out);
   }
 
-  private user(record: Extract<ClaudeLine, { type: 'user' }>, line: StdoutLine): DraftEvent[] {
+  private user(record: Extract<ClaudeLine, { type: 'user' }>, line: StdoutLine, out: DraftEvent[]): void {
     const { content } = record.message;
     // A skill body that no Skill result is waiting for names a skill we cannot pair: shown as it is.
-    if (this.skillBaseDirectory(record) !== undefined) return [unknownLine(line)];
-    if (typeof content === 'string') return []; // a plain prompt echo
-    const out: DraftEvent[] = [];
+    if (this.skillBaseDirectory(record) !== undefined) {
+      out.push(unknownLine(line));
+      return;
+    }
+    if (typeof content === 'string') return; // a plain prompt echo
     for (const raw of content) {
       // Text blocks are prompt echoes, subagent prompts and skill bodies.
       if ((raw as Rec | null)?.type !== 'tool_result') continue;
@@ -210,45 +248,44 @@ export class ClaudeTranslator implements SessionTranslator {
       const outcome: ToolOutcome = { isError: isError ?? false, content: resultContent, structured: record.tool_use_result, block: raw };
       const { call, displaced } = this.calls.close(id, outcome);
       if (displaced) out.push(unknownValue(displaced.block));
-      if (call) out.push(...this.finishCall(call, outcome));
+      if (call) this.finishCall(call, outcome, out);
     }
-    return out;
   }
 
-  private finishCall(call: ToolCall, outcome: ToolOutcome): DraftEvent[] {
+  private finishCall(call: ToolCall, outcome: ToolOutcome, out: DraftEvent[]): void {
     const kind = claudeToolKind(call.name);
     if (kind === 'skill') {
-      if (outcome.isError) return [unknownToolEvent(call, outcome)];
-      this.pendingSkill = { call, outcome };
-      return [];
+      if (outcome.isError) out.push(unknownToolEvent(call, outcome));
+      else this.pendingSkill = { call, outcome };
+      return;
     }
-    if (kind === 'subagent') return this.finishSubagent(call, outcome);
-    return [mapToolCall(call, outcome, this.cwd) ?? unknownToolEvent(call, outcome)];
+    if (kind === 'subagent') return this.finishSubagent(call, outcome, out);
+    out.push(mapToolCall(call, outcome, this.cwd) ?? unknownToolEvent(call, outcome));
   }
 
-  private finishSubagent(call: ToolCall, outcome: ToolOutcome): DraftEvent[] {
+  private finishSubagent(call: ToolCall, outcome: ToolOutcome, out: DraftEvent[]): void {
     const task = this.tasks.get(call.id);
     const name = task?.name ?? subagentType(call);
     // Since 2.1.3xx subagents run in the background: the Task result only says it launched; the subagent's end is
     // its task_notification. A failed launch is still reported here.
     if (task && !task.ended && !outcome.isError) {
       task.resultSeen = true;
-      return [];
+      return;
     }
     this.tasks.delete(call.id);
-    if (task?.ended) return [];
+    if (task?.ended) return;
     const launch = outcome.structured;
     if (!task && !outcome.isError && isTaskToolResult(launch) && launch.status === 'async_launched') {
       // Launched, and its task_started was not readable: the start is what this result says; the end is to come.
       const taskId = launch.agentId ?? call.id;
       this.tasks.set(call.id, { taskId, name, ended: false, resultSeen: true });
-      return [compact({ type: 'orchestration', action: 'subagent_started', subagent_id: taskId, subagent_name: name })];
+      out.push(subagentEvent('subagent_started', taskId, name, undefined));
+      return;
     }
     const ok = !outcome.isError;
-    const end: DraftEvent = compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: task?.taskId ?? call.id, subagent_name: name, is_success: ok });
-    if (task) return [end];
     // Older releases print no task_* records: the Task call itself brackets the subagent.
-    return [compact({ type: 'orchestration', action: 'subagent_started', subagent_id: call.id, subagent_name: name }), end];
+    if (!task) out.push(subagentEvent('subagent_started', call.id, name, undefined));
+    out.push(subagentEvent(ok ? 'subagent_completed' : 'subagent_failed', task?.taskId ?? call.id, name, ok));
   }
 
   private skillBaseDirectory(record: Extract<ClaudeLine, { type: 'user' }>): string | undefined {
@@ -257,17 +294,16 @@ export class ClaudeTranslator implements SessionTranslator {
     return match ? match[1]!.trim() : undefined;
   }
 
-  private terminal(r: Extract<ClaudeLine, { type: 'result' }>): DraftEvent[] {
+  private terminal(r: Extract<ClaudeLine, { type: 'result' }>, out: DraftEvent[]): void {
     const usage = claudeUsage(r);
-    const out: DraftEvent[] = usage.unreadable.length > 0 ? [unreadableUsageWarning('Claude Code', 'result', usage.unreadable)] : [];
+    if (usage.unreadable.length > 0) out.push(unreadableUsageWarning('Claude Code', 'result', usage.unreadable));
     this.result = { ...this.result, tokens: usage.tokens, raw_usage: usage.raw, reported_cost_usd: usage.cost, is_error: r.is_error, final_text: r.result };
     const models = typeof r.modelUsage === 'object' && r.modelUsage !== null && !Array.isArray(r.modelUsage) ? Object.keys(r.modelUsage) : [];
     if (models.length > 0) this.result.reported_model = models[0];
-    if (r.is_error !== true) return out;
+    if (r.is_error !== true) return;
     const message = r.result ?? r.subtype ?? 'Claude Code reported an error';
-    if (message === this.lastSyntheticError) return out; // already reported by the synthetic assistant record
+    if (message === this.lastSyntheticError) return; // already reported by the synthetic assistant record
     const status = r.api_error_status;
     out.push(compact({ type: 'error', message, code: status != null ? `http_${status}` : r.subtype }));
-    return out;
   }
 }

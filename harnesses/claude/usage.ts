@@ -36,6 +36,9 @@ const ResultUsage = z.object({
 const Cost = z.number().nonnegative();
 // Read once per result record, through the schema's compiled guard (zod's verdict; a number passes as it is).
 const isCost = compileSchema(Cost);
+// Whole usage objects, checked once: a readable one (the usual case) is summed straight from its fields.
+const isModelUsageEntry = compileSchema(ModelUsageEntry);
+const isResultUsage = compileSchema(ResultUsage);
 
 // [field, class] pairs, listed once (not an entries array per usage object).
 const MODEL_USAGE_CLASSES: readonly (readonly [keyof z.infer<typeof ModelUsageEntry> & string, TokenClass])[] = [
@@ -67,6 +70,15 @@ function addReading(sums: ClassValues, classes: readonly (readonly [string, Toke
   if (!isObject(value)) {
     unreadable.push(where);
     Object.assign(sums, allUnknown());
+    return;
+  }
+  if (schema === ModelUsageEntry ? isModelUsageEntry(value) : isResultUsage(value)) {
+    // Every field passed its schema: what readUsage would return is the defined fields, nothing unreadable.
+    for (let i = 0; i < classes.length; i++) {
+      const [field, cls] = classes[i]!;
+      if (sums[cls] === null) continue;
+      sums[cls] = (sums[cls] ?? 0) + ((value[field] as number | undefined) ?? 0);
+    }
     return;
   }
   const reading = readUsage(schema as z.ZodObject<z.ZodRawShape>, value);
