@@ -66,9 +66,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const allUnknown = (): ClassValues => Object.fromEntries(CLAUDE_USAGE_SHAPE.classes.map((c) => [c, null]));
 
 /** Adds one usage object's fields into per-class sums; a class with an unreadable field becomes null for good. */
-function addReading(sums: ClassValues, classes: readonly (readonly [string, TokenClass])[], schema: typeof ModelUsageEntry | typeof ResultUsage, value: unknown, where: string, unreadable: string[]): void {
+function addReading(sums: ClassValues, classes: readonly (readonly [string, TokenClass])[], schema: typeof ModelUsageEntry | typeof ResultUsage, value: unknown, prefix: string, model: string | undefined, unreadable: string[]): void {
+  // The dotted name is built only for a field that is reported, not per model on the hot path.
   if (!isObject(value)) {
-    unreadable.push(where);
+    unreadable.push(model === undefined ? prefix : `${prefix}.${model}`);
     Object.assign(sums, allUnknown());
     return;
   }
@@ -82,6 +83,7 @@ function addReading(sums: ClassValues, classes: readonly (readonly [string, Toke
     return;
   }
   const reading = readUsage(schema as z.ZodObject<z.ZodRawShape>, value);
+  const where = model === undefined ? prefix : `${prefix}.${model}`;
   for (const field of reading.unreadable) unreadable.push(`${where}.${field}`);
   for (let i = 0; i < classes.length; i++) {
     const [field, cls] = classes[i]!;
@@ -100,11 +102,12 @@ export function claudeUsage(result: { modelUsage?: unknown; usage?: unknown; tot
   const cost = costReadable ? costValue : null;
   const raw = { usage: usage ?? null, modelUsage: modelUsage ?? null };
   const sums: ClassValues = {};
-  if (modelUsage !== undefined && !(isObject(modelUsage) && Object.keys(modelUsage).length === 0)) {
-    if (!isObject(modelUsage)) addReading(sums, MODEL_USAGE_CLASSES, ModelUsageEntry, modelUsage, 'modelUsage', unreadable);
-    else for (const [model, entry] of Object.entries(modelUsage)) addReading(sums, MODEL_USAGE_CLASSES, ModelUsageEntry, entry, `modelUsage.${model}`, unreadable);
+  const models = isObject(modelUsage) ? Object.keys(modelUsage) : undefined;
+  if (modelUsage !== undefined && !(models !== undefined && models.length === 0)) {
+    if (models === undefined) addReading(sums, MODEL_USAGE_CLASSES, ModelUsageEntry, modelUsage, 'modelUsage', undefined, unreadable);
+    else for (let i = 0; i < models.length; i++) addReading(sums, MODEL_USAGE_CLASSES, ModelUsageEntry, (modelUsage as Record<string, unknown>)[models[i]!], 'modelUsage', models[i], unreadable);
   } else if (usage !== undefined) {
-    addReading(sums, RESULT_USAGE_CLASSES, ResultUsage, usage, 'usage', unreadable);
+    addReading(sums, RESULT_USAGE_CLASSES, ResultUsage, usage, 'usage', undefined, unreadable);
   } else {
     return { tokens: null, raw: null, cost, unreadable };
   }
