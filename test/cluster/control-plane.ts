@@ -38,7 +38,8 @@ export function clusterBinaries(): string {
   return execFileSync(join(import.meta.dirname, 'build', 'binaries.sh'), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
 }
 
-function kubeconfig(server: string, caCert: string, user: string, cert: string, key: string): string {
+/** A kubeconfig with the client certificate embedded (components, the admin, a real node's kubelet and kube-proxy). */
+export function kubeconfig(server: string, caCert: string, user: string, cert: string, key: string): string {
   const b64 = (file: string) => readFileSync(file).toString('base64');
   return stringify({
     apiVersion: 'v1',

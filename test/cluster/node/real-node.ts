@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { startProcess, waitFor } from '../processes.ts';
 import type { Managed } from '../processes.ts';
+import { kubeconfig } from '../control-plane.ts';
 
 export const STATE_ROOT = '/run/tcab-real-node';
 export const REGISTRY = 'registry.tcab.test:5000';
@@ -358,18 +359,6 @@ export function sweepStaleNodes(): string[] {
   }
   withHostLock(() => restoreHost());
   return swept;
-}
-
-function kubeconfig(server: string, caCert: string, user: string, cert: string, key: string): string {
-  const b64 = (file: string) => readFileSync(file).toString('base64');
-  return stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'tcab-test', cluster: { server, 'certificate-authority-data': b64(caCert) } }],
-    users: [{ name: user, user: { 'client-certificate-data': b64(cert), 'client-key-data': b64(key) } }],
-    contexts: [{ name: 'tcab-test', context: { cluster: 'tcab-test', user } }],
-    'current-context': 'tcab-test',
-  });
 }
 
 function clientCert(dir: string, name: string, subject: string, ca: { cert: string; key: string }): { cert: string; key: string } {
