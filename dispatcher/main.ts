@@ -46,7 +46,7 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
 
   const api = buildApi({
     store: kubeHarnessConfigStore(config),
-    slugs: () => [...listHarnesses().map((h) => h.manifest.slug), 'gg'],
+    slugs: () => listHarnesses().map((h) => h.manifest.slug),
     token: () => {
       try {
         return readFileSync(settings.TCAB_API_TOKEN_FILE, 'utf8').trim();

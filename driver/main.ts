@@ -38,7 +38,7 @@ export function specFromEnvironment(env: Readonly<Record<string, string | undefi
 
 /** An unknown harness is an invalid spec (exit 2), found before anything is installed or any credential read. */
 export function checkHarnessExists(slug: string, root?: string): void {
-  const known = [...listHarnesses(root).map((h) => h.manifest.slug), 'gg'];
+  const known = listHarnesses(root).map((h) => h.manifest.slug);
   if (!known.includes(slug)) throw new InvalidInputError('run spec', `harness: "${slug}" is not a harness (known: ${known.join(', ')})`);
 }
 

@@ -25,6 +25,6 @@ export async function startOfflineStub(manifest: HarnessManifest, _spec: RunSpec
   }
   // Tools such as Claude Code's Read take absolute paths: the script names the run's workspace.
   const workdir = runDirsFor(runBase, runId).workspace;
-  const server = await startStubModelServer({ script: renderScript(defaultScriptFor(manifest.stub_wire), { workdir }) });
+  const server = await startStubModelServer({ script: renderScript(manifest.stub_script ?? defaultScriptFor(manifest.stub_wire), { workdir }) });
   return { baseUrl: server.url, apiKey: STUB_API_KEY, server, close: () => server.close() };
 }

@@ -9,8 +9,7 @@ import { addTokens } from '../shared/usage.ts';
 import type { TokenUsage } from '../shared/usage.ts';
 import { systemClock } from '../shared/translate/session.ts';
 import type { Clock } from '../shared/translate/session.ts';
-import { getHarness, loadAdapter } from '../harnesses/registry.ts';
-import { ggAdapter, ggDescriptor } from '../harnesses/gg/adapter.ts';
+import { getHarness, loadAdapter, manifestForModel } from '../harnesses/registry.ts';
 import { resolveAuth } from '../shared/auth.ts';
 import { credentialPresenceChecker, materializeCredentials } from './credentials.ts';
 import type { CredentialSource } from './credentials.ts';
@@ -105,10 +104,9 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
       const problem = await localTestCaseProblem(testCaseSource.local.path);
       if (problem) throw new StageFailure('init_test_case', 'infrastructure', `test case: ${problem}`);
     }
-    // gg is the project's own harness: no manifest file, no install; its descriptor depends on the model.
-    const isGg = spec.harness === 'gg';
-    manifest = isGg ? ggDescriptor(spec.model) : getHarness(spec.harness, options.harnessesRoot).manifest;
-    const adapter: HarnessAdapter = isGg ? ggAdapter() : await loadAdapter(spec.harness, options.harnessesRoot);
+    // A built-in harness's manifest may depend on the model (gg: that provider's key and wire).
+    manifest = manifestForModel(getHarness(spec.harness, options.harnessesRoot), spec.model);
+    const adapter: HarnessAdapter = await loadAdapter(spec.harness, options.harnessesRoot);
     usageScope = adapter.usageScope ?? 'session';
 
     // Auth is resolved before anything is installed: an unavailable harness fails before a session is spent.
@@ -158,8 +156,9 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
       timings,
     };
 
-    if (!isGg) await installHarness(ctx, manifest);
-    const binary = isGg ? process.execPath : installedBinary(manifest, dirs.prefix);
+    // A built-in installs nothing: its entry point runs on this Node.
+    if (manifest.install) await installHarness(ctx, manifest);
+    const binary = manifest.install ? installedBinary(manifest, dirs.prefix) : process.execPath;
     harnessVersion = await probeHarness(ctx, manifest, binary);
     await pendingCredentials?.();
     if (options.homeFiles) await writeHomeFiles(dirs.home, options.user, Object.entries(options.homeFiles).map(([path, content]) => ({ path, content })));

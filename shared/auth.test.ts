@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { apiKeyOverrideVariable, authModeVariable, GG_AUTH, resolveAuth } from './auth.ts';
+import { apiKeyOverrideVariable, authModeVariable, resolveAuth } from './auth.ts';
 import type { ManifestAuth } from './auth.ts';
 import { InvalidInputError } from './errors.ts';
-import { listHarnesses } from '../harnesses/registry.ts';
+import { getHarness, listHarnesses, manifestForModel } from '../harnesses/registry.ts';
 
 const BOTH: ManifestAuth = {
   modes: ['subscription', 'api-key'],
@@ -45,7 +45,13 @@ describe('resolveAuth: modes, overrides and precedence', () => {
   });
 
   it('gg takes the first provider key present', () => {
-    expect(resolveAuth(GG_AUTH, 'gg', { env: { OPENAI_API_KEY: 'k' }, credentialFilePresent: files(false) })).toMatchObject({ available: true, keyVar: 'OPENAI_API_KEY' });
+    expect(resolveAuth(getHarness('gg').manifest.auth, 'gg', { env: { OPENAI_API_KEY: 'k' }, credentialFilePresent: files(false) })).toMatchObject({ available: true, keyVar: 'OPENAI_API_KEY' });
+  });
+
+  it('gg for one model takes only that provider\'s key', () => {
+    const claude = manifestForModel(getHarness('gg'), 'claude-sonnet-4-5').auth;
+    expect(resolveAuth(claude, 'gg', { env: { OPENAI_API_KEY: 'k' }, credentialFilePresent: files(false) })).toMatchObject({ available: false, reason: 'set ANTHROPIC_API_KEY or TCAB_API_KEY_GG' });
+    expect(resolveAuth(claude, 'gg', { env: { ANTHROPIC_API_KEY: 'k' }, credentialFilePresent: files(false) })).toMatchObject({ available: true, keyVar: 'ANTHROPIC_API_KEY', injectAs: 'TCAB_GG_API_KEY' });
   });
 });
 

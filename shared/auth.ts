@@ -104,9 +104,3 @@ export function resolveAuth(auth: ManifestAuth, slug: string, inputs: AuthInputs
   const hints = [supports('api-key') ? keyHint(slug, auth) : undefined, supports('subscription') ? signInHint(auth) : undefined].filter(Boolean);
   return { ...base, available: false, mode: null, reason: hints.join(', or ') };
 }
-
-/** gg (the project's own harness) has no manifest: it takes an API key for the provider its model id names. */
-export const GG_AUTH: ManifestAuth = {
-  modes: ['api-key'],
-  api_key: { host_vars: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENROUTER_API_KEY'], inject_as: 'TCAB_GG_API_KEY', inject_env: {} },
-};

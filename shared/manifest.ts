@@ -2,6 +2,7 @@
 // Everything other parts need to know about a harness without running it lives here (install, probe, auth
 // capabilities, offline switches); the imperative half (invocation, translation, usage) is the adapter.
 import { z } from 'zod';
+import { StubScript } from './stub-script.ts';
 
 export const AUTH_MODES = ['subscription', 'api-key'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
@@ -37,6 +38,7 @@ export const HarnessManifest = z.strictObject({
   docs_url: z.url(),
   min_supported: semverish,
   latest_validated: semverish,
+  /** Where the CLI comes from; every harness.toml has it. Absent exactly when `builtin` is set. */
   install: z.strictObject({
     /** npm package the CLI ships in; installs always take its newest published release. */
     npm_package: z.string().min(1).optional(),
@@ -49,7 +51,12 @@ export const HarnessManifest = z.strictObject({
      * published for both packages (registries lag on platform packages), which replaces `@latest` in command.
      */
     platform_package: z.string().min(1).optional(),
-  }),
+  }).optional(),
+  /**
+   * A harness that ships with tcab as code (gg): nothing is installed, its entry module runs on the driver's own
+   * Node (argv[0] of the version command and the invocation stands for it). Set by a descriptor, not a file.
+   */
+  builtin: z.strictObject({ entry: z.string().min(1) }).optional(),
   /** argv of the probe: must never start a session or anything that could cost money. */
   version_command: z.array(z.string().min(1)).min(1),
   /** First capture group = the version, searched in the probe's stdout. */
@@ -65,11 +72,16 @@ export const HarnessManifest = z.strictObject({
   model_ids: z.enum(['anthropic', 'openai', 'google', 'qwen', 'openrouter', 'mixed', 'vendor']),
   /** The stub wire format used by verify and the offline demo; absent when the CLI cannot run offline. */
   stub_wire: z.enum(['anthropic-messages', 'openai-responses', 'openai-chat', 'gemini']).optional(),
+  /** The offline demo's conversation, when the wire's default script names tools this harness does not have. */
+  stub_script: StubScript.optional(),
   /** Static environment for every session: telemetry/update switches that keep a run offline and quiet. */
   env: z.record(envName, z.string()).default({}),
   /** Why the CLI cannot be driven offline here, when it cannot. */
   offline_note: z.string().optional(),
 }).superRefine((m, ctx) => {
+  if ((m.install === undefined) === (m.builtin === undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['install'], message: 'required, unless the harness is built in (then it must be absent)' });
+  }
   if (m.auth.modes.includes('api-key') && !m.auth.api_key) {
     ctx.addIssue({ code: 'custom', path: ['auth', 'api_key'], message: 'required when auth.modes has "api-key"' });
   }

@@ -8,7 +8,7 @@ import { RunSpec } from '../../shared/run.ts';
 import type { RunSpecInput } from '../../shared/run.ts';
 import { InvalidInputError } from '../../shared/errors.ts';
 import { formatIssues } from '../../shared/zod-issues.ts';
-import { getHarness } from '../../harnesses/registry.ts';
+import { getHarness, manifestForModel } from '../../harnesses/registry.ts';
 import { executeRun } from '../../driver/run.ts';
 import { resolveRunUser } from '../../driver/run-user.ts';
 import { newRunId } from '../../driver/run-id.ts';
@@ -111,7 +111,7 @@ Exit status: 0 succeeded, 1 harness failed, 2 invalid flags or run spec (e.g. un
       const parsed = RunSpec.safeParse(specFromFlags(options));
       if (!parsed.success) throw new InvalidInputError('run spec', formatIssues(parsed.error));
       const spec = parsed.data;
-      const manifest = getHarness(spec.harness).manifest;
+      const manifest = manifestForModel(getHarness(spec.harness), spec.model);
       const runId = options.runId === undefined ? newRunId() : parseRunId(options.runId, '--run-id');
       // A wrong path is a usage error now, not an init failure after the install.
       const testCaseProblem = options.testCase === undefined ? undefined : await localTestCaseProblem(options.testCase);

@@ -16,7 +16,7 @@ export interface HarnessConfigStore {
 
 export interface ApiOptions {
   store: HarnessConfigStore;
-  /** Every harness slug that exists (registry + gg): unknown slugs are 404. */
+  /** Every harness slug the registry knows: unknown slugs are 404. */
   slugs: () => readonly string[];
   token: () => string;
   metrics: Registry;

@@ -14,8 +14,7 @@
 // passes share one), final status, Pod delete. Kubernetes Events on the Run go out behind them (event-recorder.ts).
 import { CoreV1Api, CustomObjectsApi, makeInformer } from '@kubernetes/client-node';
 import type { CoreV1Event, Informer, KubeConfig, KubernetesObject, V1Pod } from '@kubernetes/client-node';
-import { getHarness } from '../../harnesses/registry.ts';
-import { ggDescriptor } from '../../harnesses/gg/adapter.ts';
+import { getHarness, manifestForModel } from '../../harnesses/registry.ts';
 import { apiKeySources } from '../../shared/auth.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
 import { RunSpec } from '../../shared/run.ts';
@@ -331,7 +330,7 @@ export class Dispatcher {
     }
     let auth;
     try {
-      auth = spec.harness === 'gg' ? ggDescriptor(spec.model).auth : getHarness(spec.harness).manifest.auth;
+      auth = manifestForModel(getHarness(spec.harness), spec.model).auth;
     } catch {
       await this.observe(run, { kind: 'unavailable', reason: `unknown harness "${spec.harness}"`, at: at() });
       return;

@@ -7,9 +7,16 @@ import { OutputTail, StageFailure, stage } from './context.ts';
 import { resolveNewestInstallable } from './newest-version.ts';
 import type { StageContext } from './context.ts';
 
+/** The manifest's install section; a built-in harness has none and never reaches the install stage. */
+function installOf(manifest: HarnessManifest): NonNullable<HarnessManifest['install']> {
+  if (!manifest.install) throw new Error(`${manifest.slug} is built in: it has nothing to install`);
+  return manifest.install;
+}
+
 export function installArgv(manifest: HarnessManifest, prefix: string, registry: string, version?: string): string[] {
-  const pkg = manifest.install.npm_package;
-  return manifest.install.command.map((arg) => {
+  const install = installOf(manifest);
+  const pkg = install.npm_package;
+  return install.command.map((arg) => {
     const filled = arg.replaceAll('{prefix}', prefix).replaceAll('{registry}', registry).replaceAll('{version}', version ?? 'latest');
     return version && pkg && filled === `${pkg}@latest` ? `${pkg}@${version}` : filled;
   });
@@ -17,14 +24,16 @@ export function installArgv(manifest: HarnessManifest, prefix: string, registry:
 
 /** Where the installed CLI lives inside the prefix. */
 export function installedBinary(manifest: HarnessManifest, prefix: string): string {
-  return manifest.install.bin_path ? join(prefix, manifest.install.bin_path) : join(prefix, 'bin', manifest.binary);
+  const { bin_path: binPath } = installOf(manifest);
+  return binPath ? join(prefix, binPath) : join(prefix, 'bin', manifest.binary);
 }
 
 export async function installHarness(ctx: StageContext, manifest: HarnessManifest): Promise<void> {
-  const what = manifest.install.npm_package ?? manifest.binary;
+  const install = installOf(manifest);
+  const what = install.npm_package ?? manifest.binary;
   await stage(ctx, 'install_harness', `installing ${what} (newest release) into ${ctx.dirs.prefix}`, async () => {
     const tail = new OutputTail();
-    const { npm_package: pkg, platform_package: platform } = manifest.install;
+    const { npm_package: pkg, platform_package: platform } = install;
     const version = pkg && platform ? await resolveNewestInstallable(ctx, pkg, platform) : undefined;
     const outcome = await runProcess({
       argv: installArgv(manifest, ctx.dirs.prefix, ctx.npmRegistry, version),

@@ -175,7 +175,7 @@ describe('amp invocation', () => {
   });
 
   it('declares the native binary path and no stub wire', () => {
-    expect(manifest.install.bin_path).toBe('lib/node_modules/@ampcode/cli/node_modules/@ampcode/cli-linux-x64/amp');
+    expect(manifest.install?.bin_path).toBe('lib/node_modules/@ampcode/cli/node_modules/@ampcode/cli-linux-x64/amp');
     expect(manifest.stub_wire).toBeUndefined();
     expect(manifest.offline_note).toMatch(/cannot run against the stub/);
   });

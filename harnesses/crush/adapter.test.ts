@@ -41,7 +41,7 @@ describe('crush invocation', () => {
 
   it('is best-effort, installs from npm and says why it cannot run here', () => {
     expect(manifest.strategy).toBe('best-effort');
-    expect(manifest.install.npm_package).toBe('@charmland/crush');
+    expect(manifest.install?.npm_package).toBe('@charmland/crush');
     expect(manifest.stub_wire).toBeUndefined();
     expect(manifest.offline_note).toMatch(/downloads the real binary from GitHub/);
   });

@@ -1,43 +1,18 @@
-// gg as the driver sees it: no manifest file and no install (spec), a code-built descriptor instead, an
-// invocation that runs gg's entry point on the driver's Node, and a translator for gg's native NDJSON events.
-import { fileURLToPath } from 'node:url';
+// gg as the driver sees it: an invocation that runs gg's entry point on the driver's Node, and a translator for
+// gg's native NDJSON events. Its manifest is the built-in descriptor (descriptor.ts).
 import type { HarnessAdapter, SessionResult, SessionTranslator, StdoutLine } from '../../shared/adapter.ts';
 import type { DraftEvent } from '../../shared/events.ts';
 import { HarnessEvent } from '../../shared/events.ts';
-import type { HarnessManifest } from '../../shared/manifest.ts';
 import type { UsageShape } from '../../shared/usage.ts';
 import { TokenUsage } from '../../shared/usage.ts';
 import { obj, str } from '../../shared/translate/json.ts';
 import { unknownLine } from '../../shared/translate/best-effort.ts';
-import { keyVariableFor, providerFor } from './model.ts';
-
-export const GG_MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+import { GG_MAIN } from './descriptor.ts';
 
 export const GG_USAGE_SHAPE: UsageShape = {
   classes: ['input', 'output', 'cache_read', 'cache_write', 'reasoning'],
   doc: 'AI SDK normalized usage summed per step: inputTokenDetails.noCacheTokens -> input, cacheReadTokens -> cache_read, cacheWriteTokens -> cache_write, outputTokens -> output, outputTokenDetails.reasoningTokens -> reasoning.',
 };
-
-/** gg's descriptor for one model: the key it needs is the one of that model's provider. */
-export function ggDescriptor(model: string): HarnessManifest {
-  const { provider } = providerFor(model);
-  return {
-    slug: 'gg',
-    name: 'gg',
-    strategy: 'structured',
-    binary: 'gg',
-    docs_url: 'https://tcab.dev/docs/gg',
-    min_supported: '0.1.0',
-    latest_validated: '0.1.0',
-    install: { command: ['true'] },
-    version_command: ['gg', GG_MAIN, '--version'],
-    version_pattern: '(\\d+\\.\\d+\\.\\d+)',
-    auth: { modes: ['api-key'], api_key: { host_vars: [keyVariableFor(model)], inject_as: 'TCAB_GG_API_KEY', inject_env: {} } },
-    model_ids: provider === 'anthropic' && !model.includes('/') ? 'anthropic' : provider === 'openai' && !model.includes('/') ? 'openai' : 'mixed',
-    stub_wire: provider === 'anthropic' ? 'anthropic-messages' : provider === 'openai' ? 'openai-responses' : 'openai-chat',
-    env: {},
-  };
-}
 
 class GgTranslator implements SessionTranslator {
   private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
@@ -80,4 +55,9 @@ export function ggAdapter(): HarnessAdapter {
     }),
     createTranslator: () => new GgTranslator(),
   };
+}
+
+/** The registry's entry point for every adapter; gg's needs nothing from its manifest. */
+export default function createAdapter(): HarnessAdapter {
+  return ggAdapter();
 }

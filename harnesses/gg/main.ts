@@ -8,8 +8,7 @@ import { homedir } from 'node:os';
 import { languageModel } from './model.ts';
 import { runAgent } from './loop.ts';
 import type { DraftEvent } from '../../shared/events.ts';
-
-export const GG_VERSION = '0.1.0';
+import { GG_VERSION } from './descriptor.ts';
 
 export async function ggMain(argv: string[]): Promise<number> {
   const program = new Command('gg')

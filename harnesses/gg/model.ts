@@ -7,22 +7,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
-
-export type GgProvider = 'anthropic' | 'openai' | 'openai-compatible';
-
-export function providerFor(model: string): { provider: GgProvider; modelId: string } {
-  if (model.startsWith('anthropic/')) return { provider: 'anthropic', modelId: model.slice('anthropic/'.length) };
-  if (model.startsWith('claude-')) return { provider: 'anthropic', modelId: model };
-  if (model.startsWith('openai/')) return { provider: 'openai', modelId: model.slice('openai/'.length) };
-  if (/^(gpt-|o\d)/.test(model)) return { provider: 'openai', modelId: model };
-  return { provider: 'openai-compatible', modelId: model.replace(/^openrouter\//, '') };
-}
-
-/** The variable a key for this model's provider is conventionally exported under (auth resolution). */
-export function keyVariableFor(model: string): string {
-  const { provider } = providerFor(model);
-  return provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : provider === 'openai' ? 'OPENAI_API_KEY' : 'OPENROUTER_API_KEY';
-}
+import { providerFor } from './descriptor.ts';
 
 export function languageModel(model: string, apiKey: string, baseUrl?: string): LanguageModel {
   const { provider, modelId } = providerFor(model);

@@ -154,8 +154,8 @@ describe('goose invocation', () => {
   });
 
   it('installs with the official script into the prefix and declares no stub wire', () => {
-    expect(manifest.install.npm_package).toBeUndefined();
-    expect(manifest.install.command.join(' ')).toContain("GOOSE_BIN_DIR='{prefix}/bin'");
+    expect(manifest.install?.npm_package).toBeUndefined();
+    expect(manifest.install?.command.join(' ')).toContain("GOOSE_BIN_DIR='{prefix}/bin'");
     expect(manifest.stub_wire).toBeUndefined();
     expect(manifest.offline_note).toMatch(/cannot be installed or run in this sandbox/);
   });

@@ -40,7 +40,7 @@ describe('kilo adapter (OpenCode family)', () => {
   });
 
   it('installs the newest version published for both the CLI and its native package, and writes Kilo’s own config path', () => {
-    expect(manifest.install.platform_package).toBe('@kilocode/cli-linux-x64');
+    expect(manifest.install?.platform_package).toBe('@kilocode/cli-linux-x64');
     const inv = adapter.invocation({ model: 'mock-model', prompt: 'p', workdir: '/w', home: '/h', baseUrl: 'http://127.0.0.1:9' });
     expect(inv.argv.slice(0, 2)).toEqual(['kilo', 'run']);
     expect(inv.files[0]!.path).toBe('.config/kilo/kilo.json');

@@ -1,13 +1,13 @@
 // `tcab harnesses status [--json]`: readiness from configuration alone (spec: "Availability"): which auth mode
-// each harness (and gg) would use here and whether it is available, from environment variables present and
+// each harness would use here and whether it is available, from environment variables present and
 // credential files present on disk. It opens no credential file and starts nothing.
 import { homedir } from 'node:os';
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { listHarnesses } from '../../../harnesses/registry.ts';
 import type { HarnessEntry } from '../../../harnesses/registry.ts';
-import { GG_AUTH, resolveAuth } from '../../../shared/auth.ts';
-import type { AuthInputs, ManifestAuth } from '../../../shared/auth.ts';
+import { resolveAuth } from '../../../shared/auth.ts';
+import type { AuthInputs } from '../../../shared/auth.ts';
 import { credentialPresenceChecker } from '../../../driver/credentials.ts';
 
 export interface StatusRow {
@@ -22,11 +22,7 @@ export interface StatusRow {
 }
 
 export function buildStatusRows(entries: HarnessEntry[], inputs: AuthInputs): StatusRow[] {
-  const all: { slug: string; name: string; auth: ManifestAuth }[] = [
-    ...entries.map((e) => ({ slug: e.manifest.slug, name: e.manifest.name, auth: e.manifest.auth })),
-    { slug: 'gg', name: 'gg (tcab)', auth: GG_AUTH },
-  ];
-  return all.map(({ slug, name, auth }) => {
+  return entries.map(({ manifest: { slug, name, auth } }) => {
     try {
       const r = resolveAuth(auth, slug, inputs);
       if (!r.available) return { slug, name, setting: r.setting, mode: r.mode, available: false, detail: r.reason };
