@@ -42,6 +42,7 @@ const KUBELET_SYSCTLS = ['vm/overcommit_memory', 'vm/panic_on_oom', 'kernel/pani
 const CGROUP_FS = '/sys/fs/cgroup';
 const LOCAL_REGISTRY_PORT = 5000;
 const APISERVER_PORT_IN_NODE = 6443;
+const BRIDGE_SCRIPT = join(import.meta.dirname, 'socket-bridge.ts');
 
 /** The node binaries, built or reused (build/node-binaries.sh; prints the cold/warm time on stderr). */
 export function nodeBinaries(): string {
@@ -74,7 +75,15 @@ export interface RealNode {
   id: string;
   name: string;
   dir: string;
+  /** The node's IP: Pods reach the node (and exposeHostPort's servers) there; it is the Node's InternalIP. */
+  ip: string;
+  /** The registry name Pods' images use (`${registry}/tcab/<name>:<tag>`), served by the node's local registry. */
+  registry: string;
+  /** The local registry's address inside the node's network namespace, for pushes run through nodeArgv/inNode. */
+  registryInNode: string;
+  /** The network namespace's name (`ip netns`) and its path (`nsenter --net=<netnsPath>`). */
   netns: string;
+  netnsPath: string;
   cgroupRoot: string;
   /** The digests the local registry serves for PAUSE_IMAGE, BUSYBOX_IMAGE and COREDNS_IMAGE. */
   digests: { pause: string; busybox: string; coredns: string };
@@ -82,8 +91,15 @@ export interface RealNode {
   processes: Managed[];
   /** The kubelet's log file for a container (CRI format: `<time> <stream> <F|P> <line>`). */
   containerLog(namespace: string, pod: string, uid: string, container: string, restart?: number): string;
-  /** Runs a command inside the node's network namespace. */
+  /** Runs a command inside the node's network namespace (synchronously; returns its stdout). */
   inNode(argv: string[]): string;
+  /** The argv that runs `argv` inside the node's network namespace (for spawn). */
+  nodeArgv(argv: string[]): string[];
+  /**
+   * Makes a TCP server listening on the host's 127.0.0.1:<port> reachable from Pods at `<ip>:<port>` (a socket
+   * bridge per port; idempotent). Returns that `host:port`.
+   */
+  exposeHostPort(port: number): Promise<string>;
   down(): Promise<void>;
 }
 
@@ -213,12 +229,12 @@ interface HostRecord {
 }
 
 /**
- * A machine-wide lock (mkdir is atomic) around the host record: one node's start (state + record) and another's
- * last-one-out restore never interleave. A holder that died is broken after its pid is gone.
+ * A machine-wide lock (mkdir is atomic; a holder that died is broken once its pid is gone). The host lock guards
+ * the host record and the transfer-net allocation: one node's start (state + record) and another's last-one-out
+ * restore never interleave. A sweep lock per stale node keeps two starts from cleaning up the same node at once.
  */
-function withHostLock<T>(fn: () => T): T {
-  const lock = join(STATE_ROOT, 'host.lock');
-  const deadline = Date.now() + 30_000;
+function withLock<T>(lock: string, timeoutMs: number, fn: () => T): T {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
       mkdirSync(lock);
@@ -233,7 +249,7 @@ function withHostLock<T>(fn: () => T): T {
         // no pid file (yet, or any more)
       }
       if (holder > 0 && !alive(holder)) rmSync(lock, { recursive: true, force: true });
-      else if (Date.now() > deadline) throw new Error(`${lock} held by pid ${holder} for 30 s`, { cause: error });
+      else if (Date.now() > deadline) throw new Error(`${lock} held by pid ${holder} for ${timeoutMs / 1000} s`, { cause: error });
       else spawnSync('sleep', ['0.05']);
     }
   }
@@ -243,6 +259,8 @@ function withHostLock<T>(fn: () => T): T {
     rmSync(lock, { recursive: true, force: true });
   }
 }
+
+const withHostLock = <T>(fn: () => T): T => withLock(join(STATE_ROOT, 'host.lock'), 30_000, fn);
 
 function recordHost(): void {
   const file = join(STATE_ROOT, 'host.json');
@@ -352,10 +370,14 @@ export function sweepStaleNodes(): string[] {
   for (const id of readdirSync(STATE_ROOT)) {
     const file = join(STATE_ROOT, id, 'state.json');
     if (!existsSync(file)) continue;
-    const state = JSON.parse(readFileSync(file, 'utf8')) as State;
-    if (alive(state.pid)) continue;
-    cleanupNode(state);
-    swept.push(id);
+    const stale = JSON.parse(readFileSync(file, 'utf8')) as State;
+    if (alive(stale.pid)) continue;
+    // Another start may be sweeping the same node: wait for it (then the state is gone) rather than race it.
+    withLock(join(STATE_ROOT, `${id}.sweep`), 120_000, () => {
+      if (!existsSync(file)) return;
+      cleanupNode(stale);
+      swept.push(id);
+    });
   }
   withHostLock(() => restoreHost());
   return swept;
@@ -429,6 +451,28 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     processes.push(p);
     return p;
   };
+  // Host servers (NATS, stub models) for Pods: the same two bridges per port, the node side on the node IP only
+  // (0.0.0.0 would collide with the namespace's own loopback listeners: the registry, kubelet's healthz, ...).
+  const exposed = new Map<number, Promise<string>>();
+  const exposeHostPort = (port: number): Promise<string> => {
+    if (!Number.isInteger(port) || port < 1 || port > 65535) return Promise.reject(new Error(`exposeHostPort: bad port ${port}`));
+    let done = exposed.get(port);
+    if (!done) {
+      done = (async () => {
+        mkdirSync(join(dir, 'expose'), { recursive: true });
+        const socketPath = join(dir, 'expose', `${port}.sock`);
+        const host = startProcess(`expose-${port}-host`, [process.execPath, BRIDGE_SCRIPT, '--listen', `unix:${socketPath}`, '--to', `tcp:127.0.0.1:${port}`], { logDir, dieWithParent: options.dieWithParent });
+        processes.push(host);
+        await waitFor(`the host side of exposed port ${port}`, async () => readFileSync(host.log, 'utf8').includes('bridging'), { timeoutMs: 20_000, process: host });
+        const inside = start(`expose-${port}-node`, [process.execPath, BRIDGE_SCRIPT, '--listen', `tcp:${NODE_IP}:${port}`, '--to', `unix:${socketPath}`]);
+        await waitFor(`the node side of exposed port ${port}`, async () => readFileSync(inside.log, 'utf8').includes('bridging'), { timeoutMs: 20_000, process: inside });
+        return `${NODE_IP}:${port}`;
+      })();
+      exposed.set(port, done);
+      done.catch(() => exposed.delete(port)); // a failed attempt (port taken in the namespace) may be retried
+    }
+    return done;
+  };
   let stopped = false;
   const down = async () => {
     if (stopped) return;
@@ -454,10 +498,9 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     // from pods, which route to the node's namespace through the bridge: the `kubernetes` Service's endpoint).
     const apiserver = new URL(options.server);
     const apiSocket = join(dir, 'apiserver.sock');
-    const bridgeScript = join(import.meta.dirname, 'socket-bridge.ts');
-    const hostBridge = startProcess('apiserver-bridge-host', [process.execPath, bridgeScript, '--listen', `unix:${apiSocket}`, '--to', `tcp:${apiserver.hostname}:${apiserver.port}`], { logDir, dieWithParent: options.dieWithParent });
+    const hostBridge = startProcess('apiserver-bridge-host', [process.execPath, BRIDGE_SCRIPT, '--listen', `unix:${apiSocket}`, '--to', `tcp:${apiserver.hostname}:${apiserver.port}`], { logDir, dieWithParent: options.dieWithParent });
     processes.push(hostBridge);
-    const nodeBridge = start('apiserver-bridge-node', [process.execPath, bridgeScript, '--listen', `tcp:0.0.0.0:${APISERVER_PORT_IN_NODE}`, '--to', `unix:${apiSocket}`]);
+    const nodeBridge = start('apiserver-bridge-node', [process.execPath, BRIDGE_SCRIPT, '--listen', `tcp:0.0.0.0:${APISERVER_PORT_IN_NODE}`, '--to', `unix:${apiSocket}`]);
     await waitFor('the apiserver bridge', async () => existsSync(apiSocket) && readFileSync(nodeBridge.log, 'utf8').includes('bridging'), { timeoutMs: 20_000, process: nodeBridge });
 
     // The local registry, inside the namespace; images pushed from there too.
@@ -616,13 +659,19 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       id,
       name: options.nodeName,
       dir,
+      ip: NODE_IP,
+      registry: REGISTRY,
+      registryInNode: registryAddress,
       netns: state.netns,
+      netnsPath,
       cgroupRoot: state.cgroupRoot,
       digests,
       timings,
       processes,
       containerLog: (namespace, pod, uid, container, restart = 0) => readFileSync(join(podLogsDir, `${namespace}_${pod}_${uid}`, container, `${restart}.log`), 'utf8'),
       inNode,
+      nodeArgv: inNodeArgv,
+      exposeHostPort,
       down,
     };
   } catch (error) {

@@ -18,8 +18,10 @@ function endpoint(spec: string | undefined, flag: string): Endpoint {
 const listen = endpoint(values.listen, 'listen');
 const to = endpoint(values.to, 'to');
 
-const server = createServer((client: Socket) => {
-  const upstream = 'path' in to ? connect(to.path) : connect(to.port, to.host);
+// Half-open both ways: a client that shuts down its sending side after a request (busybox `nc`, HTTP/1.0
+// clients) still gets the response; each direction's end is passed on by pipe(), and both close after both ends.
+const server = createServer({ allowHalfOpen: true }, (client: Socket) => {
+  const upstream = 'path' in to ? connect({ path: to.path, allowHalfOpen: true }) : connect({ port: to.port, host: to.host, allowHalfOpen: true });
   client.pipe(upstream).pipe(client);
   const close = () => {
     client.destroy();
