@@ -1,9 +1,12 @@
 // The test control plane itself: the apiserver's CRD validation, the controller-manager's Deployment ->
-// ReplicaSet -> Pod and garbage collection, the scheduler's binding, and the process kubelet running pods as
-// written (env from a Secret, a Secret volume at its path and mode, uid 1000, exit codes, Events, deadlines).
-import { readFileSync, statSync } from 'node:fs';
+// ReplicaSet -> Pod and garbage collection, the scheduler's binding, and the real node's kubelet (containerd +
+// runc) running pods as written (env from a Secret, a Secret volume at its path and mode, uid 1000, exit codes,
+// Events, deadlines), read from the container's own process on the host.
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import { realNode } from './real-node-context.ts';
 import { createNamespace, kubectl, waitFor } from './support.ts';
 
 let ns: string;
@@ -13,13 +16,27 @@ beforeAll(async () => {
 });
 afterAll(async () => removeNs());
 
-async function procStatusOnceExeced(pid: number, timeoutMs = 15_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    if (!/^Uid:\s+0\s/m.test(status) || Date.now() > deadline) return status;
-    await new Promise((resolve) => setTimeout(resolve, 20)); // poll interval, not a synchronisation sleep
-  }
+/**
+ * The host pid of a container's first process (its PID 1): the node runs containers in cgroups named by their
+ * container id under its cgroup root (cgroupfs driver), and /proc/<pid>/status's NSpid ends in 1 for that one.
+ */
+function containerPid(containerId: string): number {
+  const id = containerId.replace(/^containerd:\/\//, '');
+  const find = (dir: string): string | undefined => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      if (entry.name === id) return join(dir, entry.name);
+      const found = find(join(dir, entry.name));
+      if (found) return found;
+    }
+    return undefined;
+  };
+  const cgroup = find(join('/sys/fs/cgroup/pids', realNode().cgroupRoot));
+  if (!cgroup) throw new Error(`no cgroup for container ${id} under ${realNode().cgroupRoot}`);
+  const pids = readFileSync(join(cgroup, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+  const init = pids.find((pid) => /\s1$/.test(/^NSpid:.*$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[0] ?? ''));
+  if (init === undefined) throw new Error(`container ${id}: no PID 1 among ${pids.join(', ')}`);
+  return init;
 }
 
 const podsPath = () => `/api/v1/namespaces/${ns}/pods`;
@@ -63,7 +80,7 @@ spec:
   });
 });
 
-describe('controller-manager, scheduler and the process kubelet', () => {
+describe('controller-manager, scheduler and the real node\'s kubelet', () => {
   it('runs a Deployment pod as written, then garbage-collects it with its owner', async () => {
     const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'app-secret', namespace: ns }, stringData: { token: 'fake-token-for-tests', 'config.json': '{"a":1}' } };
     const deployment = {
@@ -80,7 +97,9 @@ describe('controller-manager, scheduler and the process kubelet', () => {
             terminationGracePeriodSeconds: 5,
             containers: [{
               name: 'main',
-              image: 'busybox:1.36',
+              image: realNode().images.busybox,
+              // Always: the kubelet pulls (and says so in its Events) even when another test pulled busybox first.
+              imagePullPolicy: 'Always',
               command: ['sh', '-c', 'trap "exit 0" TERM; while :; do sleep 1; done'],
               env: [{ name: 'APP_TOKEN', valueFrom: { secretKeyRef: { name: 'app-secret', key: 'token' } } }, { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }, { name: 'GREETING', value: 'hello $(POD_NAME)' }],
               volumeMounts: [{ name: 'secret', mountPath: '/etc/tcab-test/secret', readOnly: true }],
@@ -93,17 +112,16 @@ describe('controller-manager, scheduler and the process kubelet', () => {
     expect((await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [secret, deployment] }))).code).toBe(0);
     const [pod] = await waitFor<V1Pod>(podsPath(), (pods) => pods.some((p) => p.status?.containerStatuses?.[0]?.ready === true), 60_000, { labelSelector: 'app=app' });
     expect(pod!.metadata!.ownerReferences![0]).toMatchObject({ kind: 'ReplicaSet', controller: true });
-    expect(pod!.spec!.nodeName).toBe('tcab-node-1');
+    expect(pod!.spec!.nodeName).toBe(realNode().name);
     expect(pod!.status!.phase).toBe('Running');
     expect(pod!.status!.conditions!.find((c) => c.type === 'PodScheduled')!.status).toBe('True');
 
     // The container process itself: its uid, its environment, the Secret at its path with its mode.
-    const pid = Number(pod!.status!.containerStatuses![0]!.containerID!.replace('process://', ''));
-    // The process kubelet reports the container ready once its process exists; the process first sets up its
-    // mount namespace as root and only then execs the command under the pod's uid. Wait for that exec.
-    const status = await procStatusOnceExeced(pid);
+    const pid = containerPid(pod!.status!.containerStatuses![0]!.containerID!);
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     expect(status).toMatch(/^Uid:\s+1000\s+1000\s+1000\s+1000$/m);
-    expect(status).toMatch(/^Groups:\s+2000\s*$/m);
+    // runAsGroup and fsGroup both as supplementary groups (containerd lists the primary gid there too).
+    expect(status).toMatch(/^Groups:\s+1000 2000\s*$/m);
     const environ = Object.fromEntries(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
     expect(environ).toMatchObject({ APP_TOKEN: 'fake-token-for-tests', POD_NAME: pod!.metadata!.name, GREETING: `hello ${pod!.metadata!.name}` });
     const inside = `/proc/${pid}/root/etc/tcab-test/secret`;
@@ -121,7 +139,7 @@ describe('controller-manager, scheduler and the process kubelet', () => {
   });
 
   it('reports exit codes: Succeeded with 0, Failed with the code and reason', async () => {
-    const pod = (name: string, script: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', script] }] } });
+    const pod = (name: string, script: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns }, spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: realNode().images.busybox, command: ['sh', '-c', script] }] } });
     await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [pod('ok', 'exit 0'), pod('fails', 'exit 3')] }));
     const pods = await waitFor<V1Pod>(podsPath(), (all) => ['ok', 'fails'].every((n) => ['Succeeded', 'Failed'].includes(phaseOf(n)(all) ?? '')), 60_000);
     const byName = (n: string) => pods.find((p) => p.metadata?.name === n)!.status!;
@@ -131,10 +149,10 @@ describe('controller-manager, scheduler and the process kubelet', () => {
     expect(byName('fails').containerStatuses![0]!.state!.terminated).toMatchObject({ exitCode: 3, reason: 'Error' });
   });
 
-  it('an unmapped image is ErrImagePull; activeDeadlineSeconds ends a pod as DeadlineExceeded', async () => {
+  it('an image the registry lacks is ErrImagePull; activeDeadlineSeconds ends a pod as DeadlineExceeded', async () => {
     const manifests = [
-      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'no-image', namespace: ns }, spec: { containers: [{ name: 'main', image: 'example.invalid/nothing:1' }] } },
-      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'too-long', namespace: ns }, spec: { restartPolicy: 'Never', activeDeadlineSeconds: 2, terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: 'busybox', command: ['sleep', '600'] }] } },
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'no-image', namespace: ns }, spec: { containers: [{ name: 'main', image: `${realNode().registry}/nothing:1` }] } },
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'too-long', namespace: ns }, spec: { restartPolicy: 'Never', activeDeadlineSeconds: 2, terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: realNode().images.busybox, command: ['sleep', '600'] }] } },
     ];
     await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: manifests }));
     const pods = await waitFor<V1Pod>(podsPath(), (all) => phaseOf('too-long')(all) === 'Failed' && all.some((p) => p.metadata?.name === 'no-image' && p.status?.containerStatuses?.[0]?.state?.waiting?.reason === 'ErrImagePull'), 60_000);

@@ -1,0 +1,100 @@
+// The one real node every cluster test (and test/e2e) runs its Pods on: kubelet + containerd + runc from
+// node/real-node.ts, registered with the shared control plane by global-setup.ts, with the chart's images built
+// from deploy/images (scripts/images/build.sh) and pushed into the node's local registry.
+//
+// What tests get, through `inject('realNode')` (a plain, serialisable object; undefined when TCAB_TEST_CLUSTER is
+// external or k3s, where there is no node of ours):
+//   name        the Node's name; the only node, untainted, so Pods need no nodeSelector or toleration
+//   ip          the node IP (its InternalIP): Pods reach servers the test exposes on it (exposeHostPort below)
+//   netnsPath   `nsenter --net=<netnsPath> -- ...` runs a command inside the node's network namespace
+//   cgroupRoot  the node's cgroup root (cgroupfs driver): a container's processes are in
+//               /sys/fs/cgroup/<hierarchy><cgroupRoot>/kubepods/.../pod<uid>/<container id>
+//   registry    the image prefix Pods use: `${registry}/<name>:<tag>` (registry.tcab.test:5000/tcab)
+//   registryInNode  the same registry as a push target from inside the node's namespace (127.0.0.1:5000/tcab)
+//   imageTag    the tag the chart's images carry (package.json's version, the chart's appVersion)
+//   images      full refs Pods can name:
+//                 driver, dispatcher  deploy/images/Dockerfile.{driver,dispatcher}, built by scripts/images/build.sh
+//                 busybox             Debian's busybox-static (entrypoint /bin/sh)
+//                 shortJob            busybox that sleeps 0.3 s and exits 0 (a stand-in driver where only the
+//                                     dispatcher's decisions are under test)
+//                 longJob             busybox that runs until SIGTERM, then exits 143
+//   exposeSocket  global-setup's control socket (exposeHostPort below talks to it)
+// The nats and npm-cache images are not pushed by default (no cluster test needs them); pushImages() adds them.
+import { execFile } from 'node:child_process';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { inject } from 'vitest';
+
+const exec = promisify(execFile);
+const ROOT = join(import.meta.dirname, '..', '..');
+
+export interface RealNodeContext {
+  name: string;
+  ip: string;
+  netnsPath: string;
+  cgroupRoot: string;
+  registry: string;
+  registryInNode: string;
+  imageTag: string;
+  images: { driver: string; dispatcher: string; busybox: string; shortJob: string; longJob: string };
+  exposeSocket: string;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    realNode: RealNodeContext | undefined;
+  }
+}
+
+/** The real node, or a clear failure where the cluster is not ours (TCAB_TEST_CLUSTER=external|k3s). */
+export function realNode(): RealNodeContext {
+  const node = inject('realNode');
+  if (!node) throw new Error('this test runs Pods on the test suite\'s real node (TCAB_TEST_CLUSTER=local, the default)');
+  return node;
+}
+
+/** The chart's images (driver, dispatcher, nats, npm-cache) global-setup.ts does not push by default. */
+export type ChartImage = 'driver' | 'dispatcher' | 'nats' | 'npm-cache';
+
+/**
+ * Builds (cached: 1-3 s warm) and pushes chart images into the node's registry; returns their refs as Pods name
+ * them. The build runs on the host (a cold build needs the package registries, which the node's namespace does
+ * not reach); the push runs inside the namespace, where the registry listens.
+ */
+export async function pushImages(names: ChartImage[], node: Pick<RealNodeContext, 'netnsPath' | 'registry' | 'registryInNode' | 'imageTag'> = realNode()): Promise<Record<string, string>> {
+  const build = join(ROOT, 'scripts', 'images', 'build.sh');
+  const only = names.join(',');
+  const options = { encoding: 'utf8' as const, maxBuffer: 64 << 20 };
+  await exec(build, ['--only', only, '--tag', node.imageTag], options);
+  await exec('nsenter', [`--net=${node.netnsPath}`, '--', build, '--only', only, '--tag', node.imageTag, '--push', node.registryInNode], options);
+  return Object.fromEntries(names.map((name) => [name, `${node.registry}/${name}:${node.imageTag}`]));
+}
+
+/**
+ * Makes a server on the host's 127.0.0.1:<port> (NATS, a stub model) reachable from Pods; returns the `host:port`
+ * Pods use (the node IP). The bridge belongs to the node (node/real-node.ts exposeHostPort, called by
+ * global-setup.ts on request) and lives as long as the node.
+ */
+export function exposeHostPort(port: number): Promise<string> {
+  const socketPath = realNode().exposeSocket;
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath, method: 'POST', path: `/expose/${port}` }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('end', () => {
+        if (res.statusCode === 200) resolve(body);
+        else reject(new Error(`exposeHostPort(${port}): ${res.statusCode} ${body}`));
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A URL on the host's loopback (http://127.0.0.1:<port>/..., nats://127.0.0.1:<port>) as Pods reach it. */
+export async function podUrl(hostUrl: string): Promise<string> {
+  const url = new URL(hostUrl);
+  if (url.hostname !== '127.0.0.1') throw new Error(`podUrl: ${hostUrl} is not on 127.0.0.1`);
+  const address = await exposeHostPort(Number(url.port));
+  return hostUrl.replace(`//127.0.0.1:${url.port}`, `//${address}`);
+}
