@@ -12,8 +12,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlPlane } from './control-plane.ts';
 import { waitFor } from './processes.ts';
-import { BUSYBOX_IMAGE, CLUSTER_DNS_IP, NODE_IP, STATE_ROOT, TAINT_KEY, internals, hostRecord, sweepStaleNodes } from './node/real-node.ts';
+import { BUSYBOX_IMAGE, CLUSTER_DNS_IP, STATE_ROOT, TAINT_KEY, internals, hostRecord, sweepStaleNodes } from './node/real-node.ts';
 import type { RealNode } from './node/real-node.ts';
+import { RULE_COMMENT_PREFIX, nodeRules } from './node/network.ts';
 import { upPlaneWithRealNode } from './node/with-plane.ts';
 import type { PlaneWithNode } from './node/with-plane.ts';
 
@@ -25,6 +26,18 @@ let node: RealNode;
 let cluster: PlaneWithNode | undefined;
 /** The sysctls as recorded before any live real node's kubelet changed them (what the last node out restores). */
 let sysctlsBefore: Record<string, string | undefined>;
+/** The host's iptables rules (nat and filter) that name no real node, before this file's node started. */
+let hostRulesBefore: string[];
+
+/** The host's rules that name no real node (other test runs' nodes come and go meanwhile; ours are checked apart). */
+function hostRulesOfNoNode(): string[] {
+  const out: string[] = [];
+  for (const table of ['nat', 'filter']) {
+    const listing = execFileSync('iptables', ['-w', '5', '-t', table, '-S'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    out.push(...listing.split('\n').filter((rule) => rule && !rule.includes(RULE_COMMENT_PREFIX)).map((rule) => `${table} ${rule}`));
+  }
+  return out;
+}
 
 const kubectl = (...args: string[]) => execFileSync(join(plane.binDir, 'kubectl'), ['--kubeconfig', plane.kubeconfig, ...args], { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
 const apply = (manifest: object) => execFileSync(join(plane.binDir, 'kubectl'), ['--kubeconfig', plane.kubeconfig, 'apply', '-f', '-'], { input: JSON.stringify(manifest), encoding: 'utf8' });
@@ -103,6 +116,7 @@ async function runPod(name: string, script: string): Promise<{ phase: string; re
 }
 
 beforeAll(async () => {
+  hostRulesBefore = hostRulesOfNoNode();
   cluster = await upPlaneWithRealNode(NODE_NAME);
   ({ plane, node } = cluster);
   process.stderr.write(`real node up: ${JSON.stringify(node.timings)}\n`);
@@ -121,7 +135,7 @@ describe('a real node', () => {
     const n = getJson<{ spec: { taints?: { key: string; effect: string }[] }; status: { nodeInfo: { kubeletVersion: string; containerRuntimeVersion: string }; addresses: { type: string; address: string }[] } }>('node', NODE_NAME);
     expect(n.status.nodeInfo.kubeletVersion).toBe('v1.37.2');
     expect(n.status.nodeInfo.containerRuntimeVersion).toBe('containerd://2.4.2');
-    expect(n.status.addresses).toContainEqual({ type: 'InternalIP', address: NODE_IP });
+    expect(n.status.addresses).toContainEqual({ type: 'InternalIP', address: node.ip });
     expect(n.spec.taints).toContainEqual(expect.objectContaining({ key: TAINT_KEY, effect: 'NoSchedule' }));
   });
 
@@ -141,7 +155,7 @@ describe('a real node', () => {
     const log = node.containerLog(NS, name, pod!.metadata.uid, 'probe');
     expect(pod!.status.phase, log).toBe('Succeeded');
     expect(pod!.spec.nodeName).toBe(NODE_NAME);
-    expect(pod!.status.hostIP).toBe(NODE_IP);
+    expect(pod!.status.hostIP).toBe(node.ip);
     const status = pod!.status.containerStatuses?.[0];
     expect(status?.containerID).toMatch(/^containerd:\/\/[0-9a-f]{64}$/);
     expect(status?.imageID).toBe(`${BUSYBOX_IMAGE.replace(/:[^:/]+$/, '')}@${node.digests.busybox}`);
@@ -266,6 +280,32 @@ describe('a real node', () => {
     }
   });
 
+  it('a Pod resolves registry.npmjs.org through cluster DNS and connects to it on 443, through the node\'s NAT on the host (as the host reaches it)', async () => {
+    const masqueraded = () => {
+      const listing = execFileSync('iptables', ['-w', '5', '-t', 'nat', '-S', 'POSTROUTING', '-v'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      const rule = listing.split('\n').find((line) => line.includes(`${RULE_COMMENT_PREFIX}${node.id}`) && line.includes('MASQUERADE'));
+      return Number(/-c (\d+) \d+/.exec(rule ?? '')?.[1] ?? -1);
+    };
+    const before = masqueraded();
+    expect(before).toBeGreaterThanOrEqual(0);
+    const { phase, report: r, log } = await runPod('egress', [
+      // busybox's own resolver (nslookup) against the Pod's resolv.conf (cluster DNS); IPv4 answers only.
+      'for i in 1 2 3 4 5; do',
+      `  ip=$(nslookup registry.npmjs.org 2>>/tmp/err | sed -n '/^Name:/,$ s/^Address: *//p' | grep -v : | head -n 1)`,
+      '  if [ -n "$ip" ] && nc -w 5 "$ip" 443 -e /bin/true 2>>/tmp/err; then echo tcp=connected; break; fi',
+      'done',
+      'echo "resolved=$ip"',
+      'sed -n "s/^nameserver /nameserver=/p" /etc/resolv.conf',
+      'sed "s/^/error=/" /tmp/err',
+    ].join('\n'));
+    expect(phase, log).toBe('Succeeded');
+    expect(r.get('nameserver')).toEqual([CLUSTER_DNS_IP]);
+    expect(r.get('resolved')?.[0], log).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(r.get('tcp'), log).toEqual(['connected']);
+    // The node's traffic left through the host's MASQUERADE rule for its transfer subnet.
+    expect(masqueraded()).toBeGreaterThan(before);
+  });
+
   it('down() leaves nothing behind: network namespace, cgroups, mounts, processes, state; kubelet\'s sysctls restored', async () => {
     const { dir, netns, cgroupRoot, id } = node;
     await node.down();
@@ -277,8 +317,13 @@ describe('a real node', () => {
     expect(existsSync(dir)).toBe(false);
     expect(existsSync(join(STATE_ROOT, id))).toBe(false);
     // Another live real node on this machine (another test run) defers the restore to the last one standing.
+    // The host's network: no veth, address or iptables rule of this node; no other rule added or removed.
+    expect(execFileSync('ip', ['-o', 'link'], { encoding: 'utf8' })).not.toContain(`th-${id}`);
+    expect(execFileSync('ip', ['-4', '-o', 'addr'], { encoding: 'utf8' })).not.toContain(`${node.ip.replace(/\.2$/, '.1')}/30`);
+    expect(nodeRules((ruleId) => ruleId === id)).toEqual([]);
+    expect(hostRulesOfNoNode()).toEqual(hostRulesBefore);
     const othersLive = hostRecord() !== undefined;
-    const now = Object.fromEntries(internals.KUBELET_SYSCTLS.map((name) => [name, internals.readSysctl(name)]));
+    const now = Object.fromEntries(internals.HOST_SYSCTLS.map((name) => [name, internals.readSysctl(name)]));
     expect(now).toEqual(othersLive ? now : sysctlsBefore);
   });
 });
@@ -311,6 +356,9 @@ describe('after a crash', () => {
       expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).toContain(info!.netns);
       expect(internals.mountsUnder(info!.dir).length).toBeGreaterThan(0);
       expect(internals.hostLeftovers(info!.dir).length).toBeGreaterThan(1);
+      // Its host side: the veth to the host and the NAT/FORWARD rules naming it.
+      expect(execFileSync('ip', ['-o', 'link'], { encoding: 'utf8' })).toContain(`th-${info!.id}@`);
+      expect(nodeRules((ruleId) => ruleId === info!.id).map((r) => r.table).sort()).toEqual(['filter', 'nat']);
 
       // Any node start on this machine (another test run's) sweeps dead owners' nodes too, and a second sweeper waits
       // for the first: either this call swept it or one that ran before it did.
@@ -321,10 +369,12 @@ describe('after a crash', () => {
       for (const hierarchy of internals.cgroupHierarchies()) expect(existsSync(join(hierarchy, info!.cgroupRoot)), hierarchy).toBe(false);
       expect(internals.mountsUnder(info!.dir)).toEqual([]);
       expect(internals.hostLeftovers(info!.dir)).toEqual([]);
+      expect(execFileSync('ip', ['-o', 'link'], { encoding: 'utf8' })).not.toContain(`th-${info!.id}@`);
+      expect(nodeRules((ruleId) => ruleId === info!.id)).toEqual([]);
       expect(existsSync(info!.dir)).toBe(false);
       expect(existsSync(join(STATE_ROOT, info!.id))).toBe(false);
       const othersLive = hostRecord() !== undefined;
-      const now = Object.fromEntries(internals.KUBELET_SYSCTLS.map((name) => [name, internals.readSysctl(name)]));
+      const now = Object.fromEntries(internals.HOST_SYSCTLS.map((name) => [name, internals.readSysctl(name)]));
       expect(now).toEqual(othersLive ? now : recorded);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -1,23 +1,24 @@
 // A real Kubernetes node for the test control plane (issue 20): containerd + runc + the CNI bridge + kubelet, in a
 // network namespace of its own, pulling images from a local registry (crane) that also lives in that namespace.
 //
-// Layout (nothing is given an address outside the node's network namespace; the host gains no interface, route
-// or iptables rule):
-//   host netns:   kube-apiserver on 127.0.0.1:<port>  <-  socket-bridge (unix:<dir>/apiserver.sock -> tcp)
-//   node netns:   socket-bridge (tcp 127.0.0.1:6443 -> unix socket), kubelet (server https://127.0.0.1:6443,
-//                 node IP 198.19.0.2 on lo), containerd (its own root/state/socket under <dir>), crane registry
-//                 on 127.0.0.1:5000 (pods name it registry.tcab.test:5000 through containerd's hosts.toml),
-//                 CNI bridge tcab0 198.18.0.1/24 with host-local IPAM, pods in 198.18.0.0/24.
+// Layout:
+//   host netns:   kube-apiserver on 127.0.0.1:<port>  <-  socket-bridge (unix:<dir>/apiserver.sock -> tcp);
+//                 veth th-<id> 198.19.<n>.1/30 to the node, NAT for its traffic (network.ts).
+//   node netns:   uplink 198.19.<n>.2/30 = the node IP (default route via the host end), socket-bridge (tcp
+//                 0.0.0.0:6443 -> unix socket), kubelet (server https://127.0.0.1:6443), containerd (its own
+//                 root/state/socket under <dir>), crane registry on 127.0.0.1:5000 (pods name it
+//                 registry.tcab.test:5000 through containerd's hosts.toml), CNI bridge tcab0 198.18.0.1/24 with
+//                 host-local IPAM, pods in 198.18.0.0/24 (masqueraded to the node IP on the way out).
 // Everything runs in the host mount namespace (nsenter --net only), so kubelet's volume mounts are visible to
 // containerd and runc. cgroups: cgroupfs driver under /tcab-<id> in every hierarchy (this machine kind boots
 // cgroup v1, hybrid). kubelet rewrites a few host-wide sysctls at start (vm.overcommit_memory, kernel.panic,
-// kernel.panic_on_oops, ...) and makes a few host paths whatever its --root-dir (/var/lib/kubelet/device-plugins,
-// /var/log/containers): the first node records the originals in STATE_ROOT/host.json and the last one to go
-// restores them.
+// kernel.panic_on_oops, ...), Pod egress needs net.ipv4.ip_forward=1, and kubelet makes a few host paths whatever
+// its --root-dir (/var/lib/kubelet/device-plugins, /var/log/containers): the first node records the originals in
+// STATE_ROOT/host.json and the last one to go restores them.
 //
 // Cleanup is idempotent and also runs at start for a node whose owner died (state in STATE_ROOT/<id>/state.json):
 // processes in the node's cgroups, shims and daemons naming its directory, mounts under its directory, its network
-// namespace, cgroups, CNI result cache entries, the sysctls.
+// namespace, its veth and host iptables rules, cgroups, CNI result cache entries, the sysctls.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -26,11 +27,12 @@ import { stringify } from 'yaml';
 import { startProcess, waitFor } from '../processes.ts';
 import type { Managed } from '../processes.ts';
 import { kubeconfig } from '../control-plane.ts';
+import { allocateTransfer, hostResolvers, removeOrphans, removeUplink, setUpUplink } from './network.ts';
+import type { Transfer } from './network.ts';
 
 export const STATE_ROOT = '/run/tcab-real-node';
 export const REGISTRY = 'registry.tcab.test:5000';
 export const POD_CIDR = '198.18.0.0/24';
-export const NODE_IP = '198.19.0.2';
 export const TAINT_KEY = 'tcab.test/real-node';
 export const PAUSE_IMAGE = `${REGISTRY}/tcab/pause:3.10.2`;
 export const BUSYBOX_IMAGE = `${REGISTRY}/tcab/busybox:1.35`;
@@ -39,6 +41,8 @@ export const COREDNS_IMAGE = `${REGISTRY}/tcab/coredns:1.15.0`;
 export const CLUSTER_DNS_IP = '10.0.0.10';
 /** The sysctls kubelet's setupKernelTunables may write (pkg/kubelet/cm/container_manager_linux.go). */
 const KUBELET_SYSCTLS = ['vm/overcommit_memory', 'vm/panic_on_oom', 'kernel/panic', 'kernel/panic_on_oops', 'kernel/keys/root_maxkeys', 'kernel/keys/root_maxbytes'];
+/** Host sysctls a node changes, recorded by the first live node and restored by the last: kubelet's, and forwarding for Pod egress. */
+const HOST_SYSCTLS = [...KUBELET_SYSCTLS, 'net/ipv4/ip_forward'];
 const CGROUP_FS = '/sys/fs/cgroup';
 const LOCAL_REGISTRY_PORT = 5000;
 const APISERVER_PORT_IN_NODE = 6443;
@@ -110,6 +114,8 @@ interface State {
   netns: string;
   cgroupRoot: string;
   cniNetwork: string;
+  /** The node's veth to the host (absent in states of nodes from before it existed). */
+  transfer?: Transfer;
 }
 
 const sh = (argv: string[], options: { input?: string } = {}) =>
@@ -264,11 +270,12 @@ const withHostLock = <T>(fn: () => T): T => withLock(join(STATE_ROOT, 'host.lock
 
 function recordHost(): void {
   const file = join(STATE_ROOT, 'host.json');
-  if (existsSync(file)) return; // another live node (or a crashed one) recorded the originals first
-  const record: HostRecord = {
-    sysctls: Object.fromEntries(KUBELET_SYSCTLS.map((name) => [name, readSysctl(name)])),
-    created: KUBELET_HOST_PATHS.filter((path) => !existsSync(path)),
-  };
+  // Another live node (or a crashed one) may have recorded the originals first: keep them, adding only what an
+  // older record lacks (a node of a previous version did not change it, so its value now is the original).
+  const record: HostRecord = existsSync(file)
+    ? (JSON.parse(readFileSync(file, 'utf8')) as HostRecord)
+    : { sysctls: {}, created: KUBELET_HOST_PATHS.filter((path) => !existsSync(path)) };
+  for (const name of HOST_SYSCTLS) if (!(name in record.sysctls)) record.sysctls[name] = readSysctl(name);
   writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
 }
 
@@ -325,8 +332,10 @@ export function cleanupNode(state: State): void {
     if (mounts.length === 0) break;
     for (const mountPoint of mounts) quiet(['umount', '-l', mountPoint]);
   }
-  // 3. The network namespace (its bridge, veths and iptables rules go with it).
+  // 3. The network namespace (its bridge, veths and iptables rules go with it), the host end of its uplink and the
+  // host's NAT/FORWARD rules naming it.
   quiet(['ip', 'netns', 'del', state.netns]);
+  removeUplink(state.id, state.transfer?.hostIf);
   // 4. cgroups, deepest first, in every hierarchy.
   for (const hierarchy of cgroupHierarchies()) {
     for (const dir of cgroupTree(hierarchy, state.cgroupRoot)) {
@@ -379,7 +388,10 @@ export function sweepStaleNodes(): string[] {
       swept.push(id);
     });
   }
-  withHostLock(() => restoreHost());
+  withHostLock(() => {
+    removeOrphans(new Set(liveStates().map((live) => live.id)));
+    restoreHost();
+  });
   return swept;
 }
 
@@ -433,11 +445,15 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
   const state: State = { id, pid: process.pid, dir, netns: `tcab-${id}`, cgroupRoot: `/tcab-${id}`, cniNetwork: `tcab-${id}` };
   mkdirSync(join(STATE_ROOT, id), { recursive: true });
   // Written before anything exists, so a crash at any later point is swept by the next start.
-  // The host record (sysctls, host paths) is taken under the same lock, before kubelet can change anything.
+  // The host record (sysctls, host paths) is taken under the same lock, before kubelet can change anything, and
+  // so is the transfer subnet (unique among live nodes: several test runs may hold nodes at once).
   withHostLock(() => {
+    state.transfer = allocateTransfer(id, liveStates(id).flatMap((live) => (live.transfer ? [live.transfer.index] : [])));
     writeFileSync(join(STATE_ROOT, id, 'state.json'), `${JSON.stringify(state)}\n`);
     recordHost();
   });
+  const transfer = state.transfer!;
+  const nodeIp = transfer.nodeIp;
   const logDir = join(dir, 'logs');
   for (const d of [dir, logDir, join(dir, 'pki'), join(dir, 'images')]) mkdirSync(d, { recursive: true, mode: 0o700 });
   const processes: Managed[] = [];
@@ -464,9 +480,9 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
         const host = startProcess(`expose-${port}-host`, [process.execPath, BRIDGE_SCRIPT, '--listen', `unix:${socketPath}`, '--to', `tcp:127.0.0.1:${port}`], { logDir, dieWithParent: options.dieWithParent });
         processes.push(host);
         await waitFor(`the host side of exposed port ${port}`, async () => readFileSync(host.log, 'utf8').includes('bridging'), { timeoutMs: 20_000, process: host });
-        const inside = start(`expose-${port}-node`, [process.execPath, BRIDGE_SCRIPT, '--listen', `tcp:${NODE_IP}:${port}`, '--to', `unix:${socketPath}`]);
+        const inside = start(`expose-${port}-node`, [process.execPath, BRIDGE_SCRIPT, '--listen', `tcp:${nodeIp}:${port}`, '--to', `unix:${socketPath}`]);
         await waitFor(`the node side of exposed port ${port}`, async () => readFileSync(inside.log, 'utf8').includes('bridging'), { timeoutMs: 20_000, process: inside });
-        return `${NODE_IP}:${port}`;
+        return `${nodeIp}:${port}`;
       })();
       exposed.set(port, done);
       done.catch(() => exposed.delete(port)); // a failed attempt (port taken in the namespace) may be retried
@@ -488,13 +504,15 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
   };
 
   try {
-    // The network namespace: loopback up, the node IP on lo (CONFIG_DUMMY is not set on this machine kind).
+    // The network namespace: loopback up, the uplink to the host (node IP, default route, NAT on the host).
     sh(['ip', 'netns', 'add', state.netns]);
     sh(['ip', '-n', state.netns, 'link', 'set', 'lo', 'up']);
-    sh(['ip', '-n', state.netns, 'addr', 'add', `${NODE_IP}/32`, 'dev', 'lo']);
+    setUpUplink(state.netns, id, transfer);
+    // Host-wide, recorded in host.json above; the last node out restores it.
+    if (readSysctl('net/ipv4/ip_forward') !== '1') writeFileSync('/proc/sys/net/ipv4/ip_forward', '1');
     mark('netns_ms');
 
-    // The apiserver, reachable at 127.0.0.1:6443 inside the namespace through a Unix socket (and at NODE_IP:6443
+    // The apiserver, reachable at 127.0.0.1:6443 inside the namespace through a Unix socket (and at nodeIp:6443
     // from pods, which route to the node's namespace through the bridge: the `kubernetes` Service's endpoint).
     const apiserver = new URL(options.server);
     const apiSocket = join(dir, 'apiserver.sock');
@@ -596,7 +614,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       cgroupDriver: 'cgroupfs',
       cgroupRoot: state.cgroupRoot,
       containerRuntimeEndpoint: `unix://${socket}`,
-      address: NODE_IP,
+      address: nodeIp,
       port: 10250,
       readOnlyPort: 0,
       healthzBindAddress: '127.0.0.1',
@@ -624,7 +642,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     }));
     const kubelet = start('kubelet', [
       bin('kubelet'), '--config', kubeletConfig, '--kubeconfig', kubeletKubeconfig, '--root-dir', kubeletDir,
-      '--cert-dir', join(pkiDir, 'kubelet-serving'), '--hostname-override', options.nodeName, '--node-ip', NODE_IP, '--v=2',
+      '--cert-dir', join(pkiDir, 'kubelet-serving'), '--hostname-override', options.nodeName, '--node-ip', nodeIp, '--v=2',
     ]);
     const kubectl: Kubectl = (args, input) => execFileSync(join(options.clusterBinDir, 'kubectl'), ['--kubeconfig', options.adminKubeconfig, ...args], { encoding: 'utf8', input, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     await waitFor(`node ${options.nodeName} to be Ready`, async () => kubectl(['get', 'node', options.nodeName, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']) === 'True', { timeoutMs: 90_000, process: kubelet });
@@ -651,7 +669,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       const proxy = start('kube-proxy', [bin('kube-proxy'), '--config', proxyConfig, '--v=2']);
       await waitFor('kube-proxy\'s first iptables sync', async () => /^:KUBE-SERVICES /m.test(inNode(['iptables-save', '-t', 'nat'])), { timeoutMs: 30_000, process: proxy });
       mark('kube_proxy_ms');
-      applyServices(kubectl, options.nodeName);
+      applyServices(kubectl, options.nodeName, nodeIp);
       await waitFor('CoreDNS to be ready', async () => kubectl(['get', 'deployment', 'coredns', '-n', 'kube-system', '-o', 'jsonpath={.status.readyReplicas}']) === '1', { timeoutMs: 120_000, process: kubelet });
       mark('coredns_ms');
     }
@@ -659,7 +677,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       id,
       name: options.nodeName,
       dir,
-      ip: NODE_IP,
+      ip: nodeIp,
       registry: REGISTRY,
       registryInNode: registryAddress,
       netns: state.netns,
@@ -685,11 +703,13 @@ type Kubectl = (args: string[], input?: string) => string;
 
 /**
  * The cluster side of Services: the `kubernetes` Service's endpoint (the control plane runs with
- * --endpoint-reconciler-type=none, so it is written here: NODE_IP:6443, the bridge in the node's namespace) and
+ * --endpoint-reconciler-type=none, so it is written here: nodeIp:6443, the bridge in the node's namespace) and
  * CoreDNS (RBAC, Corefile, Deployment pinned to this node, the kube-dns Service at CLUSTER_DNS_IP). CoreDNS
- * answers cluster names only: there is no `forward`, so no query leaves the node's namespace.
+ * forwards other names to the host's resolver (through the node's NAT, as the host reaches it).
  */
-function applyServices(kubectl: Kubectl, nodeName: string): void {
+function applyServices(kubectl: Kubectl, nodeName: string, nodeIp: string): void {
+  const upstream = hostResolvers();
+  if (upstream.length === 0) process.stderr.write('real node: /etc/resolv.conf names no nameserver a Pod can reach (loopback only): CoreDNS answers cluster names only\n');
   const placement = { nodeSelector: { 'kubernetes.io/hostname': nodeName }, tolerations: [{ key: TAINT_KEY, operator: 'Exists', effect: 'NoSchedule' }] };
   const corefile = [
     '.:53 {',
@@ -700,6 +720,8 @@ function applyServices(kubectl: Kubectl, nodeName: string): void {
     '        pods insecure',
     '        fallthrough in-addr.arpa ip6.arpa',
     '    }',
+    // The host's resolver, reached through the node's NAT as the host reaches it (Pods resolve the registries).
+    ...(upstream.length > 0 ? [`    forward . ${upstream.join(' ')}`] : []),
     '    cache 30',
     '    loop',
     '    loadbalance',
@@ -712,7 +734,7 @@ function applyServices(kubectl: Kubectl, nodeName: string): void {
       kind: 'EndpointSlice',
       metadata: { name: 'kubernetes-tcab-real-node', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes', 'endpointslice.kubernetes.io/managed-by': 'tcab.test-real-node' } },
       addressType: 'IPv4',
-      endpoints: [{ addresses: [NODE_IP], conditions: { ready: true } }],
+      endpoints: [{ addresses: [nodeIp], conditions: { ready: true } }],
       ports: [{ name: 'https', port: APISERVER_PORT_IN_NODE, protocol: 'TCP' }],
     },
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'coredns', namespace: 'kube-system' } },
@@ -810,4 +832,4 @@ function hostLeftovers(dir: string): string[] {
   return [...cniCacheEntriesUnder(dir), ...ours.map((entry) => join(links, entry))];
 }
 
-export const internals = { hostLeftovers,  cgroupHierarchies, cgroupTree, processesNaming, mountsUnder, readSysctl, KUBELET_SYSCTLS };
+export const internals = { hostLeftovers, cgroupHierarchies, cgroupTree, processesNaming, mountsUnder, readSysctl, liveStates, KUBELET_SYSCTLS, HOST_SYSCTLS };
