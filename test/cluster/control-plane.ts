@@ -12,6 +12,15 @@ import { freePort, startProcess, waitFor } from './processes.ts';
 import type { Managed } from './processes.ts';
 
 export const NODE_NAME = 'tcab-node-1';
+/**
+ * ClusterIPs: inside 198.18.0.0/15 (benchmarking space, RFC 2544: collides with nothing this machine routes), clear
+ * of a real node's Pod CIDR 198.18.0.0/24 and its transfer nets in 198.19.0.0/16 (node/network.ts).
+ */
+export const SERVICE_CIDR = '198.18.128.0/20';
+/** The first address of SERVICE_CIDR: the `kubernetes` Service, named in the apiserver's certificate. */
+export const KUBERNETES_SERVICE_IP = '198.18.128.1';
+/** kube-dns's ClusterIP (a real node's CoreDNS; kubelet's clusterDNS). */
+export const CLUSTER_DNS_IP = '198.18.128.10';
 const ROOT = join(import.meta.dirname, '..', '..');
 
 export interface ControlPlane {
@@ -78,7 +87,7 @@ export async function up(options: UpOptions): Promise<ControlPlane> {
     'controller-manager': { user: 'system:kube-controller-manager' },
     scheduler: { user: 'system:kube-scheduler' },
     kubelet: { user: `system:node:${NODE_NAME}`, groups: ['system:nodes'] },
-  });
+  }, [KUBERNETES_SERVICE_IP]);
   mark('pki_ms');
   const processes: Managed[] = [];
   const start = (name: string, argv: string[]) => {
@@ -111,7 +120,7 @@ export async function up(options: UpOptions): Promise<ControlPlane> {
       '--tls-cert-file', pki.serverCert, '--tls-private-key-file', pki.serverKey, '--client-ca-file', pki.caCert,
       '--authorization-mode', 'Node,RBAC', '--enable-admission-plugins', 'NodeRestriction',
       '--service-account-key-file', pki.serviceAccountPub, '--service-account-signing-key-file', pki.serviceAccountKey,
-      '--service-account-issuer', 'https://kubernetes.default.svc.cluster.local', '--service-cluster-ip-range', '10.0.0.0/24',
+      '--service-account-issuer', 'https://kubernetes.default.svc.cluster.local', '--service-cluster-ip-range', SERVICE_CIDR,
       // Loopback cannot back the `kubernetes` Service's endpoints; pods reach the apiserver through KUBERNETES_SERVICE_HOST.
       '--endpoint-reconciler-type', 'none', '--allow-privileged=false', '--profiling=false', '--v=1',
     ]);
@@ -134,7 +143,7 @@ export async function up(options: UpOptions): Promise<ControlPlane> {
       bin('kube-controller-manager'), '--kubeconfig', cmConfig, '--authentication-kubeconfig', cmConfig, '--authorization-kubeconfig', cmConfig,
       '--bind-address', '127.0.0.1', '--secure-port', '0', '--leader-elect=false', '--use-service-account-credentials=true',
       '--service-account-private-key-file', pki.serviceAccountKey, '--root-ca-file', pki.caCert,
-      '--cluster-signing-cert-file', pki.caCert, '--cluster-signing-key-file', pki.caKey,
+      '--cluster-signing-cert-file', pki.caCert, '--cluster-signing-key-file', pki.caKey, '--service-cluster-ip-range', SERVICE_CIDR,
       '--v=1',
     ]);
     const workloads = options.withWorkloads !== false;

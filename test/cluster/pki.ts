@@ -41,13 +41,14 @@ function signed(dir: string, name: string, subject: string, ca: { cert: string; 
 
 const CLIENT_EXT = 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n';
 
-export function createPki(dir: string, identities: Record<string, { user: string; groups?: string[] }>): Pki {
+/** `serviceIps`: the apiserver's addresses as a Service (the `kubernetes` Service's ClusterIP), named in its certificate. */
+export function createPki(dir: string, identities: Record<string, { user: string; groups?: string[] }>, serviceIps: string[] = []): Pki {
   const caKey = join(dir, 'ca.key');
   const caCert = join(dir, 'ca.crt');
   keyPair(caKey);
   openssl(['req', '-x509', '-new', '-key', caKey, '-subj', '/CN=tcab-test-cluster-ca', '-days', '7', '-sha256', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature', '-out', caCert]);
   const ca = { cert: caCert, key: caKey };
-  const sans = ['IP:127.0.0.1', 'IP:0:0:0:0:0:0:0:1', 'IP:10.0.0.1', 'DNS:localhost', 'DNS:kubernetes', 'DNS:kubernetes.default', 'DNS:kubernetes.default.svc', 'DNS:kubernetes.default.svc.cluster.local'];
+  const sans = ['IP:127.0.0.1', 'IP:0:0:0:0:0:0:0:1', ...serviceIps.map((ip) => `IP:${ip}`), 'DNS:localhost', 'DNS:kubernetes', 'DNS:kubernetes.default', 'DNS:kubernetes.default.svc', 'DNS:kubernetes.default.svc.cluster.local'];
   const server = signed(dir, 'apiserver', '/CN=kube-apiserver', ca, `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=${sans.join(',')}\n`);
   const clients = new Map<string, ClientCert>();
   for (const [name, identity] of Object.entries(identities)) {

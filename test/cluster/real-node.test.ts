@@ -10,6 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KUBERNETES_SERVICE_IP } from './control-plane.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { waitFor } from './processes.ts';
 import { BUSYBOX_IMAGE, CLUSTER_DNS_IP, STATE_ROOT, TAINT_KEY, internals, hostRecord, sweepStaleNodes } from './node/real-node.ts';
@@ -228,7 +229,8 @@ describe('a real node', () => {
     });
     apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: NS }, spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] } });
     const clusterIP = kubectl('get', 'service', 'web', '-n', NS, '-o', 'jsonpath={.spec.clusterIP}').trim();
-    expect(clusterIP).toMatch(/^10\.0\.0\.\d+$/);
+    // From the control plane's Service CIDR, 198.18.128.0/20.
+    expect(clusterIP).toMatch(/^198\.18\.(12[89]|13\d|14[0-3])\.\d+$/);
     const fqdn = `web.${NS}.svc.cluster.local`;
     // The client retries until the Service has its endpoint and rules (a deadline inside the container).
     const client = [
@@ -256,6 +258,13 @@ describe('a real node', () => {
     expect(r.get('nameserver')).toEqual([CLUSTER_DNS_IP]);
     expect(r.get('resolved')).toEqual([clusterIP]);
     expect(r.get('body'), JSON.stringify([...r])).toEqual(['hello from web']);
+  });
+
+  it('the `kubernetes` Service (the first address of the Service CIDR) reaches the apiserver, its certificate verified for that address', () => {
+    expect(kubectl('get', 'service', 'kubernetes', '-n', 'default', '-o', 'jsonpath={.spec.clusterIP}').trim()).toBe(KUBERNETES_SERVICE_IP);
+    // From inside the node's namespace, through kube-proxy's rules, with kubectl's own TLS verification.
+    const readyz = node.inNode([join(plane.binDir, 'kubectl'), '--kubeconfig', plane.kubeconfig, '--server', `https://${KUBERNETES_SERVICE_IP}:443`, 'get', '--raw', '/readyz']);
+    expect(readyz).toBe('ok');
   });
 
   it('a Pod reaches a server on the host\'s loopback through exposeHostPort, at the node IP', async () => {

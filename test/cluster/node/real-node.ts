@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { startProcess, waitFor } from '../processes.ts';
 import type { Managed } from '../processes.ts';
-import { kubeconfig } from '../control-plane.ts';
+import { CLUSTER_DNS_IP, kubeconfig } from '../control-plane.ts';
 import { allocateTransfer, hostResolvers, removeOrphans, removeUplink, setUpUplink } from './network.ts';
 import type { Transfer } from './network.ts';
 
@@ -37,8 +37,8 @@ export const TAINT_KEY = 'tcab.test/real-node';
 export const PAUSE_IMAGE = `${REGISTRY}/tcab/pause:3.10.2`;
 export const BUSYBOX_IMAGE = `${REGISTRY}/tcab/busybox:1.35`;
 export const COREDNS_IMAGE = `${REGISTRY}/tcab/coredns:1.15.0`;
-/** The control plane's Service CIDR is 10.0.0.0/24 (control-plane.ts); kube-dns takes .10 of it. */
-export const CLUSTER_DNS_IP = '10.0.0.10';
+/** kube-dns's ClusterIP, .10 of the control plane's Service CIDR (control-plane.ts). */
+export { CLUSTER_DNS_IP };
 /** The sysctls kubelet's setupKernelTunables may write (pkg/kubelet/cm/container_manager_linux.go). */
 const KUBELET_SYSCTLS = ['vm/overcommit_memory', 'vm/panic_on_oom', 'kernel/panic', 'kernel/panic_on_oops', 'kernel/keys/root_maxkeys', 'kernel/keys/root_maxbytes'];
 /** Host sysctls a node changes, recorded by the first live node and restored by the last: kubelet's, and forwarding for Pod egress. */
