@@ -87,6 +87,9 @@ export async function up(options: UpOptions): Promise<ControlPlane> {
     'controller-manager': { user: 'system:kube-controller-manager' },
     scheduler: { user: 'system:kube-scheduler' },
     kubelet: { user: `system:node:${NODE_NAME}`, groups: ['system:nodes'] },
+    // The apiserver's identity towards kubelets (logs, exec, port-forward): kubelet's webhook authorizer asks the
+    // apiserver, which allows system:masters the kubelet API (nodes/proxy, nodes/log, ...).
+    'apiserver-kubelet-client': { user: 'kube-apiserver-kubelet-client', groups: ['system:masters'] },
   }, [KUBERNETES_SERVICE_IP]);
   mark('pki_ms');
   const processes: Managed[] = [];
@@ -119,6 +122,11 @@ export async function up(options: UpOptions): Promise<ControlPlane> {
       '--bind-address', '127.0.0.1', '--advertise-address', '127.0.0.1', '--secure-port', String(apiPort), '--cert-dir', pkiDir,
       '--tls-cert-file', pki.serverCert, '--tls-private-key-file', pki.serverKey, '--client-ca-file', pki.caCert,
       '--authorization-mode', 'Node,RBAC', '--enable-admission-plugins', 'NodeRestriction',
+      // To kubelets (a real node's, at its InternalIP, which the host routes to): our client certificate, and their
+      // serving certificates verified against our CA (a real node's is signed by it for its IP). The Hostname
+      // address a kubelet also reports resolves nowhere.
+      '--kubelet-client-certificate', pki.client('apiserver-kubelet-client').cert, '--kubelet-client-key', pki.client('apiserver-kubelet-client').key,
+      '--kubelet-certificate-authority', pki.caCert, '--kubelet-preferred-address-types', 'InternalIP',
       '--service-account-key-file', pki.serviceAccountPub, '--service-account-signing-key-file', pki.serviceAccountKey,
       '--service-account-issuer', 'https://kubernetes.default.svc.cluster.local', '--service-cluster-ip-range', SERVICE_CIDR,
       // Loopback cannot back the `kubernetes` Service's endpoints; pods reach the apiserver through KUBERNETES_SERVICE_HOST.

@@ -4,6 +4,7 @@
 // containerd and run by runc; the Pod reports its isolation from inside the container, and the kubelet's Events
 // are the real kubelet's.
 import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -258,6 +259,37 @@ describe('a real node', () => {
     expect(r.get('nameserver')).toEqual([CLUSTER_DNS_IP]);
     expect(r.get('resolved')).toEqual([clusterIP]);
     expect(r.get('body'), JSON.stringify([...r])).toEqual(['hello from web']);
+  });
+
+  it('kubectl logs, exec and port-forward reach the kubelet through the apiserver (client certificate, kubelet serving certificate verified)', async () => {
+    // `web` (the Service test's httpd) still runs; `isolation` finished with its report.
+    const uid = getJson<PodJson>('pod', 'isolation', '-n', NS).metadata.uid;
+    const fromFile = node.containerLog(NS, 'isolation', uid, 'probe').split('\n').filter(Boolean).map((line) => line.split(' ').slice(3).join(' '));
+    expect(kubectl('logs', 'isolation', '-n', NS).split('\n').filter(Boolean)).toEqual(fromFile);
+
+    const status = kubectl('exec', 'web', '-n', NS, '--', 'cat', '/proc/1/status');
+    expect(status).toMatch(/^Name:\s+httpd$/m);
+    expect(status).toMatch(/^Pid:\s+1$/m);
+
+    const forward = spawn(join(plane.binDir, 'kubectl'), ['--kubeconfig', plane.kubeconfig, 'port-forward', '-n', NS, 'pod/web', '--address', '127.0.0.1', ':8080'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = once(forward, 'exit');
+    let output = '';
+    forward.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    forward.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    try {
+      let port = 0;
+      await waitFor('kubectl port-forward to listen', async () => {
+        if (forward.exitCode !== null) throw new Error(`kubectl port-forward exited ${forward.exitCode}: ${output}`);
+        port = Number(/Forwarding from 127\.0\.0\.1:(\d+) -> 8080/.exec(output)?.[1] ?? 0);
+        return port > 0;
+      }, { timeoutMs: 30_000 });
+      const response = await fetch(`http://127.0.0.1:${port}/`);
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe('hello from web\n');
+    } finally {
+      forward.kill('SIGTERM');
+      await exited;
+    }
   });
 
   it('the `kubernetes` Service (the first address of the Service CIDR) reaches the apiserver, its certificate verified for that address', () => {

@@ -395,13 +395,15 @@ export function sweepStaleNodes(): string[] {
   return swept;
 }
 
-function clientCert(dir: string, name: string, subject: string, ca: { cert: string; key: string }): { cert: string; key: string } {
+/** A certificate from the control plane's CA: a client's (clientAuth), or with `sans` a server's (serverAuth). */
+function signedCert(dir: string, name: string, subject: string, ca: { cert: string; key: string }, sans?: string[]): { cert: string; key: string } {
   const key = join(dir, `${name}.key`);
   const csr = join(dir, `${name}.csr`);
   const cert = join(dir, `${name}.crt`);
   const ext = join(dir, `${name}.ext`);
   sh(['openssl', 'genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', key]);
-  writeFileSync(ext, 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n');
+  const usage = sans ? `extendedKeyUsage=serverAuth\nsubjectAltName=${sans.join(',')}\n` : 'extendedKeyUsage=clientAuth\n';
+  writeFileSync(ext, `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n${usage}`);
   sh(['openssl', 'req', '-new', '-key', key, '-subj', subject, '-out', csr]);
   sh(['openssl', 'x509', '-req', '-in', csr, '-CA', ca.cert, '-CAkey', ca.key, '-CAcreateserial', '-CAserial', join(dir, 'ca.srl'), '-days', '7', '-sha256', '-extfile', ext, '-out', cert]);
   return { cert, key };
@@ -594,7 +596,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
 
     // kubelet: a client certificate from the control plane's CA, cgroupfs under /tcab-<id>, its own root dir.
     const pkiDir = join(dir, 'pki');
-    const client = clientCert(pkiDir, 'kubelet', `/O=system:nodes/CN=system:node:${options.nodeName}`, { cert: options.caCert, key: options.caKey });
+    const client = signedCert(pkiDir, 'kubelet', `/O=system:nodes/CN=system:node:${options.nodeName}`, { cert: options.caCert, key: options.caKey });
     const kubeletKubeconfig = join(dir, 'kubelet.kubeconfig');
     writeFileSync(kubeletKubeconfig, kubeconfig(`https://127.0.0.1:${APISERVER_PORT_IN_NODE}`, options.caCert, `system:node:${options.nodeName}`, client.cert, client.key), { mode: 0o600 });
     for (const hierarchy of cgroupHierarchies()) {
@@ -603,6 +605,8 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       // A new cpuset cgroup has no CPUs or memory nodes: copy the root's, or nothing can join it.
       if (existsSync(join(cg, 'cpuset.cpus'))) for (const f of ['cpuset.cpus', 'cpuset.mems']) writeFileSync(join(cg, f), readFileSync(join(hierarchy, f), 'utf8').trim());
     }
+    // Its serving certificate, from the same CA for the node IP: the apiserver verifies it (logs, exec, port-forward).
+    const serving = signedCert(pkiDir, 'kubelet-serving', `/CN=${options.nodeName}`, { cert: options.caCert, key: options.caKey }, [`IP:${nodeIp}`, `DNS:${options.nodeName}`]);
     const kubeletDir = join(dir, 'kubelet');
     const podLogsDir = join(dir, 'pod-logs');
     mkdirSync(kubeletDir, { recursive: true });
@@ -617,6 +621,8 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       address: nodeIp,
       port: 10250,
       readOnlyPort: 0,
+      tlsCertFile: serving.cert,
+      tlsPrivateKeyFile: serving.key,
       healthzBindAddress: '127.0.0.1',
       healthzPort: 10248,
       authentication: { anonymous: { enabled: false }, webhook: { enabled: true }, x509: { clientCAFile: options.caCert } },
@@ -642,13 +648,13 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     }));
     const kubelet = start('kubelet', [
       bin('kubelet'), '--config', kubeletConfig, '--kubeconfig', kubeletKubeconfig, '--root-dir', kubeletDir,
-      '--cert-dir', join(pkiDir, 'kubelet-serving'), '--hostname-override', options.nodeName, '--node-ip', nodeIp, '--v=2',
+      '--hostname-override', options.nodeName, '--node-ip', nodeIp, '--v=2',
     ]);
     const kubectl: Kubectl = (args, input) => execFileSync(join(options.clusterBinDir, 'kubectl'), ['--kubeconfig', options.adminKubeconfig, ...args], { encoding: 'utf8', input, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     await waitFor(`node ${options.nodeName} to be Ready`, async () => kubectl(['get', 'node', options.nodeName, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']) === 'True', { timeoutMs: 90_000, process: kubelet });
     mark('ready_ms');
     if (options.withServices !== false) {
-      const proxyClient = clientCert(pkiDir, 'kube-proxy', '/CN=system:kube-proxy', { cert: options.caCert, key: options.caKey });
+      const proxyClient = signedCert(pkiDir, 'kube-proxy', '/CN=system:kube-proxy', { cert: options.caCert, key: options.caKey });
       const proxyKubeconfig = join(dir, 'kube-proxy.kubeconfig');
       writeFileSync(proxyKubeconfig, kubeconfig(`https://127.0.0.1:${APISERVER_PORT_IN_NODE}`, options.caCert, 'system:kube-proxy', proxyClient.cert, proxyClient.key), { mode: 0o600 });
       const proxyConfig = join(dir, 'kube-proxy-config.yaml');
