@@ -14,7 +14,7 @@ if (command === 'sweep') {
   const { plane, planeDir, node, nodeBinDir: binDir, down } = await upPlaneWithRealNode(process.env.TCAB_REAL_NODE_NAME ?? 'tcab-real-node-1');
   process.stderr.write(`real node up: ${JSON.stringify(node.timings)}\n`);
   process.stdout.write(`export KUBECONFIG=${plane.kubeconfig} PATH=${plane.binDir}:${binDir}:$PATH\n`);
-  process.stdout.write(`${JSON.stringify({ id: node.id, dir: node.dir, netns: node.netns, cgroupRoot: node.cgroupRoot, planeDir, kubeconfig: plane.kubeconfig, binDir: plane.binDir })}\n`);
+  process.stdout.write(`${JSON.stringify({ id: node.id, ip: node.ip, dir: node.dir, netns: node.netns, cgroupRoot: node.cgroupRoot, planeDir, kubeconfig: plane.kubeconfig, binDir: plane.binDir })}\n`);
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
