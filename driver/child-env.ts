@@ -8,6 +8,11 @@ export const NETWORK_PASSTHROUGH = [
   'NODE_EXTRA_CA_CERTS',
   'SSL_CERT_FILE',
   'SSL_CERT_DIR',
+  // Tools that take their own CA bundle variable instead of OpenSSL's (git, curl, python requests, pip).
+  'GIT_SSL_CAINFO',
+  'CURL_CA_BUNDLE',
+  'REQUESTS_CA_BUNDLE',
+  'PIP_CERT',
   'HTTPS_PROXY',
   'HTTP_PROXY',
   'NO_PROXY',

@@ -28,10 +28,12 @@ describe('buildDriverPod', () => {
     expect(pod.metadata!.ownerReferences).toEqual([{ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', name: 'fix-bug-17', uid: run.uid, controller: true, blockOwnerDeletion: true }]);
   });
 
-  it('is hardened: non-root 1000, no escalation, no capabilities, RuntimeDefault seccomp, no service-account token', () => {
+  it('is hardened: non-root 1000, no escalation, no capabilities, RuntimeDefault seccomp, a read-only root (scratch on the /tmp emptyDir), no service-account token', () => {
     expect(pod.spec!.automountServiceAccountToken).toBe(false);
     expect(pod.spec!.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } });
-    expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: false, capabilities: { drop: ['ALL'] } });
+    expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    expect(pod.spec!.volumes).toContainEqual({ name: 'tmp', emptyDir: {} });
+    expect(container.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
     expect(pod.spec!.activeDeadlineSeconds).toBe(900 + 120);
   });
 
@@ -107,18 +109,19 @@ describe('driver Pods and caller-chosen harness slugs (issue 19)', () => {
 describe('driver Pods and the chart extra CA (issue 20)', () => {
   const withCa = dispatcherConfig({ TCAB_DRIVER_EXTRA_CA: JSON.stringify({ configMap: 'tcab-extra-ca', key: 'proxy-ca.pem' }) });
 
-  it('mount the TCAB_DRIVER_EXTRA_CA ConfigMap key read-only at /etc/tcab/extra-ca/ca.crt, and NODE_EXTRA_CA_CERTS names it (SSL_CERT_FILE stays unset)', () => {
+  it('mount the TCAB_DRIVER_EXTRA_CA ConfigMap key read-only at /etc/tcab/extra-ca/ca.crt; NODE_EXTRA_CA_CERTS names it, the non-Node tools\' variables the merged bundle the driver writes on /tmp', () => {
     const pod = buildDriverPod(run, spec, withCa, []);
     const container = pod.spec!.containers[0]!;
     expect(pod.spec!.volumes).toContainEqual({ name: 'extra-ca', configMap: { name: 'tcab-extra-ca', items: [{ key: 'proxy-ca.pem', path: 'ca.crt' }] } });
     expect(container.volumeMounts).toContainEqual({ name: 'extra-ca', mountPath: '/etc/tcab/extra-ca', readOnly: true });
     expect(container.env).toContainEqual({ name: 'NODE_EXTRA_CA_CERTS', value: '/etc/tcab/extra-ca/ca.crt' });
-    expect(container.env!.map((e) => e.name)).not.toContain('SSL_CERT_FILE');
+    expect(container.env).toContainEqual({ name: 'TCAB_CA_BUNDLE', value: '/tmp/.tcab-ca/ca-certificates.crt' });
+    for (const name of ['SSL_CERT_FILE', 'GIT_SSL_CAINFO', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE', 'PIP_CERT']) expect(container.env).toContainEqual({ name, value: '/tmp/.tcab-ca/ca-certificates.crt' });
   });
 
   it('without the variable, driver Pods have no extra CA volume, mount or variable', () => {
     const pod = buildDriverPod(run, spec, config, []);
-    expect(JSON.stringify(pod)).not.toMatch(/extra-ca|NODE_EXTRA_CA_CERTS/);
+    expect(JSON.stringify(pod)).not.toMatch(/extra-ca|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|TCAB_CA_BUNDLE/);
   });
 
   it('a TCAB_DRIVER_EXTRA_CA that is not {configMap, key} stops the dispatcher naming the variable', () => {

@@ -1,7 +1,9 @@
 // The driver Pod for a claimed Run, built as data (pure). Deterministic name + owner reference to the Run, so a
 // dispatcher that dies between claim and create never makes two Pods (the second create gets 409) and deleting
 // the Run garbage-collects its Pod. Hardened: non-root uid 1000, no privilege escalation, all capabilities
-// dropped, RuntimeDefault seccomp, no service-account token (the driver holds no Kubernetes credentials).
+// dropped (the driver is already the unprivileged run user, so it never changes uid), RuntimeDefault seccomp, a
+// read-only root filesystem (HOME, the run root, npm's cache and installs are all under /tmp, an emptyDir), no
+// service-account token (the driver holds no Kubernetes credentials).
 // API keys come by secretKeyRef; a harness's subscription Secret is mounted read-only, keyed by basename.
 import type { V1EnvVar, V1Pod, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { RunSpec } from '../../shared/run.ts';
@@ -16,6 +18,14 @@ export const CREDENTIALS_MOUNT = '/var/run/tcab/credentials';
 /** Where driver Pods find the chart's extra CA (the same path the dispatcher and npm-cache Pods use). */
 export const EXTRA_CA_DIR = '/etc/tcab/extra-ca';
 export const EXTRA_CA_PATH = `${EXTRA_CA_DIR}/ca.crt`;
+/**
+ * The system CAs plus the extra ones, written by the driver at start (driver/extra-ca.ts) on its scratch volume:
+ * the file non-Node tools read. Their variables replace the system bundle rather than add to it, so they must
+ * name a merged file, which only the running container can make (the image's bundle is not the chart's to read).
+ */
+export const CA_BUNDLE_PATH = '/tmp/.tcab-ca/ca-certificates.crt';
+/** OpenSSL (curl, python's ssl, wget), git (GnuTLS on Debian), python requests, curl's own, pip. */
+export const CA_BUNDLE_VARIABLES = ['SSL_CERT_FILE', 'GIT_SSL_CAINFO', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE', 'PIP_CERT'] as const;
 
 export interface RunRef {
   namespace: string;
@@ -85,11 +95,13 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
   }
   const extraCa = config.TCAB_DRIVER_EXTRA_CA;
   if (extraCa) {
-    // NODE_EXTRA_CA_CERTS adds to Node's bundled CAs (the driver, npm and Node-based harnesses); SSL_CERT_FILE
-    // would replace the system bundle for everything else, so it stays unset.
+    // NODE_EXTRA_CA_CERTS adds to Node's bundled CAs (the driver, npm and Node-based harnesses). The others
+    // replace the system bundle, so they name the merged one the driver writes from TCAB_CA_BUNDLE before it
+    // starts anything (git for test cases, curl, python in a harness's tools).
     volumes.push({ name: 'extra-ca', configMap: { name: extraCa.configMap, items: [{ key: extraCa.key, path: 'ca.crt' }] } });
     mounts.push({ name: 'extra-ca', mountPath: EXTRA_CA_DIR, readOnly: true });
-    env.push({ name: 'NODE_EXTRA_CA_CERTS', value: EXTRA_CA_PATH });
+    env.push({ name: 'NODE_EXTRA_CA_CERTS', value: EXTRA_CA_PATH }, { name: 'TCAB_CA_BUNDLE', value: CA_BUNDLE_PATH });
+    for (const name of CA_BUNDLE_VARIABLES) env.push({ name, value: CA_BUNDLE_PATH });
   }
   return {
     apiVersion: 'v1',
@@ -114,7 +126,7 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
           image: config.TCAB_DRIVER_IMAGE,
           env,
           resources: { requests: { cpu: config.TCAB_DRIVER_CPU, memory: config.TCAB_DRIVER_MEMORY }, limits: { memory: config.TCAB_DRIVER_MEMORY } },
-          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: false, capabilities: { drop: ['ALL'] } },
+          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
           volumeMounts: mounts,
         },
       ],

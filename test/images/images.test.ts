@@ -160,7 +160,7 @@ describe('npm run images', () => {
 
   it('driver: the entry point, uid 1000, and only what the entry point needs', async () => {
     const { config: c } = await config('driver');
-    expect(c.Entrypoint).toEqual(['node', '--max-semi-space-size=16', '/opt/tcab/driver/main.ts']);
+    expect(c.Entrypoint).toEqual(['node', '--max-semi-space-size=16', '--import', '/opt/tcab/driver/ca-bundle.ts', '/opt/tcab/driver/main.ts']);
     expect(c.User).toBe('1000:1000');
     expect(c.Env).toEqual(expect.arrayContaining(['HOME=/tmp/home', 'NODE_ENV=production', 'TCAB_RUN_ROOT=/tmp/tcab']));
 
@@ -168,7 +168,7 @@ describe('npm run images', () => {
     const app = join(root, 'opt', 'tcab');
     const harnesses = readdirSync(join(ROOT, 'harnesses')).filter((h) => existsSync(join(ROOT, 'harnesses', h, 'harness.toml')));
     expect(harnesses.length).toBeGreaterThan(5);
-    const { files, packages } = entryClosure(['driver/main.ts', ...harnesses.flatMap((h) => [`harnesses/${h}/adapter.ts`, `harnesses/${h}/harness.toml`]), 'shared/catalog/models.json']);
+    const { files, packages } = entryClosure(['driver/main.ts', 'driver/ca-bundle.ts', 'driver/stub-models/serve.ts', ...harnesses.flatMap((h) => [`harnesses/${h}/adapter.ts`, `harnesses/${h}/harness.toml`]), 'shared/catalog/models.json']);
     const missing = [...files].filter((f) => !existsSync(join(app, f)));
     expect(missing).toEqual([]);
     for (const p of packages) expect(existsSync(join(app, 'node_modules', p, 'package.json')), p).toBe(true);
@@ -187,7 +187,7 @@ describe('npm run images', () => {
 
   it('driver: its entry point loads every module it imports in the image, then asks for a Run spec', async () => {
     await mounted('driver');
-    const started = await run(BUILDAH, ['run', '--isolation', 'chroot', PREFIX + 'driver', '--', 'node', '--max-semi-space-size=16', '/opt/tcab/driver/main.ts'], { timeoutMs: 60_000 });
+    const started = await run(BUILDAH, ['run', '--isolation', 'chroot', PREFIX + 'driver', '--', 'node', '--max-semi-space-size=16', '--import', '/opt/tcab/driver/ca-bundle.ts', '/opt/tcab/driver/main.ts'], { timeoutMs: 60_000 });
     expect(started.stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|Cannot find/);
     expect(started.stderr).toContain('TCAB_RUN_SPEC'); // the first thing it reads after its imports
     expect(started.code).not.toBe(0);

@@ -1,0 +1,64 @@
+// The stub model server as a process of its own, for a cluster: a Deployment of the driver image runs
+//   node /opt/tcab/driver/stub-models/serve.ts
+// with TCAB_STUB_SCRIPT (a StubScript as JSON) and TCAB_STUB_PORT (default 8080), and driver Pods reach it through
+// a Service (TCAB_BASE_URL_<SLUG>=http://<svc>.<ns>.svc.cluster.local:<port>), as they would a model gateway.
+// The server itself binds loopback only (a stub must never face a real network by accident); here the Pod's own
+// network namespace is the boundary, so a front server on 0.0.0.0 hands requests to it.
+// GET /_stub/tool-results lists what the harnesses' tools returned to the model (tool results, in order): what a
+// command run inside a driver container printed, for tests. Headers are never logged nor listed: they carry
+// whatever API key the harness was given.
+import { createServer, request } from 'node:http';
+import { StubScript } from '../../shared/stub-script.ts';
+import { startStubModelServer } from './server.ts';
+import type { RecordedRequest } from './server.ts';
+
+const script = StubScript.parse(JSON.parse(process.env.TCAB_STUB_SCRIPT ?? '{"steps":[{"text":"Hello from the stub model."}]}'));
+const port = Number(process.env.TCAB_STUB_PORT ?? 8080);
+if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`TCAB_STUB_PORT must be a TCP port, got "${process.env.TCAB_STUB_PORT}"`);
+
+type Json = Record<string, unknown>;
+const text = (content: unknown): string =>
+  typeof content === 'string' ? content : Array.isArray(content) ? content.map((b) => (typeof b === 'object' && b !== null && typeof (b as Json).text === 'string' ? (b as Json).text : '')).join('') : '';
+
+/** Tool results of the last request of each conversation that carried some (Anthropic and OpenAI chat wires). */
+export function toolResults(requests: readonly RecordedRequest[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const r of requests) {
+    const messages = (r.body as Json | undefined)?.messages;
+    if (!Array.isArray(messages)) continue;
+    for (const m of messages as Json[]) {
+      const results: [unknown, string][] = m.role === 'tool' ? [[m.tool_call_id, text(m.content)]] : Array.isArray(m.content) ? (m.content as Json[]).filter((b) => b.type === 'tool_result').map((b) => [b.tool_use_id, text(b.content)]) : [];
+      for (const [id, result] of results) {
+        // A conversation resends its earlier results with every request: each is listed once (by its call id).
+        const key = `${String(id)}\n${result}`;
+        if (!seen.has(key)) out.push(result);
+        seen.add(key);
+      }
+    }
+  }
+  return out;
+}
+
+const stub = await startStubModelServer({ script });
+const front = createServer((req, res) => {
+  if (req.method === 'GET' && req.url === '/_stub/tool-results') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(toolResults(stub.requests)));
+    return;
+  }
+  const upstream = request({ host: '127.0.0.1', port: stub.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(res);
+  });
+  upstream.on('error', (error) => res.destroy(error));
+  req.pipe(upstream);
+});
+await new Promise<void>((resolve) => front.listen(port, '0.0.0.0', resolve));
+process.stdout.write(`stub model server: ${script.steps.length} step(s), listening on 0.0.0.0:${port}\n`);
+const stop = () => {
+  front.close();
+  void stub.close().then(() => process.exit(0));
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

@@ -1,0 +1,408 @@
+// The chart as users install it, on the test suite's real node (kubelet + containerd + runc; test/cluster/
+// real-node-context.ts): the four images built from deploy/images and pushed to the node's registry, named only by
+// `registry.tcab.test:5000/tcab/<name>:<tag>` values as a user names their own registry; the bundled NATS and the
+// npm cache (Verdaccio) enabled, their volumes bound to PersistentVolumes an admin made; the chart's extraCA set to
+// this machine's proxy CA; a stub model server running in the cluster (a Deployment + Service of the driver image,
+// driver/stub-models/serve.ts) that driver Pods reach through cluster DNS, as a real model gateway. Runs go
+// `kubectl apply` -> dispatcher -> driver container -> bundled NATS -> `tcab events follow` outside the cluster (the
+// NATS Service forwarded to loopback) -> Run Succeeded with usage and cost; pull_image/start_container come from
+// the real kubelet's Events. The hardening is read from inside the running containers, a canary API key appears in
+// no event, log, status or Kubernetes Event, and every stage is timed (stages.ts).
+import { spawn } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import type { RunObject } from '../../dispatcher/kube/resources.ts';
+import { createNamespace, kubectl, readRunUntil, runCaptured, waitFor } from '../cluster/support.ts';
+import { pushImages, realNode } from '../cluster/real-node-context.ts';
+import type { RealNodeContext } from '../cluster/real-node-context.ts';
+import { LogCapture, forwardService, inContainer } from './in-cluster.ts';
+import { RunTimeline, runStages } from './stages.ts';
+import type { StreamEvent } from './stages.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const CHART = join(ROOT, 'charts', 'tcab');
+const CANARY = 'sk-ant-fake-e2e-canary-93b1';
+const RELEASE = 'tcab';
+const STUB_PORTS = { gg: 8080, claude: 8081 };
+
+// Read by the gg harness's shell tool inside the driver container (its output goes back to the stub model, which
+// lists it at /_stub/tool-results). /proc/1 is the driver process itself (the container's PID namespace); the shell
+// is its child. key=value lines. No `$(`: Kubernetes would take it for a variable reference in the stub's env.
+const PROBE = [
+  "sed -n 's/^\\(Uid\\|CapPrm\\|CapEff\\|CapBnd\\|CapAmb\\|NoNewPrivs\\|Seccomp\\):[[:space:]]*\\([^[:space:]]*\\).*/driver.\\1=\\2/p' /proc/1/status",
+  "sed -n 's/^\\(CapEff\\|NoNewPrivs\\|Seccomp\\):[[:space:]]*\\([^[:space:]]*\\).*/shell.\\1=\\2/p' /proc/self/status",
+  'if touch /probe-write 2>/dev/null; then echo rootfs=writable; else echo rootfs=readonly; fi',
+  'if touch /tmp/probe-write 2>/dev/null; then echo scratch=writable; else echo scratch=readonly; fi',
+  'if [ -e /var/run/secrets/kubernetes.io/serviceaccount/token ]; then echo token=present; else echo token=absent; fi',
+  'for v in SSL_CERT_FILE GIT_SSL_CAINFO REQUESTS_CA_BUNDLE CURL_CA_BUNDLE; do printenv "$v" | sed "s/^/ca.$v=/"; done',
+  'grep -c "BEGIN CERTIFICATE" /etc/ssl/certs/ca-certificates.crt | sed "s/^/ca.system=/"',
+  'grep -c "BEGIN CERTIFICATE" /etc/tcab/extra-ca/ca.crt | sed "s/^/ca.extra=/"',
+  'grep -c "BEGIN CERTIFICATE" "$SSL_CERT_FILE" | sed "s/^/ca.bundle=/"',
+].join('\n');
+const GG_SCRIPT = { steps: [{ tool: { name: 'shell', args: { command: PROBE } } }, { tool: { name: 'write_file', args: { path: 'hello.txt', content: 'hello\n' } } }, { text: 'Wrote hello.txt.' }] };
+const CLAUDE_SCRIPT = { steps: [{ text: 'Hello from the stub model.' }] };
+
+let node: RealNodeContext;
+let ns: string;
+let removeNs: () => Promise<void>;
+let images: Record<string, string>;
+let logs: LogCapture;
+let pvDir: string;
+let nats: { address: string; close: () => void };
+let stub: { address: string; close: () => void };
+/** Every run's stream as the subscriber got it, for the canary check. */
+const streams: string[] = [];
+const stages: Record<string, Record<string, number>> = {};
+
+const helm = (args: string[]) => runCaptured(join(inject('clusterBinDir'), 'helm'), ['--kubeconfig', inject('kubeconfig'), ...args]);
+const split = (ref: string) => ({ repository: ref.slice(0, ref.lastIndexOf(':')), tag: ref.slice(ref.lastIndexOf(':') + 1) });
+const getJson = async <T>(...args: string[]): Promise<T> => {
+  const out = await kubectl(['get', ...args, '-o', 'json']);
+  if (out.code !== 0) throw new Error(`kubectl get ${args.join(' ')}: ${out.stderr}`);
+  return JSON.parse(out.stdout) as T;
+};
+const report = (text: string) => new Map(text.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const));
+/** A gg shell tool result ({exit_code, output}) as the model got it: the command's output. */
+const shellOutput = (result: string): string => {
+  try {
+    return String((JSON.parse(result) as { output?: unknown }).output ?? '');
+  } catch {
+    return result;
+  }
+};
+
+/** This machine's extra CAs (the TLS-intercepting proxy's): what an operator behind such a proxy puts in extraCA. */
+function proxyCa(): string {
+  const dir = '/usr/local/share/ca-certificates';
+  const pems = readdirSync(dir).filter((f) => f.endsWith('.crt')).map((f) => readFileSync(join(dir, f), 'utf8').trim());
+  if (pems.length === 0) throw new Error(`no extra CA in ${dir}`);
+  return `${pems.join('\n')}\n`;
+}
+
+/** The stub model Deployment + Service: the driver image running driver/stub-models/serve.ts, one container per wire. */
+function stubModels(image: string): object {
+  const container = (name: string, port: number, script: object) => ({
+    name,
+    image,
+    command: ['node', '/opt/tcab/driver/stub-models/serve.ts'],
+    env: [{ name: 'TCAB_STUB_PORT', value: String(port) }, { name: 'TCAB_STUB_SCRIPT', value: JSON.stringify(script) }],
+    ports: [{ name, containerPort: port }],
+    readinessProbe: { httpGet: { path: '/', port }, periodSeconds: 1 },
+    resources: { requests: { cpu: '20m', memory: '64Mi' } },
+    securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+  });
+  const labels = { app: 'stub-models' };
+  return {
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'stub-models', namespace: ns },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: {
+              automountServiceAccountToken: false,
+              securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } },
+              containers: [container('gg', STUB_PORTS.gg, GG_SCRIPT), container('claude', STUB_PORTS.claude, CLAUDE_SCRIPT)],
+            },
+          },
+        },
+      },
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'stub-models', namespace: ns }, spec: { selector: labels, ports: Object.entries(STUB_PORTS).map(([name, port]) => ({ name, port, targetPort: port })) } },
+    ],
+  };
+}
+
+/**
+ * PersistentVolumes for the chart's two StatefulSets (this cluster has no dynamic provisioner, as many on-premises
+ * ones): hostPath directories owned by uid 1000 (fsGroup does not apply to hostPath), each reserved for its claim.
+ */
+function persistentVolumes(): object {
+  const claims = { nats: `data-${RELEASE}-tcab-nats-0`, 'npm-cache': `storage-${RELEASE}-tcab-npm-cache-0` };
+  return {
+    apiVersion: 'v1',
+    kind: 'List',
+    items: Object.entries(claims).map(([name, claim]) => {
+      const path = join(pvDir, name);
+      mkdirSync(path, { recursive: true });
+      chownSync(path, 1000, 1000);
+      chmodSync(path, 0o700);
+      return {
+        apiVersion: 'v1',
+        kind: 'PersistentVolume',
+        metadata: { name: `${ns}-${name}`, labels: { 'tcab.test/e2e': ns } },
+        spec: {
+          capacity: { storage: '20Gi' },
+          accessModes: ['ReadWriteOnce'],
+          persistentVolumeReclaimPolicy: 'Retain',
+          claimRef: { namespace: ns, name: claim },
+          hostPath: { path, type: 'Directory' },
+        },
+      };
+    }),
+  };
+}
+
+interface Followed {
+  events: (StreamEvent & Record<string, unknown>)[];
+  code: number | null;
+  stderr: string;
+  stdout: string;
+}
+
+/** `tcab events follow <run> --json` against the forwarded NATS, from before the Run exists to its result. */
+function follow(runId: string, timeline: RunTimeline, timeoutMs: number): Promise<Followed> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'cli', 'main.ts'), 'events', 'follow', runId, '--nats', `nats://${nats.address}`, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+    child.stdout.on('data', (d: Buffer) => {
+      timeline.markFirstEvent();
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      streams.push(stdout);
+      const events = stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Followed['events'][number]);
+      resolve({ events, code, stderr, stdout });
+    });
+  });
+}
+
+async function applyRun(name: string, spec: object): Promise<void> {
+  const applied = await kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify({ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name }, spec }));
+  expect(applied.code, applied.stderr).toBe(0);
+}
+
+async function finished(name: string, timeoutMs: number): Promise<RunObject> {
+  const [done] = await waitFor<RunObject>(`/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`, (runs) => ['Succeeded', 'Failed'].includes(runs[0]?.status?.phase ?? ''), timeoutMs, { fieldSelector: `metadata.name=${name}` });
+  return done!;
+}
+
+/** One Run from apply to result, timed; returns the stream and the finished Run. */
+async function timedRun(name: string, spec: object, timeoutMs: number): Promise<{ followed: Followed; done: RunObject; stages: Record<string, number> }> {
+  const timeline = await RunTimeline.watch(ns, name);
+  const followed = follow(`${ns}_${name}`, timeline, timeoutMs);
+  timeline.applied();
+  await applyRun(name, spec);
+  const result = await followed;
+  const done = await finished(name, 60_000);
+  timeline.markFinished();
+  const t = timeline.stop();
+  const s = runStages(t, result.events);
+  stages[name] = s;
+  process.stderr.write(`e2e stages ${name}: ${JSON.stringify(s)} (${t.pullMessage ?? 'no Pulled event'})\n`);
+  return { followed: result, done, stages: s };
+}
+
+beforeAll(async () => {
+  const t0 = Date.now();
+  node = realNode();
+  ({ name: ns, remove: removeNs } = await createNamespace('e2e'));
+  logs = new LogCapture(ns);
+  pvDir = mkdtempSync(join(tmpdir(), 'tcab-e2e-pv-'));
+  chmodSync(pvDir, 0o755);
+  // As a user would: build the four images, push them to a registry the cluster pulls from, name it in values.
+  images = await pushImages(['driver', 'dispatcher', 'nats', 'npm-cache'], node);
+  const pushedMs = Date.now() - t0;
+  expect((await kubectl(['apply', '-f', '-'], JSON.stringify(persistentVolumes()))).code).toBe(0);
+  expect((await kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', ns, `--from-literal=anthropic=${CANARY}`])).code).toBe(0);
+  expect((await kubectl(['apply', '-f', '-'], JSON.stringify(stubModels(images.driver!)))).code).toBe(0);
+  const stubUrl = (port: number) => `http://stub-models.${ns}.svc.cluster.local:${port}`;
+  const values = {
+    dispatcher: { image: { ...split(images.dispatcher!), pullPolicy: 'IfNotPresent' }, leaseDurationSeconds: 5 },
+    driver: {
+      image: split(images.driver!),
+      // Small requests: the node has 2 cores, shared with the dispatchers, NATS, Verdaccio and the stub.
+      resources: { cpu: '250m', memory: '1536Mi' },
+      env: { TCAB_BASE_URL_GG: stubUrl(STUB_PORTS.gg), TCAB_BASE_URL_CLAUDE: stubUrl(STUB_PORTS.claude) },
+    },
+    nats: { url: '', credentialsSecret: '', bundled: { enabled: true, image: { ...split(images.nats!), pullPolicy: 'IfNotPresent' }, storage: '1Gi' } },
+    npmCache: { enabled: true, image: { ...split(images['npm-cache']!), pullPolicy: 'IfNotPresent' }, storage: '5Gi', upstream: 'https://registry.npmjs.org/' },
+    credentials: { apiKeys: [{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }], subscriptions: {} },
+    extraCA: { certificates: proxyCa(), existingConfigMap: '', key: 'ca.crt' },
+  };
+  const valuesFile = join(pvDir, 'values.json');
+  writeFileSync(valuesFile, JSON.stringify(values));
+  const install = await helm(['install', RELEASE, CHART, '-n', ns, '-f', valuesFile, '--wait', '--timeout', '240s']);
+  expect(install.stdout + install.stderr).toContain('STATUS: deployed');
+  expect(install.stdout).toContain('kubectl apply'); // NOTES.txt tells how to submit a Run
+  await waitFor<V1Pod>(`/api/v1/namespaces/${ns}/pods`, (pods) => pods.some((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')), 60_000, { labelSelector: 'app=stub-models' });
+  nats = await forwardService(node, ns, `${RELEASE}-tcab-nats`, 4222);
+  stub = await forwardService(node, ns, 'stub-models', STUB_PORTS.gg);
+  process.stderr.write(`e2e setup: images pushed in ${pushedMs} ms, chart installed and ready in ${Date.now() - t0 - pushedMs} ms\n`);
+}, 600_000);
+
+afterAll(async () => {
+  process.stderr.write(`e2e stages: ${JSON.stringify(stages)}\n`);
+  await helm(['uninstall', RELEASE, '-n', ns, '--wait']).catch(() => undefined);
+  nats?.close();
+  stub?.close();
+  logs?.close();
+  await kubectl(['delete', 'persistentvolumes', '-l', `tcab.test/e2e=${ns}`, '--wait=false']);
+  await removeNs?.();
+  if (pvDir) rmSync(pvDir, { recursive: true, force: true });
+});
+
+describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tcab events follow', () => {
+  it('installs: every Pod on the real node from the local registry, bundled NATS and Verdaccio on their volumes, the dispatcher\'s RBAC as narrow as before', async () => {
+    const pods = (await getJson<{ items: V1Pod[] }>('pods', '-n', ns, '-l', `app.kubernetes.io/instance=${RELEASE}`)).items;
+    const byComponent = (c: string) => pods.filter((p) => p.metadata?.labels?.['app.kubernetes.io/component'] === c);
+    expect(byComponent('dispatcher').map((p) => p.status?.phase)).toEqual(['Running', 'Running']);
+    expect(byComponent('nats').map((p) => p.status?.phase)).toEqual(['Running']);
+    expect(byComponent('npm-cache').map((p) => p.status?.phase)).toEqual(['Running']);
+    for (const pod of pods) {
+      expect(pod.spec?.nodeName).toBe(node.name);
+      const image = pod.spec!.containers[0]!.image ?? '';
+      expect(image.startsWith(`${node.registry}/`), image).toBe(true);
+      expect(pod.status?.containerStatuses?.[0]?.imageID, pod.metadata?.name).toMatch(new RegExp(`^${node.registry.replace(/\./g, '\\.')}/[a-z-]+@sha256:[0-9a-f]{64}$`));
+    }
+    expect(byComponent('dispatcher').every((p) => p.spec?.serviceAccountName === `${RELEASE}-tcab-dispatcher`)).toBe(true);
+    const claims = (await getJson<{ items: { metadata: { name: string }; status: { phase: string } }[] }>('pvc', '-n', ns)).items;
+    expect(claims.map((c) => [c.metadata.name, c.status.phase]).sort()).toEqual([[`data-${RELEASE}-tcab-nats-0`, 'Bound'], [`storage-${RELEASE}-tcab-npm-cache-0`, 'Bound']]);
+    // The images were pulled by the node's kubelet (its Events, its host name).
+    const events = (await getJson<{ items: CoreV1Event[] }>('events', '-n', ns, '--field-selector', 'reason=Pulled')).items;
+    expect(events.filter((e) => e.involvedObject.name?.startsWith(`${RELEASE}-tcab-`)).every((e) => e.source?.component === 'kubelet' && e.source.host === node.name)).toBe(true);
+    // The dispatcher's token may list/watch the credentials Secrets named in values, and no other Secret.
+    const canI = async (...args: string[]) => (await kubectl(['auth', 'can-i', ...args, '-n', ns, `--as=system:serviceaccount:${ns}:${RELEASE}-tcab-dispatcher`])).stdout.trim();
+    expect(await canI('watch', 'secrets/provider-keys')).toBe('yes');
+    expect(await canI('list', 'secrets')).toBe('no');
+    expect(await canI('get', 'secrets/provider-keys')).toBe('no');
+    expect(await canI('watch', `secrets/${RELEASE}-tcab-api-token`)).toBe('no');
+  });
+
+  it('a gg Run: the dispatcher\'s driver Pod reaches the in-cluster stub model by cluster DNS, its stream reaches `tcab events follow` through the bundled NATS, the kubelet\'s Events head it; hardening read from inside the driver', async () => {
+    const { followed, done } = await timedRun('hello', { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'write hello.txt', maxRuntimeSeconds: 120 }, 180_000);
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(done.status).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded', canonicalModel: 'anthropic/claude-sonnet-4.5' });
+    expect(done.status!.usage!.input).toBeGreaterThan(0);
+    expect(done.status!.comparableCostUsd).toBeGreaterThan(0);
+    const system = followed.events.filter((e) => e.type === 'system');
+    const stagesSeen = system.map((e) => `${e.stage}:${e.status}`);
+    // The real kubelet's words, relayed by the dispatcher, before anything the driver says.
+    const pulled = system.find((e) => e.stage === 'pull_image' && e.status === 'completed');
+    expect(pulled?.message, stagesSeen.join(' ')).toMatch(new RegExp(`(Successfully pulled image|Container image) "${images.driver!.replace(/[.]/g, '\\.')}"`));
+    expect(system.find((e) => e.stage === 'start_container' && e.status === 'completed')?.message).toBe('Container started');
+    expect(stagesSeen.indexOf('pull_image:completed')).toBeLessThan(stagesSeen.indexOf('start_container:completed'));
+    expect(stagesSeen.indexOf('start_container:completed')).toBeLessThan(followed.events.findIndex((e) => e.type === 'command'));
+    for (const type of ['command', 'write', 'agent']) expect(followed.events.some((e) => e.type === type), type).toBe(true);
+    const printed = await kubectl(['get', 'runs', '-n', ns]);
+    expect(printed.stdout).toMatch(/hello\s+gg\s+claude-sonnet-4-5\s+Succeeded/);
+
+    // What the probe printed inside the driver container, as the model got it.
+    const results = (await (await fetch(`http://${stub.address}/_stub/tool-results`)).json()) as string[];
+    const r = report(shellOutput(results.find((t) => t.includes('driver.Uid=')) ?? ''));
+    expect(Object.fromEntries(r), results.join('\n---\n')).toMatchObject({
+      'driver.Uid': '1000', 'driver.CapPrm': '0000000000000000', 'driver.CapEff': '0000000000000000', 'driver.CapBnd': '0000000000000000', 'driver.CapAmb': '0000000000000000',
+      'driver.NoNewPrivs': '1', 'driver.Seccomp': '2', 'shell.CapEff': '0000000000000000', 'shell.NoNewPrivs': '1', 'shell.Seccomp': '2',
+      rootfs: 'readonly', scratch: 'writable', token: 'absent',
+    });
+    // extraCA: the non-Node tools' variables name one bundle, the system CAs plus the proxy's.
+    const bundle = r.get('ca.SSL_CERT_FILE');
+    expect(bundle).toMatch(/^\/tmp\//);
+    for (const v of ['GIT_SSL_CAINFO', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE']) expect(r.get(`ca.${v}`), v).toBe(bundle);
+    expect(Number(r.get('ca.extra'))).toBe(proxyCa().match(/BEGIN CERTIFICATE/g)!.length);
+    expect(Number(r.get('ca.bundle'))).toBe(Number(r.get('ca.system')) + Number(r.get('ca.extra')));
+  }, 240_000);
+
+  it('real Claude Code Runs (newest release, installed in the driver Pod from the in-cluster npm cache, which fetches from the npm registry through the node\'s NAT): cold, then warm', async () => {
+    const spec = { harness: 'claude', model: 'claude-sonnet-4-5', prompt: 'Say hello.', maxRuntimeSeconds: 300, testCase: { source: { files: [{ path: 'README.md', content: '# scratch\n' }] }, init: 'echo ready > .initialized' } };
+    for (const name of ['claude-cold', 'claude-warm']) {
+      const { followed, done } = await timedRun(name, spec, 360_000);
+      const stagesSeen = followed.events.filter((e) => e.type === 'system').map((e) => `${e.stage}:${e.status}`);
+      const order = ['pull_image:completed', 'start_container:completed', 'install_harness:completed', 'probe_harness:completed', 'init_test_case:completed', 'teardown:completed'];
+      expect(order.every((s) => stagesSeen.includes(s)), followed.stderr + stagesSeen.join(' ')).toBe(true);
+      expect(order.map((s) => stagesSeen.indexOf(s))).toEqual([...order.map((s) => stagesSeen.indexOf(s))].sort((a, b) => a - b));
+      // The session's own events sit between init and teardown.
+      expect(followed.events.findIndex((e) => e.type === 'agent')).toBeGreaterThan(followed.events.findIndex((e) => e.type === 'system' && e.stage === 'init_test_case'));
+      expect(followed.code, followed.stderr).toBe(0);
+      expect(done.status).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded', authMode: 'api-key' });
+      expect(done.status!.harnessVersion).toMatch(/^\d+\.\d+\.\d+/);
+      expect(done.status!.usage!.input).toBeGreaterThan(0);
+      expect(done.status!.comparableCostUsd).toBeGreaterThan(0);
+    }
+    process.stderr.write(`e2e claude install+probe from the warm in-cluster cache: ${stages['claude-warm']!.driver_install_harness! + stages['claude-warm']!.driver_probe_harness!} ms (cold: ${stages['claude-cold']!.driver_install_harness! + stages['claude-cold']!.driver_probe_harness!} ms)\n`);
+  }, 800_000);
+
+  it('the dispatcher runs as uid 1000 with no capabilities, no_new_privs, seccomp and a read-only root (read inside its container)', async () => {
+    const [pod] = (await getJson<{ items: V1Pod[] }>('pods', '-n', ns, '-l', 'app.kubernetes.io/component=dispatcher')).items;
+    const out = await inContainer(node, pod!, 'dispatcher', [
+      "sed -n 's/^\\(Uid\\|CapPrm\\|CapEff\\|CapBnd\\|NoNewPrivs\\|Seccomp\\):[[:space:]]*\\([^[:space:]]*\\).*/\\1=\\2/p' /proc/1/status",
+      'tr "\\0" " " < /proc/1/cmdline | sed "s/^/cmdline=/"; echo',
+      'if touch /probe-write 2>/dev/null; then echo rootfs=writable; else echo rootfs=readonly; fi',
+    ].join('\n'));
+    expect(out.code, out.stderr).toBe(0);
+    expect(Object.fromEntries(report(out.stdout))).toMatchObject({ Uid: '1000', CapPrm: '0000000000000000', CapEff: '0000000000000000', CapBnd: '0000000000000000', NoNewPrivs: '1', Seccomp: '2', rootfs: 'readonly' });
+    expect(report(out.stdout).get('cmdline')).toContain('/opt/tcab/dispatcher/main.ts');
+  });
+
+  it('a HarnessConfig cap of 1: three Runs go one at a time (sampled from the apiserver) and all succeed', async () => {
+    await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'tcab.dev/v1alpha1', kind: 'HarnessConfig', metadata: { name: 'gg' }, spec: { maxParallelism: 1 } }));
+    try {
+      const runs = ['one', 'two', 'three'].map((name) => ({ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name: `capped-${name}`, namespace: ns }, spec: { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'write hello.txt', maxRuntimeSeconds: 120 } }));
+      await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: runs }));
+      let peak = 0;
+      const capped = (all: RunObject[]) => all.filter((r) => r.metadata?.name?.startsWith('capped-'));
+      const done = await waitFor<RunObject>(`/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`, (all) => {
+        peak = Math.max(peak, capped(all).filter((r) => ['Dispatched', 'Starting', 'Running'].includes(r.status?.phase ?? '')).length);
+        return capped(all).length === 3 && capped(all).every((r) => ['Succeeded', 'Failed'].includes(r.status?.phase ?? ''));
+      }, 240_000);
+      expect(peak).toBe(1);
+      expect(capped(done).map((r) => r.status?.phase)).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
+      for (const r of capped(done)) streams.push(JSON.stringify(await readRunUntil(`nats://${nats.address}`, `${ns}_${r.metadata!.name}`, (all) => all.some((i) => i.kind === 'result'), 30_000)));
+    } finally {
+      await kubectl(['delete', 'harnessconfig', 'gg']);
+    }
+  }, 300_000);
+
+  it('helm upgrade keeps the API token users hold', async () => {
+    const token = async () => (await kubectl(['get', 'secret', `${RELEASE}-tcab-api-token`, '-n', ns, '-o', 'jsonpath={.data.token}'])).stdout;
+    const before = await token();
+    expect(Buffer.from(before, 'base64').toString()).toMatch(/^[A-Za-z0-9]{40}$/);
+    const upgrade = await helm(['upgrade', RELEASE, CHART, '-n', ns, '--reuse-values', '--set', 'dispatcher.maxInFlight=5', '--wait', '--timeout', '180s']);
+    expect(upgrade.code, upgrade.stderr).toBe(0);
+    expect(await token()).toBe(before);
+  }, 240_000);
+
+  it('the canary API key is in no event, container log, Run status or Kubernetes Event', async () => {
+    expect(streams.length).toBeGreaterThanOrEqual(4);
+    for (const stream of streams) expect(stream).not.toContain(CANARY);
+    const captured = logs.logs();
+    const names = Object.keys(captured);
+    // Every Pod's containers: dispatchers (both generations), NATS, Verdaccio, the stub models, each driver.
+    for (const prefix of [`${RELEASE}-tcab-dispatcher-`, `${RELEASE}-tcab-nats-0_`, `${RELEASE}-tcab-npm-cache-0_`, 'stub-models-', 'tcab-run-hello_', 'tcab-run-capped-one_']) {
+      expect(names.some((n) => n.startsWith(prefix)), `${prefix} in ${names.join(', ')}`).toBe(true);
+    }
+    for (const [name, text] of Object.entries(captured)) expect(text, name).not.toContain(CANARY);
+    // The driver's log is its event stream (NDJSON on stdout, the same as NATS got) and its result (stderr).
+    expect(captured[names.find((n) => n.startsWith('tcab-run-hello_'))!]).toMatch(/stdout F \{"type":"agent".*\n.*stderr F \{"run_id":"[^"]+_hello".*"outcome":"succeeded"/s);
+    for (const kind of ['runs', 'events', 'pods', 'configmaps']) {
+      const all = await kubectl(['get', kind, '-n', ns, '-o', 'json']);
+      expect(all.code).toBe(0);
+      expect(all.stdout, kind).not.toContain(CANARY);
+    }
+  });
+
+  it('helm uninstall leaves no workload, RBAC, Service or volume claim behind', async () => {
+    // Foreground cascade: helm returns once the Deployments' ReplicaSets and Pods are gone too.
+    const uninstall = await helm(['uninstall', RELEASE, '-n', ns, '--cascade', 'foreground', '--wait']);
+    expect(uninstall.code, uninstall.stderr).toBe(0);
+    const left = await kubectl(['get', 'deployments,statefulsets,pods,services,serviceaccounts,roles,rolebindings,configmaps', '-n', ns, '-l', `app.kubernetes.io/instance=${RELEASE}`, '-o', 'name']);
+    expect(left.stdout.trim()).toBe('');
+    const cluster = await kubectl(['get', 'clusterroles,clusterrolebindings', '-o', 'name']);
+    expect(cluster.stdout).not.toContain(`${RELEASE}-tcab-${ns}-harnessconfigs`);
+    // The StatefulSets' claims go with them (persistentVolumeClaimRetentionPolicy whenDeleted: Delete).
+    await waitFor(`/api/v1/namespaces/${ns}/persistentvolumeclaims`, (claims) => claims.length === 0, 60_000);
+  }, 180_000);
+});
