@@ -57,8 +57,7 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
     metrics: metrics.registry,
     ready: () => true,
   });
-  // reusePort: replicas that share a network namespace (the test cluster's process kubelet) can all serve.
-  await api.listen({ port: settings.TCAB_API_PORT, host: env.TCAB_API_HOST || '0.0.0.0', reusePort: true } as unknown as Parameters<typeof api.listen>[0]);
+  await api.listen({ port: settings.TCAB_API_PORT, host: env.TCAB_API_HOST || '0.0.0.0' });
   log(`${identity} serving the HTTP API on ${settings.TCAB_API_PORT}`);
 
   const shutdown = async () => {

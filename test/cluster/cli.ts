@@ -1,17 +1,26 @@
-// `npm run cluster:up` / `npm run cluster:down`: the test control plane for hands-on work, outliving this
-// command. State (pids, kubeconfig) lives in $TCAB_TEST_CLUSTER_DIR (default /tmp/tcab-test-cluster).
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// `npm run cluster:up` / `npm run cluster:down`: the local test cluster (local-cluster.ts: the control plane and
+// its real node, the images pushed) for hands-on work, outliving this command. `up` starts a detached holder
+// process (`cli.ts serve`) that owns the cluster: the node's processes die with it, and a node whose owner died is
+// swept by the next start. State (the holder's pid, kubeconfig, paths) lives in $TCAB_TEST_CLUSTER_DIR (default
+// /tmp/tcab-test-cluster); `down` stops the holder, which takes the node and the plane down.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { up } from './control-plane.ts';
+import { startLocalCluster } from './local-cluster.ts';
+import { sweepStaleNodes } from './node/real-node.ts';
+import type { RealNodeContext } from './real-node-context.ts';
 
 const dir = process.env.TCAB_TEST_CLUSTER_DIR || join(tmpdir(), 'tcab-test-cluster');
 const stateFile = join(dir, 'state.json');
 interface State {
-  pids: number[];
+  pid: number;
   kubeconfig: string;
-  server: string;
   binDir: string;
+  nodeBinDir: string;
+  realNode: RealNodeContext;
+  timings: Record<string, unknown>;
 }
 
 const alive = (pid: number) => {
@@ -22,43 +31,62 @@ const alive = (pid: number) => {
     return false;
   }
 };
+const readState = () => (existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as State) : undefined);
+const print = (state: State) => {
+  console.log(`test cluster up (real node ${state.realNode.name}; images ${state.realNode.registry}/...): ${JSON.stringify(state.timings)}`);
+  console.log(`export KUBECONFIG=${state.kubeconfig} PATH=${state.binDir}:${state.nodeBinDir}:$PATH`);
+};
 
 async function stop(): Promise<void> {
-  if (!existsSync(stateFile)) {
-    rmSync(dir, { recursive: true, force: true });
-    console.log('no test cluster running');
-    return;
+  const state = readState();
+  if (state && alive(state.pid)) {
+    process.kill(state.pid, 'SIGTERM');
+    const deadline = Date.now() + 60_000;
+    while (alive(state.pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    if (alive(state.pid)) process.kill(state.pid, 'SIGKILL');
   }
-  const state = JSON.parse(readFileSync(stateFile, 'utf8')) as State;
-  // Reverse start order: the kubelet stops its pods first, etcd goes last.
-  for (const pid of [...state.pids].reverse()) {
-    if (!alive(pid)) continue;
-    process.kill(pid, 'SIGTERM');
-    const deadline = Date.now() + 10_000;
-    while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    if (alive(pid)) process.kill(pid, 'SIGKILL');
-  }
+  // A holder killed outright leaves its node's containers and namespace: swept here (and by any later start).
+  const swept = sweepStaleNodes();
   rmSync(dir, { recursive: true, force: true });
-  console.log(`test cluster stopped; ${dir} removed`);
+  console.log(state ? `test cluster stopped; ${dir} removed${swept.length ? ` (swept ${swept.join(', ')})` : ''}` : 'no test cluster running');
 }
 
 const command = process.argv[2];
 if (command === 'up') {
-  if (existsSync(stateFile)) {
-    const state = JSON.parse(readFileSync(stateFile, 'utf8')) as State;
-    if (state.pids.every(alive)) {
-      console.log(`test cluster already running: KUBECONFIG=${state.kubeconfig}`);
-      process.exit(0);
-    }
-    await stop();
+  const running = readState();
+  if (running && alive(running.pid)) {
+    print(running);
+    process.exit(0);
   }
+  if (existsSync(dir)) await stop();
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const plane = await up({ dir, dieWithParent: false });
-  const state: State = { pids: plane.processes.map((p) => p.child.pid!), kubeconfig: plane.kubeconfig, server: plane.server, binDir: plane.binDir };
-  writeFileSync(stateFile, JSON.stringify(state, null, 2));
-  console.log(`test cluster up in ${(plane.timings.ready_ms! / 1000).toFixed(1)}s (${JSON.stringify(plane.timings)})`);
-  console.log(`export KUBECONFIG=${plane.kubeconfig} PATH=${plane.binDir}:$PATH`);
+  const log = openSync(join(dir, 'holder.log'), 'a');
+  const holder = spawn(process.execPath, [import.meta.filename, 'serve'], { detached: true, stdio: ['ignore', log, log, 'ipc'] });
+  const [message] = (await Promise.race([once(holder, 'message'), once(holder, 'exit').then(([code]) => [{ failed: code }])])) as [State | { failed: unknown }];
+  if ('failed' in message) {
+    console.error(`test cluster failed to start (exit ${String(message.failed)}); see ${join(dir, 'holder.log')}`);
+    process.exit(1);
+  }
+  holder.disconnect();
+  holder.unref();
+  print(message);
   process.exit(0);
+} else if (command === 'serve') {
+  const cluster = await startLocalCluster(join(dir, 'cluster'));
+  const state: State = { pid: process.pid, kubeconfig: cluster.plane.kubeconfig, binDir: cluster.plane.binDir, nodeBinDir: cluster.nodeBinDir, realNode: cluster.context, timings: cluster.timings };
+  writeFileSync(stateFile, JSON.stringify(state, null, 2));
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    await cluster.down();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown());
+  process.on('SIGINT', () => void shutdown());
+  process.send?.(state);
+  // Lives until SIGTERM (cluster:down).
+  setInterval(() => undefined, 1 << 30);
 } else if (command === 'down') {
   await stop();
 } else {

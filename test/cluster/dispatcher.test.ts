@@ -1,6 +1,8 @@
 // The dispatcher against the test control plane and a real NATS server: a gg Run goes Pending -> Dispatched ->
-// Running -> Succeeded through a real driver Pod (run by the process kubelet) against the stub model; caps hold
-// when sampled from the apiserver; a canary key never leaves the driver's harness process.
+// Running -> Succeeded through a real driver Pod (the driver image built from deploy/images, pulled and run by the
+// real node's kubelet, containerd and runc) against the stub model; caps hold when sampled from the apiserver; a
+// canary key never leaves the driver's harness process. The dispatcher runs in this process; NATS and the stub
+// models on the host's loopback, reached by Pods through the node (exposeHostPort).
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -17,6 +19,7 @@ import type { StubModelServer } from '../../driver/stub-models/server.ts';
 import { NatsServer } from '../support/nats-server.ts';
 import { RUN_LABEL } from '../../dispatcher/pods/driver-pod.ts';
 import { isFinal } from '../../dispatcher/status/transitions.ts';
+import { podUrl, realNode } from './real-node-context.ts';
 import { clusterConfig, createNamespace, kubectl, readRunUntil, waitFor, watchAll } from './support.ts';
 
 interface Change {
@@ -78,18 +81,20 @@ let ns: string;
 let removeNs: () => Promise<void>;
 let nats: NatsServer;
 let stub: StubModelServer;
+/** NATS as driver Pods reach it (the dispatcher itself uses nats.url). */
+let natsForPods: string;
 const logs: string[] = [];
 const stops: (() => Promise<void>)[] = [];
 
 async function startDispatcher(identity: string, overrides: Record<string, string> = {}, resultGraceSeconds = 2) {
   const settings = dispatcherConfig({
     TCAB_NAMESPACE: ns,
-    TCAB_DRIVER_IMAGE: 'ghcr.io/tcab/driver:test',
+    TCAB_DRIVER_IMAGE: realNode().images.driver,
     TCAB_DRIVER_CPU: '100m',
     TCAB_DRIVER_MEMORY: '512Mi',
-    TCAB_NATS_URL: nats.url,
+    TCAB_NATS_URL: natsForPods,
     TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }]),
-    TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: stub.url }),
+    TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: await podUrl(stub.url) }),
     ...overrides,
   });
   const stream = await RunStream.connect({ servers: [nats.url] });
@@ -125,6 +130,7 @@ beforeAll(async () => {
   expect((await kubectl(['apply', '-f', join(import.meta.dirname, '..', '..', 'deploy', 'crds')])).code).toBe(0);
   await kubectl(['wait', '--for=condition=Established', 'crd/runs.tcab.dev', 'crd/harnessconfigs.tcab.dev', '--timeout=30s']);
   nats = await NatsServer.start();
+  natsForPods = await podUrl(nats.url);
   stub = await startStubModelServer({ script: { steps: [{ tool: { name: 'shell', args: { command: 'echo hi from the pod' } } }, { text: 'All done.' }] } });
   await kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', ns, `--from-literal=anthropic=${CANARY}`]);
 });
@@ -172,7 +178,8 @@ describe('dispatcher (test control plane + NATS)', () => {
   }, 300_000);
 
   it('1,000 Runs over 3 harnesses, caps 2 / 5 / unlimited and a global 20: occupancy never exceeds a cap at any apiserver revision, every Run ends, no harness starves', async () => {
-    // Short jobs instead of drivers: the caps are the dispatcher's, whatever the Pod does.
+    // Short jobs (busybox: sleep 0.3) instead of drivers: the caps are the dispatcher's, whatever the Pod does; the
+    // Pods are real all the same (sandbox, CNI, container, exit, deletion on the node).
     for (const stop of stops.splice(0)) await stop();
     const caps: Record<string, number | null> = { claude: 2, codex: 5, gemini: null };
     const share: Record<string, number> = { claude: 100, codex: 200, gemini: 700 };
@@ -197,7 +204,9 @@ describe('dispatcher (test control plane + NATS)', () => {
     }
     await kubectl(['create', 'secret', 'generic', 'fake-keys', '-n', ns, '--from-literal=anthropic=sk-fake-a', '--from-literal=openai=sk-fake-o', '--from-literal=gemini=fake-g']);
     await startDispatcher('dispatcher-caps', {
-      TCAB_DRIVER_IMAGE: 'tcab-test/short-job:1',
+      TCAB_DRIVER_IMAGE: realNode().images.shortJob,
+      TCAB_DRIVER_CPU: '10m',
+      TCAB_DRIVER_MEMORY: '32Mi',
       TCAB_DISPATCHER_MAX_INFLIGHT: '20',
       TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'fake-keys', key: 'anthropic' }, { env: 'OPENAI_API_KEY', secret: 'fake-keys', key: 'openai' }, { env: 'GEMINI_API_KEY', secret: 'fake-keys', key: 'gemini' }]),
     }, 0);
@@ -230,7 +239,7 @@ describe('dispatcher (test control plane + NATS)', () => {
   it('spec.cancel stops the Pod and ends the Run Cancelled; a deleted Pod fails its Run with the reason; a deleted Run takes its Pod with it', async () => {
     for (const stop of stops.splice(0)) await stop();
     await kubectl(['delete', 'harnessconfigs', '--all']);
-    await startDispatcher('dispatcher-cancel', { TCAB_DRIVER_IMAGE: 'tcab-test/long-job:1' });
+    await startDispatcher('dispatcher-cancel', { TCAB_DRIVER_IMAGE: realNode().images.longJob, TCAB_DRIVER_CPU: '10m', TCAB_DRIVER_MEMORY: '32Mi' });
     const spec = { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'p', maxRuntimeSeconds: 300 };
     await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [run('to-cancel', spec), run('pod-lost', spec), run('run-deleted', spec)] }));
     const podsPath = `/api/v1/namespaces/${ns}/pods`;
@@ -256,7 +265,7 @@ describe('dispatcher (test control plane + NATS)', () => {
     // The model asks for a command that outlasts the test: the driver is inside the session when its Pod goes.
     const sleepy = await startStubModelServer({ script: { steps: [{ tool: { name: 'shell', args: { command: 'sleep 600' } } }, { text: 'never' }] } });
     try {
-      await startDispatcher('dispatcher-disrupted', { TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: sleepy.url }) });
+      await startDispatcher('dispatcher-disrupted', { TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: await podUrl(sleepy.url) }) });
       const prompts = { 'driver-evicted': 'evict me', 'driver-deleted': 'delete me' };
       const spec = (prompt: string) => ({ harness: 'gg', model: 'claude-sonnet-4-5', prompt, maxRuntimeSeconds: 300 });
       await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: Object.entries(prompts).map(([name, prompt]) => run(name, spec(prompt))) }));

@@ -1,6 +1,7 @@
-// Two dispatcher replicas (real `tcab-dispatcher` processes): the Lease holder is killed with SIGKILL 20 times
-// while Runs are being dispatched. Every Run still ends, no Run ever gets a second Pod, and a new leader claims
-// within 15 s of each kill.
+// Two dispatcher replicas (real `tcab-dispatcher` processes on the host): the Lease holder is killed with SIGKILL
+// 20 times while Runs are being dispatched. Every Run still ends, no Run ever gets a second Pod, and a new leader
+// claims within 15 s of each kill. The Runs' Pods are real (a busybox short job on the real node): their starts,
+// exits and deletions reach the replicas as the kubelet reports them.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -11,6 +12,7 @@ import { inject } from 'vitest';
 import type { RunObject } from '../../dispatcher/kube/resources.ts';
 import { NatsServer, freePort } from '../support/nats-server.ts';
 import { isFinal } from '../../dispatcher/status/transitions.ts';
+import { realNode } from './real-node-context.ts';
 import { createNamespace, kubectl, waitFor, watchAll } from './support.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -31,7 +33,9 @@ async function startReplica(): Promise<string> {
       TCAB_DISPATCHER_ID: identity,
       TCAB_NAMESPACE: ns,
       TCAB_NATS_URL: nats.url,
-      TCAB_DRIVER_IMAGE: 'tcab-test/short-job:1',
+      TCAB_DRIVER_IMAGE: realNode().images.shortJob,
+      TCAB_DRIVER_CPU: '10m',
+      TCAB_DRIVER_MEMORY: '32Mi',
       TCAB_DISPATCHER_MAX_INFLIGHT: '4',
       TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'fake-keys', key: 'anthropic' }]),
       TCAB_API_PORT: String(await freePort()),
