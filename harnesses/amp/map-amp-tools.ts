@@ -7,10 +7,10 @@ import { z } from 'zod';
 import type { DraftEvent, EventOf } from '../../shared/events.ts';
 import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
+import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
-export type AmpToolKind = 'command' | 'read' | 'write' | 'search' | 'list' | 'skill' | 'subagent' | 'other';
-
-export const AMP_TOOL_KINDS: Readonly<Record<string, AmpToolKind>> = {
+export const AMP_TOOL_KINDS = {
   Bash: 'command',
   Read: 'read',
   create_file: 'write',
@@ -35,11 +35,13 @@ export const AMP_TOOL_KINDS: Readonly<Record<string, AmpToolKind>> = {
   read_web_page: 'other',
   task_list: 'other',
   web_search: 'other',
-};
+} as const satisfies ToolKindTable;
+/** The kinds this harness's tools have (from the table), and `other`. */
+export type AmpToolKind = (typeof AMP_TOOL_KINDS)[keyof typeof AMP_TOOL_KINDS] | 'other';
 
 /** Every name not in the table (toolbox `tb__*`, MCP tools, new tools) has no event type. */
 export function ampToolKind(name: string): AmpToolKind {
-  return Object.hasOwn(AMP_TOOL_KINDS, name) ? AMP_TOOL_KINDS[name]! : 'other'; // own keys only: 'constructor' is no tool
+  return toolKindIn(AMP_TOOL_KINDS, name); // own keys only: 'constructor' is no tool
 }
 
 /** Query and scope argument per search tool (UNVERIFIED names). */

@@ -15,6 +15,8 @@ import { incompleteUsageWarning, unreadableUsageWarning } from '../../shared/tra
 import { ampToolKind, callIdentity, mapToolCall } from './map-amp-tools.ts';
 import type { AmpToolCall, AmpToolOutcome } from './map-amp-tools.ts';
 import { addUsage, ampTokens, messageUsage } from './usage.ts';
+import { assistantContentReader, CompatibleBlock } from '../../shared/translate/anthropic-blocks.ts';
+import type { ToolUseSink } from '../../shared/translate/anthropic-blocks.ts';
 
 const text = z.string();
 // z.object: extra keys are accepted and left out of the parsed copy; what is passed on (tool inputs, usage) is the
@@ -22,15 +24,14 @@ const text = z.string();
 const SessionId = text.min(1).optional();
 const SystemInit = z.object({ cwd: text.optional() });
 const AssistantMessage = z.object({ message: z.object({ id: text.optional(), model: text.optional(), content: z.array(z.unknown()) }) });
-const TextBlock = z.object({ text });
-const ThinkingBlock = z.object({ thinking: text });
-const ToolUse = z.object({ id: text.min(1), name: text.min(1), input: z.object({}) });
 const UserMessage = z.object({ message: z.object({ content: z.union([text, z.array(z.unknown())]) }) });
 /** `is_error` is optional in the Anthropic shape Amp copies: absent means the tool succeeded. */
 const ToolResult = z.object({ tool_use_id: text.min(1), is_error: z.boolean().optional() });
+/** Content blocks: shared/translate/anthropic-blocks.ts, read the same as Claude Code's. */
+const readAssistantContent = assistantContentReader(CompatibleBlock);
 const Result = z.object({ is_error: z.boolean(), result: text.optional(), error: text.optional(), subtype: text.optional() });
 
-export class AmpTranslator implements SessionTranslator {
+export class AmpTranslator implements SessionTranslator, ToolUseSink {
   private session: string | undefined;
   private cwd: string | undefined;
   private readonly calls = new PendingCalls<AmpToolCall, AmpToolOutcome>();
@@ -74,9 +75,13 @@ export class AmpTranslator implements SessionTranslator {
   finish(): { events: DraftEvent[]; result: SessionResult } {
     // Calls that never got a result: reported without an outcome (a subagent's start was already reported); then
     // results no call claimed.
-    const { calls, results } = this.calls.drain();
-    const events: DraftEvent[] = calls.filter((call) => ampToolKind(call.name) !== 'subagent').map((call) => mapToolCall(call, undefined, this.cwd));
-    for (const outcome of results) events.push(unknownValue(outcome.block));
+    const events = this.calls.flush(
+      [],
+      (call, out) => {
+        if (ampToolKind(call.name) !== 'subagent') out.push(mapToolCall(call, undefined, this.cwd));
+      },
+      (outcome) => outcome.block,
+    );
     if (this.usage && !this.ended) events.push(incompleteUsageWarning('amp', `${this.rawUsage.length} message(s)`));
     this.result.tokens = this.ended ? ampTokens(this.usage) : null;
     this.result.raw_usage = this.rawUsage.length > 0 ? this.rawUsage : null;
@@ -99,44 +104,20 @@ export class AmpTranslator implements SessionTranslator {
     const message = parsed.data.message;
     const out = this.countUsage({ id: message.id, usage: (record.message as JsonObject).usage }); // raw usage, kept whole
     if (message.model) this.result.reported_model = message.model;
-    for (const raw of message.content) out.push(...this.block(obj(raw), raw));
+    readAssistantContent(message.content, out, this);
     return out;
   }
 
-  private block(block: JsonObject | undefined, raw: unknown): DraftEvent[] {
-    switch (block?.type) {
-      case 'text': {
-        const parsed = TextBlock.safeParse(block);
-        if (!parsed.success) return [unknownValue(block)];
-        return parsed.data.text.length > 0 ? [{ type: 'agent', message: parsed.data.text }] : [];
-      }
-      case 'thinking': {
-        const parsed = ThinkingBlock.safeParse(block);
-        if (!parsed.success) return [unknownValue(block)];
-        return parsed.data.thinking.length > 0 ? [{ type: 'reasoning', message: parsed.data.thinking }] : [];
-      }
-      case 'tool_use': {
-        const parsed = ToolUse.safeParse(block);
-        if (!parsed.success) return [unknownValue(block)];
-        return this.toolUse({ id: parsed.data.id, name: parsed.data.name, input: block.input as JsonObject, block });
-      }
-      default:
-        return [unknownValue(block ?? raw)];
-    }
-  }
-
-  private toolUse(call: AmpToolCall): DraftEvent[] {
+  toolUse(call: AmpToolCall, out: DraftEvent[]): void {
     const answered = this.calls.answeredCall(call.id);
-    if (answered && callIdentity(answered) === callIdentity(call)) return []; // a message printed again after the result
+    if (answered && callIdentity(answered) === callIdentity(call)) return; // a message printed again after the result
     const { displaced, result: early } = this.calls.open(call.id, call);
-    if (displaced && callIdentity(displaced) === callIdentity(call)) return []; // printed again while pending
-    const out: DraftEvent[] = [];
+    if (displaced && callIdentity(displaced) === callIdentity(call)) return; // printed again while pending
     // A second call under a pending id: the first is reported without an outcome (a subagent's start already was).
     if (displaced && ampToolKind(displaced.name) !== 'subagent') out.push(mapToolCall(displaced, undefined, this.cwd));
     // A subagent is reported as started when it is launched, and completed when its result comes back.
     if (ampToolKind(call.name) === 'subagent') out.push({ type: 'orchestration', action: 'subagent_started', subagent_id: call.id, subagent_name: call.name });
     if (early) out.push(...this.answer(call, early));
-    return out;
   }
 
   private countUsage(message: { id?: string; usage?: unknown }): DraftEvent[] {

@@ -1,26 +1,13 @@
 // Claude Code records that yield no event of their own (shared/translate/folds.ts; checked by
 // harnesses/translators.property.test.ts). Tool calls need no entry: their event comes with the result.
 import type { RecordFold } from '../../shared/translate/folds.ts';
+import { backgroundTaskCalls, blocksOf, nothingToShow, onlyReportedSubagentCalls, onlyReportedSubagentResults } from '../../shared/translate/anthropic-folds.ts';
+import type { Rec } from '../../shared/translate/anthropic-folds.ts';
 import { SILENT_SYSTEM, SKILL_BASE } from './translator.ts';
 
-type Rec = Readonly<Record<string, unknown>>;
-const asRecord = (v: unknown): Rec | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Rec) : undefined);
-const blocksOf = (record: Rec): Rec[] => {
-  const content = asRecord(record.message)?.content;
-  return Array.isArray(content) ? content.map(asRecord).filter((b): b is Rec => b !== undefined) : [];
-};
 const mentionsSkillBase = (record: Rec): boolean => blocksOf(record).some((b) => typeof b.text === 'string' && SKILL_BASE.test(b.text));
-
 /** Task/Agent calls whose subagent task_* records report (their tool_use_id), among `records`. */
-function backgroundTaskCalls(records: readonly unknown[]): Set<string> {
-  const ids = new Set<string>();
-  for (const r of records) {
-    const record = asRecord(r);
-    const reportsTask = record?.type === 'system' && (record.subtype === 'task_started' || record.subtype === 'task_notification');
-    if (reportsTask && typeof record.tool_use_id === 'string') ids.add(record.tool_use_id);
-  }
-  return ids;
-}
+const taskCalls = (records: readonly unknown[]) => backgroundTaskCalls(records, (record) => record.tool_use_id);
 
 export const folds: readonly RecordFold[] = [
   { match: { type: 'system', subtype: [...SILENT_SYSTEM] }, kind: 'silent', why: 'token estimates, status pings, task status patches and background task snapshots' },
@@ -35,27 +22,19 @@ export const folds: readonly RecordFold[] = [
     match: { type: 'user' },
     // Anywhere in the stream: a result that arrives before its call is held and paired with it, and the task_*
     // records then report the subagent whichever came first.
-    when: (record, { before, after }) => {
-      const results = blocksOf(record).filter((b) => b.type === 'tool_result');
-      const tasks = backgroundTaskCalls([...before, ...after]);
-      return results.length > 0 && results.every((b) => b.is_error !== true && tasks.has(b.tool_use_id as string));
-    },
+    when: (record, { before, after }) => onlyReportedSubagentResults(record, taskCalls([...before, ...after])),
     kind: 'silent',
     why: "a Task call's result when task_started/task_notification report the subagent: it only says it launched or repeats the end",
   },
   {
     match: { type: 'assistant' },
-    when: (record) => blocksOf(record).every((b) => b.type === 'redacted_thinking' || b.text === '' || b.thinking === ''),
+    when: (record) => nothingToShow(record, { redactedThinking: true }),
     kind: 'silent',
     why: 'an assistant message with nothing to show: no blocks, empty text, encrypted reasoning (its tokens are in usage)',
   },
   {
     match: { type: 'assistant' },
-    when: (record, { before, after }) => {
-      const tasks = backgroundTaskCalls([...before, ...after]);
-      const blocks = blocksOf(record);
-      return blocks.length > 0 && blocks.every((b) => b.type === 'tool_use' && tasks.has(b.id as string));
-    },
+    when: (record, { before, after }) => onlyReportedSubagentCalls(record, taskCalls([...before, ...after])),
     kind: 'restated',
     why: 'a Task call whose subagent task_started/task_notification report (they name its id)',
   },

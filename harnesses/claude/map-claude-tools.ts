@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { absolutePath, contentText, str } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { compileSchema } from '../../shared/translate/compiled-schema.ts';
+import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
 type Rec = Record<string, unknown>;
 
@@ -27,9 +29,7 @@ export interface ToolOutcome {
 }
 
 /** Tools with a dedicated event type; everything else (web, cron, todo, MCP...) is surfaced as `unknown`. */
-export type ClaudeToolKind = 'command' | 'read' | 'write' | 'search' | 'list' | 'skill' | 'subagent' | 'other';
-
-const TOOL_KINDS: Record<string, ClaudeToolKind> = {
+const TOOL_KINDS = {
   Bash: 'command',
   Read: 'read',
   Write: 'write',
@@ -42,10 +42,12 @@ const TOOL_KINDS: Record<string, ClaudeToolKind> = {
   Skill: 'skill',
   Task: 'subagent',
   Agent: 'subagent', // the SDK's name for Task
-};
+} as const satisfies ToolKindTable;
+/** The kinds this harness's tools have (from the table), and `other`. */
+export type ClaudeToolKind = (typeof TOOL_KINDS)[keyof typeof TOOL_KINDS] | 'other';
 
 export function claudeToolKind(name: string): ClaudeToolKind {
-  return Object.hasOwn(TOOL_KINDS, name) ? TOOL_KINDS[name]! : 'other'; // own keys only: 'constructor' is no tool
+  return toolKindIn(TOOL_KINDS, name); // own keys only: 'constructor' is no tool
 }
 
 /** Claude's Bash result carries no exit code on success; on failure the text says `Exit code N`. */

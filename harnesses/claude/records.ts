@@ -3,7 +3,6 @@
 // hold anything: z.object ignores them (and does not copy them, which keeps the hot path fast); `unknown` events
 // carry the raw record. Shapes: shared/reference/harnesses.md section 1.
 import { z } from 'zod';
-import { AnyJsonObject } from '../../shared/translate/json-object.ts';
 
 const id = z.string().min(1);
 
@@ -34,12 +33,7 @@ export const AssistantRecord = z.object({
   /** Set on the synthetic assistant message Claude Code prints for a failed API call. */
   error: z.string().optional(),
 });
-export const AssistantBlock = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('text'), text: z.string() }),
-  z.object({ type: z.literal('thinking'), thinking: z.string() }),
-  z.object({ type: z.literal('redacted_thinking') }),
-  z.object({ type: z.literal('tool_use'), id, name: z.string().min(1), input: AnyJsonObject }),
-]);
+/** Content blocks: shared/translate/anthropic-blocks.ts (ClaudeCodeBlock), read the same for Qwen Code and Amp. */
 
 export const UserRecord = z.object({
   type: z.literal('user'),

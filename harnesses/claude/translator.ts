@@ -9,9 +9,11 @@ import { PendingCalls } from '../../shared/translate/pending-calls.ts';
 import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
 import { claudeToolKind, mapToolCall, skillName, subagentType, unknownToolEvent } from './map-claude-tools.ts';
 import type { ToolCall, ToolOutcome } from './map-claude-tools.ts';
-import { ApiRetryRecord, AssistantBlock, ClaudeLine, InitRecord, TaskNotificationRecord, TaskStartedRecord, TaskToolResult, ToolResultBlock } from './records.ts';
+import { ApiRetryRecord, ClaudeLine, InitRecord, TaskNotificationRecord, TaskStartedRecord, TaskToolResult, ToolResultBlock } from './records.ts';
 import { claudeUsage } from './usage.ts';
 import { compileSchema } from '../../shared/translate/compiled-schema.ts';
+import { assistantContentReader, ClaudeCodeBlock } from '../../shared/translate/anthropic-blocks.ts';
+import type { ToolUseSink } from '../../shared/translate/anthropic-blocks.ts';
 
 // Each line is read through the record schemas as guards compiled from them: zod's verdicts, without its copies.
 const isClaudeLine = compileSchema(ClaudeLine);
@@ -19,7 +21,7 @@ const isInitRecord = compileSchema(InitRecord);
 const isApiRetryRecord = compileSchema(ApiRetryRecord);
 const isTaskStartedRecord = compileSchema(TaskStartedRecord);
 const isTaskNotificationRecord = compileSchema(TaskNotificationRecord);
-const isAssistantBlock = compileSchema(AssistantBlock);
+const readAssistantContent = assistantContentReader(ClaudeCodeBlock);
 const isToolResultBlock = compileSchema(ToolResultBlock);
 const isTaskToolResult = compileSchema(TaskToolResult);
 
@@ -55,7 +57,7 @@ interface Task {
   resultSeen?: boolean;
 }
 
-export class ClaudeTranslator implements SessionTranslator {
+export class ClaudeTranslator implements SessionTranslator, ToolUseSink {
   private session: string | undefined;
   private cwd: string | undefined;
   private model: string | undefined;
@@ -105,9 +107,7 @@ export class ClaudeTranslator implements SessionTranslator {
     this.pendingSkill = undefined;
     // Calls that never got a result (the session was killed mid-tool) are reported without an outcome; results
     // whose call never came, as they are.
-    const { calls, results } = this.calls.drain();
-    for (const call of calls) this.unfinished(call, events);
-    for (const outcome of results) events.push(unknownValue(outcome.block));
+    this.calls.flush(events, (call, out) => this.unfinished(call, out), (outcome) => outcome.block);
     if (this.model && !this.result.reported_model) this.result.reported_model = this.model;
     if (this.session) this.result.session_id = this.session;
     return { events, result: this.result };
@@ -204,25 +204,11 @@ export class ClaudeTranslator implements SessionTranslator {
       out.push({ type: 'error', message: text, code: error });
       return;
     }
-    for (const raw of message.content) {
-      if (!isAssistantBlock(raw)) {
-        out.push(unknownValue(raw));
-        continue;
-      }
-      const b = raw;
-      if (b.type === 'text') {
-        if (b.text.length > 0) out.push({ type: 'agent', message: b.text });
-      } else if (b.type === 'thinking') {
-        if (b.thinking.length > 0) out.push({ type: 'reasoning', message: b.thinking });
-      } else if (b.type === 'tool_use') {
-        this.openCall({ id: b.id, name: b.name, input: b.input, block: raw }, out);
-      }
-      // redacted_thinking: encrypted reasoning, no content to show; its tokens are in usage.
-    }
+    readAssistantContent(message.content, out, this);
   }
 
   /** A call opens: an earlier call still pending under its id is reported first, without outcome (finding 9). */
-  private openCall(call: ToolCall, out: DraftEvent[]): void {
+  toolUse(call: ToolCall, out: DraftEvent[]): void {
     const { displaced, result } = this.calls.open(call.id, call);
     if (displaced) this.unfinished(displaced, out);
     if (result) this.finishCall(call, result, out);

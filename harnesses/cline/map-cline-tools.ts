@@ -6,19 +6,21 @@ import { z } from 'zod';
 import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownValue } from '../../shared/translate/best-effort.ts';
+import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
-export type ClineToolKind = 'command' | 'read' | 'write' | 'search' | 'subagent' | 'other';
-
-const KINDS: Record<string, ClineToolKind> = {
+const KINDS = {
   run_commands: 'command',
   read_files: 'read',
   editor: 'write',
   search_codebase: 'search',
   spawn_agent: 'subagent',
-};
+} as const satisfies ToolKindTable;
+/** The kinds this harness's tools have (from the table), and `other`. */
+export type ClineToolKind = (typeof KINDS)[keyof typeof KINDS] | 'other';
 
 export function clineToolKind(name: string): ClineToolKind {
-  return Object.hasOwn(KINDS, name) ? KINDS[name]! : 'other'; // own keys only: 'constructor' is no tool
+  return toolKindIn(KINDS, name); // own keys only: 'constructor' is no tool
 }
 
 const lineNumber = z.int().nonnegative();

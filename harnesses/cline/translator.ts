@@ -67,9 +67,7 @@ export class ClineTranslator implements SessionTranslator {
 
   finish(): { events: DraftEvent[]; result: SessionResult } {
     const events: DraftEvent[] = [];
-    const { calls, results } = this.tools.drain();
-    for (const tool of calls) events.push(...this.unfinished(tool));
-    for (const result of results) events.push(unknownValue(result.record));
+    this.tools.flush(events, (tool, out) => out.push(...this.unfinished(tool)), (result) => result.record);
     if (this.session) this.result.session_id = this.session;
     return { events, result: this.result };
   }

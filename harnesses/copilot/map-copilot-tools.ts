@@ -7,6 +7,8 @@ import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownValue } from '../../shared/translate/best-effort.ts';
 import type { ToolComplete } from './records.ts';
+import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
 export interface CopilotCall {
   name: string;
@@ -14,9 +16,7 @@ export interface CopilotCall {
   start: JsonObject;
 }
 
-export type CopilotToolKind = 'command' | 'view' | 'write' | 'search' | 'skill' | 'subagent' | 'other';
-
-const KINDS: Record<string, CopilotToolKind> = {
+const KINDS = {
   bash: 'command',
   view: 'view',
   create: 'write',
@@ -25,10 +25,12 @@ const KINDS: Record<string, CopilotToolKind> = {
   glob: 'search',
   skill: 'skill',
   task: 'subagent',
-};
+} as const satisfies ToolKindTable;
+/** The kinds this harness's tools have (from the table), and `other`. */
+export type CopilotToolKind = (typeof KINDS)[keyof typeof KINDS] | 'other';
 
 export function copilotToolKind(name: string): CopilotToolKind {
-  return Object.hasOwn(KINDS, name) ? KINDS[name]! : 'other'; // own keys only: 'constructor' is no tool
+  return toolKindIn(KINDS, name); // own keys only: 'constructor' is no tool
 }
 
 const unknownCall = (call: CopilotCall, complete?: JsonObject): DraftEvent => unknownValue(complete ? { tool_start: call.start, tool_complete: complete } : { tool_start: call.start });

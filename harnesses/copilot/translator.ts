@@ -113,9 +113,7 @@ export class CopilotTranslator implements SessionTranslator {
 
   finish(reports: SessionReports = {}): { events: DraftEvent[]; result: SessionResult } {
     const events: DraftEvent[] = [];
-    const { calls, results } = this.calls.drain();
-    for (const call of calls) events.push(...this.unfinished(call));
-    for (const result of results) events.push(unknownValue(result.record));
+    this.calls.flush(events, (call, out) => out.push(...this.unfinished(call)), (result) => result.record);
     let report: unknown;
     const text = reports[USAGE_REPORT];
     if (text !== undefined) {

@@ -6,11 +6,11 @@ import type { DraftEvent, EventOf } from '../../shared/events.ts';
 import { z } from 'zod';
 import { absolutePath, compact, obj } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
-
-export type CursorToolKind = 'command' | 'read' | 'write' | 'search' | 'list' | 'other';
+import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
 /** Every tool key the reference lists; anything else (a new tool, `function`, MCP) is `other` -> unknown. */
-export const CURSOR_TOOL_KINDS: Readonly<Record<string, CursorToolKind>> = {
+export const CURSOR_TOOL_KINDS = {
   shellToolCall: 'command',
   readToolCall: 'read',
   writeToolCall: 'write',
@@ -25,10 +25,12 @@ export const CURSOR_TOOL_KINDS: Readonly<Record<string, CursorToolKind>> = {
   askQuestionToolCall: 'other',
   prManagementToolCall: 'other',
   recordScreenToolCall: 'other',
-};
+} as const satisfies ToolKindTable;
+/** The kinds this harness's tools have (from the table), and `other`. */
+export type CursorToolKind = (typeof CURSOR_TOOL_KINDS)[keyof typeof CURSOR_TOOL_KINDS] | 'other';
 
 export function cursorToolKind(key: string): CursorToolKind {
-  return Object.hasOwn(CURSOR_TOOL_KINDS, key) ? CURSOR_TOOL_KINDS[key]! : 'other'; // own keys only: 'constructor' is no tool
+  return toolKindIn(CURSOR_TOOL_KINDS, key); // own keys only: 'constructor' is no tool
 }
 
 /** Outcome keys that mean the tool did its job, and those that mean it did not (AgentsServer fixtures). */

@@ -8,6 +8,8 @@ import type { DraftEvent } from '../../shared/events.ts';
 import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownValue } from '../../shared/translate/best-effort.ts';
+import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
 export interface DroidCall {
   id: string;
@@ -16,9 +18,7 @@ export interface DroidCall {
   record: JsonObject;
 }
 
-export type DroidToolKind = 'command' | 'read' | 'write' | 'search' | 'list' | 'skill' | 'subagent' | 'other';
-
-const KINDS: Record<string, DroidToolKind> = {
+const KINDS = {
   Execute: 'command',
   Read: 'read',
   Create: 'write',
@@ -30,10 +30,12 @@ const KINDS: Record<string, DroidToolKind> = {
   LS: 'list',
   Skill: 'skill',
   Task: 'subagent',
-};
+} as const satisfies ToolKindTable;
+/** The kinds this harness's tools have (from the table), and `other`. */
+export type DroidToolKind = (typeof KINDS)[keyof typeof KINDS] | 'other';
 
 export function droidToolKind(tool: string): DroidToolKind {
-  return Object.hasOwn(KINDS, tool) ? KINDS[tool]! : 'other'; // own keys only: 'constructor' is no tool
+  return toolKindIn(KINDS, tool); // own keys only: 'constructor' is no tool
 }
 
 /** A tool_result: isError is the outcome; the text is `value`, or the error's message. */

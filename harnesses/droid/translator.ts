@@ -108,10 +108,8 @@ export class DroidTranslator implements SessionTranslator {
   }
 
   finish(): { events: DraftEvent[]; result: SessionResult } {
-    const { calls, results } = this.calls.drain();
     // Calls that never got a result (a subagent's start was already reported), then results no call claimed.
-    const events = calls.flatMap((call) => this.unanswered(call));
-    for (const held of results) events.push(unknownValue(held.record));
+    const events = this.calls.flush([], (call, out) => out.push(...this.unanswered(call)), (held) => held.record);
     if (this.session) this.result.session_id = this.session;
     return { events, result: this.result };
   }

@@ -7,6 +7,8 @@ import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownValue } from '../../shared/translate/best-effort.ts';
 import type { ToolResult } from './records.ts';
+import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
 export interface GeminiCall {
   id: string;
@@ -15,9 +17,7 @@ export interface GeminiCall {
   record: JsonObject;
 }
 
-export type GeminiToolKind = 'command' | 'read' | 'write' | 'search' | 'list' | 'skill' | 'subagent' | 'other';
-
-const KINDS: Record<string, GeminiToolKind> = {
+const KINDS = {
   run_shell_command: 'command',
   read_file: 'read',
   read_many_files: 'read', // older releases
@@ -29,10 +29,12 @@ const KINDS: Record<string, GeminiToolKind> = {
   list_directory: 'list',
   activate_skill: 'skill',
   invoke_agent: 'subagent',
-};
+} as const satisfies ToolKindTable;
+/** The kinds this harness's tools have (from the table), and `other`. */
+export type GeminiToolKind = (typeof KINDS)[keyof typeof KINDS] | 'other';
 
 export function geminiToolKind(name: string): GeminiToolKind {
-  return Object.hasOwn(KINDS, name) ? KINDS[name]! : 'other'; // own keys only: 'constructor' is no tool
+  return toolKindIn(KINDS, name); // own keys only: 'constructor' is no tool
 }
 
 export const unknownCall = (call: GeminiCall, result?: JsonObject): DraftEvent => unknownValue(result ? { tool_use: call.record, tool_result: result } : { tool_use: call.record });

@@ -48,9 +48,7 @@ export class GeminiTranslator implements SessionTranslator {
 
   finish(): { events: DraftEvent[]; result: SessionResult } {
     const events = this.flushText();
-    const { calls, results } = this.calls.drain();
-    for (const call of calls) events.push(...this.unfinished(call));
-    for (const outcome of results) events.push(unknownValue(outcome.raw));
+    this.calls.flush(events, (call, out) => out.push(...this.unfinished(call)), (outcome) => outcome.raw);
     if (this.session) this.result.session_id = this.session;
     return { events, result: this.result };
   }

@@ -8,10 +8,10 @@ import { z } from 'zod';
 import type { DraftEvent, EventOf } from '../../shared/events.ts';
 import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
+import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
-export type GooseToolKind = 'command' | 'write' | 'list' | 'text_editor' | 'other';
-
-export const GOOSE_TOOL_KINDS: Readonly<Record<string, GooseToolKind>> = {
+export const GOOSE_TOOL_KINDS = {
   shell: 'command',
   write: 'write',
   edit: 'write',
@@ -19,10 +19,12 @@ export const GOOSE_TOOL_KINDS: Readonly<Record<string, GooseToolKind>> = {
   web_fetch: 'other',
   developer__shell: 'command',
   developer__text_editor: 'text_editor',
-};
+} as const satisfies ToolKindTable;
+/** The kinds this harness's tools have (from the table), and `other`. */
+export type GooseToolKind = (typeof GOOSE_TOOL_KINDS)[keyof typeof GOOSE_TOOL_KINDS] | 'other';
 
 export function gooseToolKind(name: string): GooseToolKind {
-  return Object.hasOwn(GOOSE_TOOL_KINDS, name) ? GOOSE_TOOL_KINDS[name]! : 'other'; // own keys only: 'constructor' is no tool
+  return toolKindIn(GOOSE_TOOL_KINDS, name); // own keys only: 'constructor' is no tool
 }
 
 /** text_editor sub-commands: `view` reads, the rest change the file. */

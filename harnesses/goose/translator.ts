@@ -95,9 +95,7 @@ export class GooseTranslator implements SessionTranslator {
   finish(): { events: DraftEvent[]; result: SessionResult } {
     const events = this.flushText();
     // Calls that never got a response, without an outcome; then responses no call claimed.
-    const { calls, results } = this.calls.drain();
-    for (const call of calls) events.push(mapToolCall(call, undefined, this.cwd));
-    for (const outcome of results) events.push(unknownValue(outcome.item));
+    this.calls.flush(events, (call, out) => out.push(mapToolCall(call, undefined, this.cwd)), (outcome) => outcome.item);
     return { events, result: this.result };
   }
 

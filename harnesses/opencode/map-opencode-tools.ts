@@ -8,10 +8,10 @@ import type { DraftEvent } from '../../shared/events.ts';
 import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownValue } from '../../shared/translate/best-effort.ts';
+import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
-export type OpencodeToolKind = 'command' | 'read' | 'write' | 'search' | 'list' | 'skill' | 'subagent' | 'other';
-
-const KINDS: Record<string, OpencodeToolKind> = {
+const KINDS = {
   bash: 'command',
   read: 'read',
   write: 'write',
@@ -24,10 +24,12 @@ const KINDS: Record<string, OpencodeToolKind> = {
   list: 'list',
   skill: 'skill',
   task: 'subagent',
-};
+} as const satisfies ToolKindTable;
+/** The kinds this harness's tools have (from the table), and `other`. */
+export type OpencodeToolKind = (typeof KINDS)[keyof typeof KINDS] | 'other';
 
 export function opencodeToolKind(name: string): OpencodeToolKind {
-  return Object.hasOwn(KINDS, name) ? KINDS[name]! : 'other'; // own keys only: 'constructor' is no tool
+  return toolKindIn(KINDS, name); // own keys only: 'constructor' is no tool
 }
 
 const text = z.string();

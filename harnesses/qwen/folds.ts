@@ -1,24 +1,10 @@
 // Qwen Code records that yield no event of their own (shared/translate/folds.ts; checked by
 // harnesses/translators.property.test.ts). Tool calls need no entry: their event comes with the result.
 import type { RecordFold } from '../../shared/translate/folds.ts';
-
-type Rec = Readonly<Record<string, unknown>>;
-const asRecord = (v: unknown): Rec | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Rec) : undefined);
-const blocksOf = (record: Rec): Rec[] => {
-  const content = asRecord(record.message)?.content;
-  return Array.isArray(content) ? content.map(asRecord).filter((b): b is Rec => b !== undefined) : [];
-};
+import { asRecord, backgroundTaskCalls, blocksOf, nothingToShow, onlyReportedSubagentCalls, onlyReportedSubagentResults } from '../../shared/translate/anthropic-folds.ts';
 
 /** `agent` calls whose subagent task_* records report (their data.tool_use_id), among `records`. */
-function backgroundTaskCalls(records: readonly unknown[]): Set<string> {
-  const ids = new Set<string>();
-  for (const r of records) {
-    const record = asRecord(r);
-    const toolUseId = asRecord(record?.data)?.tool_use_id;
-    if (record?.type === 'system' && (record.subtype === 'task_started' || record.subtype === 'task_notification') && typeof toolUseId === 'string') ids.add(toolUseId);
-  }
-  return ids;
-}
+const taskCalls = (records: readonly unknown[]) => backgroundTaskCalls(records, (record) => asRecord(record.data)?.tool_use_id);
 
 export const folds: readonly RecordFold[] = [
   { match: { type: 'stream_event' }, kind: 'silent', why: 'goal_state snapshots and partial deltas: the complete assistant record follows' },
@@ -30,27 +16,19 @@ export const folds: readonly RecordFold[] = [
   },
   {
     match: { type: 'assistant' },
-    when: (record) => blocksOf(record).every((b) => b.text === '' || b.thinking === ''),
+    when: (record) => nothingToShow(record, { redactedThinking: false }),
     kind: 'silent',
     why: 'an assistant message with nothing to show (no blocks, empty text)',
   },
   {
     match: { type: 'user' },
-    when: (record, { before }) => {
-      const results = blocksOf(record).filter((b) => b.type === 'tool_result');
-      const tasks = backgroundTaskCalls(before);
-      return results.length > 0 && results.every((b) => b.is_error !== true && tasks.has(b.tool_use_id as string));
-    },
+    when: (record, { before }) => onlyReportedSubagentResults(record, taskCalls(before)),
     kind: 'silent',
     why: "an agent call's result when task_started/task_notification report the subagent: it only says it launched",
   },
   {
     match: { type: 'assistant' },
-    when: (record, { before, after }) => {
-      const tasks = backgroundTaskCalls([...before, ...after]);
-      const blocks = blocksOf(record);
-      return blocks.length > 0 && blocks.every((b) => b.type === 'tool_use' && tasks.has(b.id as string));
-    },
+    when: (record, { before, after }) => onlyReportedSubagentCalls(record, taskCalls([...before, ...after])),
     kind: 'restated',
     why: 'an agent call whose subagent task_started/task_notification report (they name its id)',
   },

@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { absolutePath, compact, contentText } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownValue } from '../../shared/translate/best-effort.ts';
+import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
 export interface QwenCall {
   id: string;
@@ -20,9 +22,7 @@ export interface QwenOutcome {
   block: JsonObject;
 }
 
-export type QwenToolKind = 'command' | 'read' | 'write' | 'search' | 'list' | 'subagent' | 'other';
-
-const KINDS: Record<string, QwenToolKind> = {
+const KINDS = {
   run_shell_command: 'command',
   read_file: 'read',
   read_many_files: 'read',
@@ -34,10 +34,12 @@ const KINDS: Record<string, QwenToolKind> = {
   list_directory: 'list', // older releases
   agent: 'subagent',
   task: 'subagent', // older releases
-};
+} as const satisfies ToolKindTable;
+/** The kinds this harness's tools have (from the table), and `other`. */
+export type QwenToolKind = (typeof KINDS)[keyof typeof KINDS] | 'other';
 
 export function qwenToolKind(name: string): QwenToolKind {
-  return Object.hasOwn(KINDS, name) ? KINDS[name]! : 'other'; // own keys only: 'constructor' is no tool
+  return toolKindIn(KINDS, name); // own keys only: 'constructor' is no tool
 }
 
 export const unknownCall = (call: QwenCall, outcome?: QwenOutcome): DraftEvent => unknownValue(outcome ? { tool_use: call.block, tool_result: outcome.block } : { tool_use: call.block });

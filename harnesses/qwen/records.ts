@@ -3,7 +3,6 @@
 // hold anything: z.object ignores them; `unknown` events carry the raw record. Shapes:
 // shared/reference/harnesses.md section 4 (Claude-shaped records, `system/*` payloads under `data`).
 import { z } from 'zod';
-import { AnyJsonObject } from '../../shared/translate/json-object.ts';
 
 const id = z.string().min(1);
 
@@ -19,11 +18,7 @@ export const TaskStartedRecord = z.object({
 export const TaskNotificationRecord = z.object({ data: z.object({ task_id: id, status: z.string().min(1), tool_use_id: id.optional() }) });
 
 export const AssistantRecord = z.object({ message: z.object({ content: z.array(z.unknown()) }) });
-export const AssistantBlock = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('text'), text: z.string() }),
-  z.object({ type: z.literal('thinking'), thinking: z.string() }),
-  z.object({ type: z.literal('tool_use'), id, name: z.string().min(1), input: AnyJsonObject }),
-]);
+/** Content blocks: shared/translate/anthropic-blocks.ts (CompatibleBlock), read the same as Claude Code's. */
 
 export const UserRecord = z.object({ message: z.object({ content: z.union([z.string(), z.array(z.unknown())]) }) });
 export const ToolResultBlock = z.object({

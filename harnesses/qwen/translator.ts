@@ -3,14 +3,18 @@
 // only says it launched; task_notification reports the end.
 import type { DraftEvent } from '../../shared/events.ts';
 import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
-import { compact, contentText } from '../../shared/translate/json.ts';
+import { compact } from '../../shared/translate/json.ts';
 import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts';
 import { PendingCalls } from '../../shared/translate/pending-calls.ts';
 import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
 import { mapQwenCall, qwenToolKind, subagentType, unknownCall } from './map-qwen-tools.ts';
 import type { QwenCall, QwenOutcome } from './map-qwen-tools.ts';
-import { AssistantBlock, AssistantRecord, InitRecord, QwenRecord, ResultRecord, SystemRecord, TaskNotificationRecord, TaskStartedRecord, ToolResultBlock, UserRecord } from './records.ts';
+import { AssistantRecord, InitRecord, QwenRecord, ResultRecord, SystemRecord, TaskNotificationRecord, TaskStartedRecord, ToolResultBlock, UserRecord } from './records.ts';
 import { qwenTokens } from './usage.ts';
+import { assistantContentReader, CompatibleBlock, resultText } from '../../shared/translate/anthropic-blocks.ts';
+import type { ToolUse, ToolUseSink } from '../../shared/translate/anthropic-blocks.ts';
+
+const readAssistantContent = assistantContentReader(CompatibleBlock);
 
 type Rec = Record<string, unknown>;
 
@@ -25,7 +29,7 @@ interface Task {
   resultSeen?: boolean;
 }
 
-export class QwenTranslator implements SessionTranslator {
+export class QwenTranslator implements SessionTranslator, ToolUseSink {
   private session: string | undefined;
   private cwd: string | undefined;
   /** Tool calls waiting for their result, by id; a reused id reports the earlier call first (finding 9). */
@@ -65,10 +69,7 @@ export class QwenTranslator implements SessionTranslator {
   }
 
   finish(): { events: DraftEvent[]; result: SessionResult } {
-    const events: DraftEvent[] = [];
-    const { calls, results } = this.calls.drain();
-    for (const call of calls) events.push(...this.unfinished(call));
-    for (const outcome of results) events.push(unknownValue(outcome.block));
+    const events = this.calls.flush([], (call, out) => out.push(...this.unfinished(call)), (outcome) => outcome.block);
     if (this.session) this.result.session_id = this.session;
     return { events, result: this.result };
   }
@@ -120,25 +121,15 @@ export class QwenTranslator implements SessionTranslator {
     const parsed = AssistantRecord.safeParse(record);
     if (!parsed.success) return [unknownLine(line)];
     const out: DraftEvent[] = [];
-    for (const raw of parsed.data.message.content) {
-      const block = AssistantBlock.safeParse(raw);
-      if (!block.success) {
-        out.push(unknownValue(raw));
-        continue;
-      }
-      const b = block.data;
-      if (b.type === 'text') {
-        if (b.text) out.push({ type: 'agent', message: b.text });
-      } else if (b.type === 'thinking') {
-        if (b.thinking) out.push({ type: 'reasoning', message: b.thinking });
-      } else {
-        const call: QwenCall = { id: b.id, name: b.name, input: b.input, block: raw as Rec };
-        const { displaced, result } = this.calls.open(call.id, call);
-        if (displaced) out.push(...this.unfinished(displaced));
-        if (result) out.push(...this.finishCall(call, result));
-      }
-    }
+    readAssistantContent(parsed.data.message.content, out, this);
     return out;
+  }
+
+  /** A call opens: an earlier call still pending under its id is reported first, without outcome (finding 9). */
+  toolUse(call: ToolUse, out: DraftEvent[]): void {
+    const { displaced, result } = this.calls.open(call.id, call);
+    if (displaced) out.push(...this.unfinished(displaced));
+    if (result) out.push(...this.finishCall(call, result));
   }
 
   private user(record: Rec, line: StdoutLine): DraftEvent[] {
@@ -174,8 +165,11 @@ export class QwenTranslator implements SessionTranslator {
     }
     this.tasks.delete(call.id);
     if (task?.ended) return [];
-    // Launched in the background, and its task_started was not readable: what it became is not known here.
-    if (!task && !outcome.isError && BACKGROUND_LAUNCH.test(contentText(outcome.content) ?? '')) return [unknownCall(call, outcome)];
+    // Launched in the background, and its task_started was not readable: what it became is not known here. Nor is
+    // it when the result's text cannot be read (issue 21: a non-string text block was skipped, and a subagent that
+    // may only have launched was reported completed).
+    const text = task || outcome.isError ? undefined : resultText(outcome.content);
+    if (!task && !outcome.isError && (text === 'unreadable' || BACKGROUND_LAUNCH.test(text ?? ''))) return [unknownCall(call, outcome)];
     const ok = !outcome.isError;
     const end: DraftEvent = compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: task?.taskId ?? call.id, subagent_name: name, is_success: ok });
     if (task) return [end];

@@ -69,4 +69,26 @@ describe('PendingCalls', () => {
     expect(none.close('a', 'ok')).toEqual({ call: 'call a' });
     expect(none.answeredCall('a')).toBeUndefined();
   });
+
+  it('flush: unanswered calls through the adapter (which may report nothing), then unclaimed results as unknown, in arrival order; then empty', () => {
+    const calls = new PendingCalls<{ name: string }, { block: Record<string, unknown> }>();
+    calls.open('1', { name: 'Bash' });
+    calls.open('2', { name: 'Task' });
+    calls.open('3', { name: 'Read' });
+    calls.close('9', { block: { type: 'tool_result', tool_use_id: '9' } });
+    const out = calls.flush(
+      [{ type: 'agent', message: 'before' }],
+      (call, events) => {
+        if (call.name !== 'Task') events.push({ type: 'warning', message: `${call.name} never finished` });
+      },
+      (result) => result.block,
+    );
+    expect(out).toEqual([
+      { type: 'agent', message: 'before' },
+      { type: 'warning', message: 'Bash never finished' },
+      { type: 'warning', message: 'Read never finished' },
+      { type: 'unknown', raw: { type: 'tool_result', tool_use_id: '9' } },
+    ]);
+    expect(calls.flush([], () => expect.unreachable(), () => expect.unreachable())).toEqual([]);
+  });
 });

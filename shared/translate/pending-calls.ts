@@ -6,7 +6,10 @@
 // - at the end, the calls never answered and the results never claimed are handed back to be reported;
 // - the calls answered last are remembered (a bounded number), so a call printed again after its result can be
 //   recognised instead of being opened, and reported, a second time.
-// Pure bookkeeping: the adapter decides what each displaced, paired or leftover item becomes.
+// Pure bookkeeping: the adapter decides what each displaced, paired or leftover item becomes; `flush` is the end
+// of the stream every translator shares (calls without an outcome, results as `unknown`).
+import type { DraftEvent } from '../events.ts';
+import { unknownValue } from './best-effort.ts';
 
 /** How many answered calls are remembered: repeats come right after the original, and memory stays bounded. */
 const REMEMBERED_ANSWERS = 1024;
@@ -86,6 +89,18 @@ export class PendingCalls<Call, Result> {
     this.answerRing[slot] = id;
     this.answered.set(id, { call, slot });
     this.nextSlot = (slot + 1) % this.answerRing.length;
+  }
+
+  /**
+   * End of the stream, reported: each call never answered through `unanswered` (its event without an outcome, or
+   * nothing when other records already reported it), then each result no call claimed as `unknown` carrying its
+   * raw record (`raw`). Pushed onto `out`; both maps are emptied.
+   */
+  flush(out: DraftEvent[], unanswered: (call: Call, out: DraftEvent[]) => void, raw: (result: Result) => unknown): DraftEvent[] {
+    const { calls, results } = this.drain();
+    for (const call of calls) unanswered(call, out);
+    for (const result of results) out.push(unknownValue(raw(result)));
+    return out;
   }
 
   /** End of the stream: calls never answered and results never claimed, in arrival order; both maps are emptied. */
