@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` needs nothing but Node; `cluster` brings up the real control plane once per run
+// Two projects: `unit` needs nothing but Node; `cluster` brings up the control plane and its real node once per run
 // (test/cluster/global-setup.ts) for every `*.cluster.test.ts` file and the end-to-end suites under test/e2e.
 export default defineConfig({
   test: {

@@ -1,4 +1,4 @@
-// Dispatcher throughput on a real apiserver (the test control plane without scheduler and kubelet, so Pods stay
+// Dispatcher throughput on a real apiserver (the test control plane without a scheduler or node, so Pods stay
 // Pending and only the API is measured): claims/s for 10,000 queued Runs next to the raw Pod-create rate of the
 // same apiserver at the same concurrency, per-claim latency, apiserver writes per claimed Run, and RSS.
 import { PooledKubeConfig } from '../dispatcher/kube/pooled-config.ts';
@@ -21,7 +21,7 @@ const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length 
 
 export async function benchDispatcher(runs = 10_000, rawPods = 2_000, log: (m: string) => void = () => undefined): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'tcab-bench-cluster-'));
-  const plane = await up({ dir, dieWithParent: true, withWorkloads: false });
+  const plane = await up({ dir, dieWithParent: true, withScheduler: false });
   try {
     const kubectl = (...args: string[]) => execFileSync(join(plane.binDir, 'kubectl'), ['--kubeconfig', plane.kubeconfig, ...args], { encoding: 'utf8' });
     kubectl('apply', '-f', join(ROOT, 'deploy', 'crds'));

@@ -1,6 +1,7 @@
 // The test control plane: etcd, kube-apiserver (client-cert auth, Node + RBAC authorization, service-account
-// token signing), kube-controller-manager, kube-scheduler and the process kubelet, all on free loopback ports
-// with their data in one directory. `up` returns when the node is Ready and the default namespace can take pods.
+// token signing), kube-controller-manager and kube-scheduler, all on free loopback ports with their data in one
+// directory. `up` returns when the default namespace can take pods; nodes register separately (a real node:
+// node/real-node.ts; the test suite's: local-cluster.ts).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
@@ -11,7 +12,6 @@ import type { Pki } from './pki.ts';
 import { freePort, startProcess, waitFor } from './processes.ts';
 import type { Managed } from './processes.ts';
 
-export const NODE_NAME = 'tcab-node-1';
 /**
  * ClusterIPs: inside 198.18.0.0/15 (benchmarking space, RFC 2544: collides with nothing this machine routes), clear
  * of a real node's Pod CIDR 198.18.0.0/24 and its transfer nets in 198.19.0.0/16 (node/network.ts).
@@ -21,7 +21,6 @@ export const SERVICE_CIDR = '198.18.128.0/20';
 export const KUBERNETES_SERVICE_IP = '198.18.128.1';
 /** kube-dns's ClusterIP (a real node's CoreDNS; kubelet's clusterDNS). */
 export const CLUSTER_DNS_IP = '198.18.128.10';
-const ROOT = join(import.meta.dirname, '..', '..');
 
 export interface ControlPlane {
   dir: string;
@@ -36,10 +35,8 @@ export interface ControlPlane {
 export interface UpOptions {
   dir: string;
   dieWithParent: boolean;
-  /** Image -> command mapping for the process kubelet (see kubelet/images.ts). */
-  imagesFile?: string;
-  /** Benchmarks of the API alone leave out the scheduler and the kubelet: Pods then stay Pending, nothing runs. */
-  withWorkloads?: boolean;
+  /** Benchmarks of the API alone leave out the scheduler (default true): Pods stay Pending with no scheduler writes. */
+  withScheduler?: boolean;
 }
 
 /** The binaries, built or reused (prints the cold/warm time on stderr). */
@@ -86,7 +83,6 @@ export async function up(options: UpOptions): Promise<ControlPlane> {
     admin: { user: 'kubernetes-admin', groups: ['system:masters'] },
     'controller-manager': { user: 'system:kube-controller-manager' },
     scheduler: { user: 'system:kube-scheduler' },
-    kubelet: { user: `system:node:${NODE_NAME}`, groups: ['system:nodes'] },
     // The apiserver's identity towards kubelets (logs, exec, port-forward): kubelet's webhook authorizer asks the
     // apiserver, which allows system:masters the kubelet API (nodes/proxy, nodes/log, ...).
     'apiserver-kubelet-client': { user: 'kube-apiserver-kubelet-client', groups: ['system:masters'] },
@@ -100,7 +96,7 @@ export async function up(options: UpOptions): Promise<ControlPlane> {
   };
   const bin = (name: string) => join(binDir, name);
   const down = async () => {
-    // Reverse order: kubelet (its pods) first, etcd last.
+    // Reverse order: etcd last.
     for (const p of [...processes].reverse()) await p.stop();
   };
   try {
@@ -145,7 +141,6 @@ export async function up(options: UpOptions): Promise<ControlPlane> {
     const adminConfig = writeConfig('admin', 'kubernetes-admin');
     const cmConfig = writeConfig('controller-manager', 'system:kube-controller-manager');
     const schedulerConfig = writeConfig('scheduler', 'system:kube-scheduler');
-    const kubeletConfig = writeConfig('kubelet', `system:node:${NODE_NAME}`);
 
     start('kube-controller-manager', [
       bin('kube-controller-manager'), '--kubeconfig', cmConfig, '--authentication-kubeconfig', cmConfig, '--authorization-kubeconfig', cmConfig,
@@ -154,20 +149,12 @@ export async function up(options: UpOptions): Promise<ControlPlane> {
       '--cluster-signing-cert-file', pki.caCert, '--cluster-signing-key-file', pki.caKey, '--service-cluster-ip-range', SERVICE_CIDR,
       '--v=1',
     ]);
-    const workloads = options.withWorkloads !== false;
-    if (workloads) start('kube-scheduler', [
+    if (options.withScheduler !== false) start('kube-scheduler', [
       bin('kube-scheduler'), '--kubeconfig', schedulerConfig, '--authentication-kubeconfig', schedulerConfig, '--authorization-kubeconfig', schedulerConfig,
       '--bind-address', '127.0.0.1', '--secure-port', '0', '--leader-elect=false', '--v=1',
     ]);
-    const kubeletDir = join(dir, 'kubelet');
-    mkdirSync(kubeletDir, { recursive: true });
-    const kubelet = !workloads ? undefined : start('process-kubelet', [
-      process.execPath, join(ROOT, 'test/cluster/kubelet/main.ts'), '--kubeconfig', kubeletConfig, '--node', NODE_NAME, '--root', kubeletDir,
-      '--images', options.imagesFile ?? join(ROOT, 'test/cluster/kubelet/images.json'), '--api-server', server, '--ca', pki.caCert,
-    ]);
-    // Ready = the node reports Ready and the default ServiceAccount exists (pods can be admitted).
+    // Ready = the default ServiceAccount exists (pods can be admitted).
     const kubectl = (...args: string[]) => execFileSync(bin('kubectl'), ['--kubeconfig', adminConfig, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    if (kubelet) await waitFor('the node to be Ready', async () => kubectl('get', 'node', NODE_NAME, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}') === 'True', { timeoutMs: 30_000, process: kubelet });
     await waitFor('the default ServiceAccount', async () => kubectl('get', 'serviceaccount', 'default', '-o', 'name').trim() === 'serviceaccount/default', { timeoutMs: 30_000 });
     mark('ready_ms');
     return { dir, kubeconfig: adminConfig, server, binDir, processes, timings, down };

@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { NODE_NAME, up } from './control-plane.ts';
+import { up } from './control-plane.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { BUSYBOX_IMAGE, nodeBinaries, startRealNode } from './node/real-node.ts';
 import type { RealNode } from './node/real-node.ts';
@@ -50,12 +50,6 @@ export async function startLocalCluster(dir: string): Promise<LocalCluster> {
     await plane.down();
   };
   try {
-    // Until control-plane.ts stops starting it: the process kubelet's node must not take Pods (it goes, with its Node).
-    const processKubelet = plane.processes.find((p) => p.name === 'process-kubelet');
-    if (processKubelet) {
-      await processKubelet.stop();
-      await exec(join(plane.binDir, 'kubectl'), ['--kubeconfig', plane.kubeconfig, 'delete', 'node', NODE_NAME]);
-    }
     node = await startRealNode({
       dir: join(dir, 'node'),
       binDir: nodeBinDir,
