@@ -4,6 +4,7 @@ import type { HarnessEvent, SystemStage } from '../../shared/events.ts';
 import type { Clock } from '../../shared/translate/session.ts';
 import type { RunDirs } from '../run-dirs.ts';
 import type { RunUser } from '../process.ts';
+import type { Timers } from './stderr-flush.ts';
 
 export interface StageTimingRecord {
   stage: string;
@@ -23,6 +24,8 @@ export interface StageContext {
   npmRegistry: string;
   emit(event: HarnessEvent): void;
   timings: StageTimingRecord[];
+  /** Timers for the session's stderr quiet gap (stages/stderr-flush.ts); the system's when absent. */
+  timers?: Timers;
 }
 
 /**

@@ -13,6 +13,7 @@ import type { SessionSummary } from '../../shared/translate/session.ts';
 import { runProcess } from '../process.ts';
 import type { ProcessOutcome } from '../process.ts';
 import type { StageContext } from './context.ts';
+import { quietGapFlusher } from './stderr-flush.ts';
 
 export interface SessionRun {
   summary: SessionSummary;
@@ -39,6 +40,8 @@ export async function runSession(
   const emitAll = (events: ReturnType<TranslationSession['stdout']>) => {
     for (const event of events) ctx.emit(event);
   };
+  // A stderr diagnostic still open after a quiet gap is published whole (stderr-flush.ts).
+  const stderrGap = quietGapFlusher(translation, emitAll, ctx.timers);
   const [, ...args] = invocation.argv;
   const outcome = await runProcess({
     argv: [binary, ...args],
@@ -57,8 +60,10 @@ export async function runSession(
     onStderr: (line) => {
       rawErr?.write(`${line.text}\n`);
       emitAll(translation.stderr(line));
+      stderrGap.touched();
     },
   });
+  stderrGap.stop();
   await Promise.all([rawOut, rawErr].map((s) => (s ? new Promise((resolve) => s.end(resolve)) : undefined)));
   if (outcome.spawnError) {
     emitAll(translation.stderr({ text: `cannot start ${binary}: ${outcome.spawnError.message}`, bytes: 0, truncated: false }));

@@ -38,16 +38,35 @@ describe('TranslationSession', () => {
     expect(HarnessEvent.safeParse(event).success).toBe(true);
   });
 
-  it('stderr lines become warnings as they arrive; blank ones are dropped', () => {
+  it('stderr lines become warnings as their diagnostic ends (the next one starts, a quiet gap, the end); blank ones are dropped', () => {
     const s = new TranslationSession(bestEffortAdapter(), {}, { clock });
-    expect(s.stderr(line('careful'))).toEqual([{ type: 'warning', timestamp: '2026-12-02T10:00:00.000Z', message: 'careful' }]);
+    expect(s.stderr(line('careful'))).toEqual([]);
+    expect(s.stderrPending()).toBe(true);
+    expect(s.stderr(line('also careful'))).toEqual([{ type: 'warning', timestamp: '2026-12-02T10:00:00.000Z', message: 'careful' }]);
     expect(s.stderr(line('   '))).toEqual([]);
+    expect(s.stderrIdle()).toEqual([{ type: 'warning', timestamp: '2026-12-02T10:00:00.000Z', message: 'also careful' }]);
+    expect(s.stderrPending()).toBe(false);
+    expect(s.stderrIdle()).toEqual([]);
+  });
+
+  it('issue 21: a stack trace is one warning with every line of it, and the end of the session flushes the open one first', () => {
+    const s = new TranslationSession(bestEffortAdapter(), {}, { clock });
+    const trace = ['DeprecationWarning: AI SDK Warning: Deprecated', '      at iX (/$bunfs/root/chunk.js:26:46952)', '      at transform (/$bunfs/root/chunk.js:44:43027)'];
+    const emitted = [...trace, '', 'Error: boom', '    at main (x.js:1:1)'].flatMap((text) => s.stderr(line(text)));
+    expect(emitted).toEqual([{ type: 'warning', timestamp: '2026-12-02T10:00:00.000Z', message: trace.join('\n') }]);
+    const { events, summary } = s.finish({ code: 1, signal: null });
+    expect(events.map((e) => (e.type === 'warning' || e.type === 'error' ? [e.type, e.message] : [e.type]))).toEqual([
+      ['warning', 'Error: boom\n    at main (x.js:1:1)'],
+      ['error', `demo exited with code 1:\n${trace.join('\n')}\n\nError: boom\n    at main (x.js:1:1)`],
+    ]);
+    expect(summary.counts).toEqual({ warning: 2, error: 1 });
   });
 
   it('a non-zero exit ends with an error carrying the tail of stderr', () => {
     const s = new TranslationSession(bestEffortAdapter(), {}, { clock, failureTailChars: 20 });
     s.stderr(line('first line that scrolls away'));
     s.stderr(line('Error: boom'));
+    s.stderrIdle(); // a quiet gap published the last warning before the exit
     const { events, summary } = s.finish({ code: 2, signal: null });
     expect(events).toEqual([{ type: 'error', timestamp: '2026-12-02T10:00:00.000Z', message: 'demo exited with code 2:\nError: boom' }]);
     expect(summary.exit).toEqual({ code: 2, signal: null });

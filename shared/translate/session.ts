@@ -12,6 +12,7 @@ import type { SplitLine } from './lines.ts';
 import { MAX_JSON_DEPTH, nestedDeeperThan, parseJsonLine } from './json-line.ts';
 import { TailBuffer } from './tail.ts';
 import { compileSchema } from './compiled-schema.ts';
+import { StderrGrouper } from './stderr-groups.ts';
 
 export interface Clock {
   now(): Date;
@@ -88,6 +89,8 @@ export class TranslationSession {
   private readonly clock: Clock;
   private readonly stderrTail: TailBuffer;
   private readonly stdoutTail: TailBuffer;
+  /** stderr lines wait here until their diagnostic ends (stderr-groups.ts). */
+  private readonly stderrGroups = new StderrGrouper();
   private readonly counts: Record<string, number> = {};
   private finished = false;
   /** Last timestamp string and the millisecond it was made for: lines arrive far faster than 1/ms. */
@@ -124,12 +127,32 @@ export class TranslationSession {
     return this.stamp(drafts, record);
   }
 
-  /** One stderr line: surfaced as a warning while the run is in progress (spec). */
+  /**
+   * One stderr line: surfaced as a warning while the run is in progress (spec), one per diagnostic: the warnings of
+   * the diagnostics this line closed (a stack trace or wrapped message is one; blank lines alone are none).
+   */
   stderr(line: SplitLine): HarnessEvent[] {
     const text = line.truncated ? line.text + TRUNCATION_MARKER(line.bytes) : line.text;
     this.stderrTail.add(text);
-    if (text.trim().length === 0) return [];
-    return this.stamp([{ type: 'warning', message: text }]);
+    return this.warnings(this.stderrGroups.push(text));
+  }
+
+  /** Whether a stderr diagnostic is open: what a quiet gap on stderr should flush (`stderrIdle`). */
+  stderrPending(): boolean {
+    return this.stderrGroups.pending();
+  }
+
+  /** stderr has been quiet: the open diagnostic, whole, as its warning (`finish` does this too). */
+  stderrIdle(): HarnessEvent[] {
+    return this.warnings(this.stderrGroups.flush());
+  }
+
+  /** A diagnostic's lines as one warning, every byte; a group of blank lines says nothing. */
+  private warnings(groups: string[][]): HarnessEvent[] {
+    if (groups.length === 0) return [];
+    const drafts: DraftEvent[] = [];
+    for (const group of groups) if (group[0]!.trim().length > 0) drafts.push({ type: 'warning', message: group.join('\n') });
+    return this.stamp(drafts);
   }
 
   /** End of the session: flushes the adapter and, on a non-zero exit, adds the terminal error. */
@@ -144,7 +167,8 @@ export class TranslationSession {
     } catch (error) {
       failure = error instanceof Error ? error.message : String(error);
     }
-    const events = this.stamp(drafts);
+    // The diagnostic stderr ended with comes before the adapter's last events, as it was printed before the exit.
+    const events = [...this.stderrIdle(), ...this.stamp(drafts)];
     if (failure !== undefined) {
       events.push(...this.stamp([{ type: 'warning', message: `the ${this.slug} translator failed at the end of the session (${failure}): its final events and usage are missing`, code: 'translator_failed' }]));
     }
