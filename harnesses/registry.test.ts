@@ -78,6 +78,7 @@ describe('manifest files', () => {
 
   it.each([
     ['no install section', kilo.replace(/\[install\][\s\S]*?(?=\[auth\])/, ''), 'install: required, unless the harness is built in'],
+    ['a release pattern that is no regular expression', kilo.replace('[install]\n', "[install]\nrelease_pattern = '^(1'\n"), 'install.release_pattern: must be a regular expression'],
     ['a builtin section instead', `${kilo.replace(/\[install\][\s\S]*?(?=\[auth\])/, '')}\n[builtin]\nentry = "main.ts"\n`, 'builtin: only a built-in descriptor sets it'],
   ])('%s is refused, naming the field', (_what, body, message) => {
     expect(() => getHarness('fake', toml(body))).toThrow(message);

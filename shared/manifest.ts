@@ -51,6 +51,21 @@ export const HarnessManifest = z.strictObject({
      * published for both packages (registries lag on platform packages), which replaces `@latest` in command.
      */
     platform_package: z.string().min(1).optional(),
+    /**
+     * The versions that count as releases when picking the newest common one, a regular expression (default: x.y.z
+     * only, no pre-releases). For a CLI that tags every release, e.g. Amp's `0.0.1790142911-g7618fb`.
+     */
+    release_pattern: z
+      .string()
+      .refine((p) => {
+        try {
+          new RegExp(p);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'must be a regular expression')
+      .optional(),
   }).optional(),
   /**
    * A harness that ships with tcab as code (gg): nothing is installed, its entry module runs on the driver's own

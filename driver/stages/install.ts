@@ -33,8 +33,8 @@ export async function installHarness(ctx: StageContext, manifest: HarnessManifes
   const what = install.npm_package ?? manifest.binary;
   await stage(ctx, 'install_harness', `installing ${what} (newest release) into ${ctx.dirs.prefix}`, async () => {
     const tail = new OutputTail();
-    const { npm_package: pkg, platform_package: platform } = install;
-    const version = pkg && platform ? await resolveNewestInstallable(ctx, pkg, platform) : undefined;
+    const { npm_package: pkg, platform_package: platform, release_pattern: releasePattern } = install;
+    const version = pkg && platform ? await resolveNewestInstallable(ctx, pkg, platform, releasePattern) : undefined;
     const outcome = await runProcess({
       argv: installArgv(manifest, ctx.dirs.prefix, ctx.npmRegistry, version),
       cwd: ctx.dirs.home,

@@ -1,7 +1,14 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newestCommonRelease } from './newest-version.ts';
 import { installArgv } from './install.ts';
 import { getHarness } from '../../harnesses/registry.ts';
+
+/** `npm view <pkg> versions --json`, recorded from registry.npmjs.org on 2026-12-04. */
+const recorded = (file: string) => JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', file), 'utf8')) as string[];
+const ampCli = recorded('npm-view-ampcode-cli-versions.json');
+const ampLinux = recorded('npm-view-ampcode-cli-linux-x64-versions.json');
 
 describe('newestCommonRelease', () => {
   it('picks the newest release both packages published, ignoring pre-releases and the wrapper-only newest', () => {
@@ -13,5 +20,32 @@ describe('newestCommonRelease', () => {
     const manifest = getHarness('claude').manifest;
     expect(installArgv(manifest, '/p', 'https://r/', '9.9.9').at(-1)).toBe('@anthropic-ai/claude-code@9.9.9');
     expect(installArgv(manifest, '/p', 'https://r/').at(-1)).toBe('@anthropic-ai/claude-code@latest');
+  });
+});
+
+describe('issue 21: Amp, whose releases all carry their commit (-g<sha>) and whose native package lags', () => {
+  const amp = getHarness('amp').manifest;
+
+  it('the recorded registry: the newest @ampcode/cli has no linux-x64 package; the newest both have is chosen', () => {
+    expect(ampCli.at(-1)).toBe('0.0.1790712063-gb89205');
+    expect(ampLinux).not.toContain('0.0.1790712063-gb89205');
+    expect(amp.install?.platform_package).toBe('@ampcode/cli-linux-x64');
+    expect(newestCommonRelease(ampCli, ampLinux, amp.install?.release_pattern)).toBe('0.0.1790142911-g7618fb');
+    // The default (x.y.z only) reads every Amp release as a pre-release: nothing would ever match.
+    expect(newestCommonRelease(ampCli, ampLinux)).toBeUndefined();
+    expect(installArgv(amp, '/p', 'https://r/', '0.0.1790142911-g7618fb').at(-1)).toBe('@ampcode/cli@0.0.1790142911-g7618fb');
+  });
+
+  it.each([
+    // Ordered by the numeric core, not as text: a timestamp with more digits is newer.
+    [['0.0.999999999-gaaaaaa', '0.0.1000000000-gbbbbbb'], ['0.0.999999999-gaaaaaa', '0.0.1000000000-gbbbbbb'], '0.0.1000000000-gbbbbbb'],
+    // The newest common one, wherever it is in the list.
+    [['0.0.1790142911-g7618fb', '0.0.1784106548-gd81d8b'], ['0.0.1784106548-gd81d8b', '0.0.1790142911-g7618fb'], '0.0.1790142911-g7618fb'],
+    // Not a release by Amp's pattern: an untagged or otherwise tagged version, or a tag that is no commit.
+    [['0.0.1790142911', '0.0.1790142912-beta.1', '0.0.1790142913-gXYZ'], ['0.0.1790142911', '0.0.1790142912-beta.1', '0.0.1790142913-gXYZ'], undefined],
+    // The same version under another commit is another build: only an exact match counts.
+    [['0.0.1790142911-g7618fb'], ['0.0.1790142911-g000000'], undefined],
+  ])('%j with %j -> %s', (wrapper, platform, expected) => {
+    expect(newestCommonRelease(wrapper, platform, amp.install?.release_pattern)).toBe(expected);
   });
 });
