@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KUBERNETES_SERVICE_IP } from './control-plane.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { waitFor } from './processes.ts';
-import { BUSYBOX_IMAGE, CLUSTER_DNS_IP, STATE_ROOT, TAINT_KEY, internals, hostRecord, sweepStaleNodes } from './node/real-node.ts';
+import { BUSYBOX_IMAGE, CLUSTER_DNS_IP, STATE_ROOT, STORAGE_CLASS, TAINT_KEY, internals, hostRecord, sweepStaleNodes } from './node/real-node.ts';
 import type { RealNode } from './node/real-node.ts';
 import { RULE_COMMENT_PREFIX, nodeRules } from './node/network.ts';
 import { upPlaneWithRealNode } from './node/with-plane.ts';
@@ -346,6 +346,67 @@ describe('a real node', () => {
     // The node's traffic left through the host's MASQUERADE rule for its transfer subnet.
     expect(masqueraded()).toBeGreaterThan(before);
   });
+
+  it('a claim without a class gets the default StorageClass (local-path-provisioner): written by one Pod as uid 1000, read back by the next, its directory removed with the claim', async () => {
+    const sc = getJson<{ metadata: { annotations?: Record<string, string> }; provisioner: string; volumeBindingMode: string; reclaimPolicy: string }>('storageclass', STORAGE_CLASS);
+    expect(sc.metadata.annotations?.['storageclass.kubernetes.io/is-default-class']).toBe('true');
+    expect([sc.provisioner, sc.volumeBindingMode, sc.reclaimPolicy]).toEqual(['rancher.io/local-path', 'WaitForFirstConsumer', 'Delete']);
+    const claim = 'data';
+    apply({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: claim, namespace: NS }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '16Mi' } } } });
+    // The DefaultStorageClass admission plugin named the class; binding waits for a Pod (WaitForFirstConsumer).
+    expect(getJson<{ spec: { storageClassName?: string } }>('pvc', claim, '-n', NS).spec.storageClassName).toBe(STORAGE_CLASS);
+    const token = randomBytes(8).toString('hex');
+    const withClaim = (name: string, script: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: NS },
+      spec: {
+        nodeSelector: { 'kubernetes.io/hostname': NODE_NAME },
+        tolerations: [{ key: TAINT_KEY, operator: 'Exists', effect: 'NoSchedule' }],
+        restartPolicy: 'Never',
+        terminationGracePeriodSeconds: 1,
+        securityContext: { runAsUser: 1000, runAsGroup: 1000 },
+        containers: [{ name: 'probe', image: BUSYBOX_IMAGE, command: ['/bin/sh', '-c', script], volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
+        volumes: [{ name: 'data', persistentVolumeClaim: { claimName: claim } }],
+      },
+    });
+    const finish = async (name: string) => {
+      let pod: PodJson | undefined;
+      await waitFor(`pod ${name} to finish`, async () => {
+        pod = getJson<PodJson>('pod', name, '-n', NS);
+        return pod.status.phase === 'Succeeded' || pod.status.phase === 'Failed';
+      }, { timeoutMs: 180_000 });
+      const log = node.containerLog(NS, name, pod!.metadata.uid, 'probe');
+      return { phase: pod!.status.phase, r: report(log), log };
+    };
+    apply(withClaim('pv-writer', `echo ${token} > /data/token && echo written=$?; echo uid=$(id -u)`));
+    const writer = await finish('pv-writer');
+    expect(writer.phase, writer.log).toBe('Succeeded');
+    expect(writer.r.get('written')).toEqual(['0']);
+    expect(writer.r.get('uid')).toEqual(['1000']);
+
+    // The provisioned volume: a directory under the node's storage dir, pinned to this node, deleted with its claim.
+    const pvc = getJson<{ spec: { volumeName: string }; status: { phase: string } }>('pvc', claim, '-n', NS);
+    expect(pvc.status.phase).toBe('Bound');
+    const pv = getJson<{ spec: { hostPath?: { path: string }; storageClassName: string; persistentVolumeReclaimPolicy: string; nodeAffinity: { required: { nodeSelectorTerms: { matchExpressions: { key: string; values: string[] }[] }[] } } } }>('pv', pvc.spec.volumeName);
+    const path = pv.spec.hostPath?.path ?? '';
+    expect(path).toBe(join(node.storageDir!, `${pvc.spec.volumeName}_${NS}_${claim}`));
+    expect([pv.spec.storageClassName, pv.spec.persistentVolumeReclaimPolicy]).toEqual([STORAGE_CLASS, 'Delete']);
+    expect(pv.spec.nodeAffinity.required.nodeSelectorTerms[0]!.matchExpressions[0]).toMatchObject({ key: 'kubernetes.io/hostname', values: [NODE_NAME] });
+    expect(readFileSync(join(path, 'token'), 'utf8')).toBe(`${token}\n`);
+
+    kubectl('delete', 'pod', 'pv-writer', '-n', NS, '--wait=true', '--timeout=60s');
+    apply(withClaim('pv-reader', 'echo "read=$(cat /data/token)"'));
+    const reader = await finish('pv-reader');
+    expect(reader.phase, reader.log).toBe('Succeeded');
+    expect(reader.r.get('read')).toEqual([token]);
+
+    kubectl('delete', 'pod', 'pv-reader', '-n', NS, '--wait=true', '--timeout=60s');
+    kubectl('delete', 'pvc', claim, '-n', NS, '--wait=true', '--timeout=60s');
+    // The provisioner's teardown helper Pod (the node's busybox) removes the directory, then the PV goes.
+    await waitFor('the volume and its directory to go', async () => !existsSync(path) && kubectl('get', 'pv', '-o', 'name').trim() === '', { timeoutMs: 120_000 });
+    expect(existsSync(node.storageDir!)).toBe(true);
+  }, 300_000);
 
   it('down() leaves nothing behind: network namespace, cgroups, mounts, processes, state; kubelet\'s sysctls restored', async () => {
     const { dir, netns, cgroupRoot, id } = node;

@@ -3,8 +3,9 @@
 # kubelet and kube-proxy (k8s.io/kubernetes through the module in node/, which has the same requires and replaces
 # as kubernetes/ so Go's build cache shares the control plane's compiled packages), containerd + its runc shim +
 # ctr, runc (cgo against Debian's libseccomp-dev; no libpathrs), the CNI plugins bridge/host-local/loopback/portmap,
-# CoreDNS, crane (the local registry: `crane registry serve --disk`, and the push client), and the pause binary
-# (gcc -static from kubernetes' build/pause/linux/pause.c).
+# CoreDNS, crane (the local registry: `crane registry serve --disk`, and the push client), the pause binary
+# (gcc -static from kubernetes' build/pause/linux/pause.c), and rancher's local-path-provisioner (the node's dynamic
+# PersistentVolume provisioner: the default StorageClass `local-path`; v0.0.30 is the newest the module proxy serves).
 # Cached under ~/.cache/tcab/node/<key>/bin, the key naming every version, apart from the control plane's cache, so
 # a node bump never rebuilds the apiserver. Prints the bin directory on stdout; the cold or warm time goes to stderr.
 # Needs: go, gcc, libc6-dev, libseccomp-dev (Debian). Go builds run under `nice -n 19`.
@@ -18,11 +19,12 @@ CNI_PLUGINS_VERSION=v1.10.0
 COREDNS_VERSION=v1.15.0
 CRANE_VERSION=v0.22.1
 PAUSE_VERSION=v3.10.2
+LOCAL_PATH_PROVISIONER_VERSION=v0.0.30
 # Bump when the way something is built changes (flags, tags) without a version changing.
 BUILD_REV=1
 
 gomods="$(cat "$here/node/go.mod" "$here/node/go.sum" | sha256sum | cut -c1-12)"
-key="k8s-${KUBERNETES_VERSION}_containerd-${CONTAINERD_VERSION}_runc-${RUNC_VERSION}_cni-${CNI_PLUGINS_VERSION}_coredns-${COREDNS_VERSION}_crane-${CRANE_VERSION}_pause-${PAUSE_VERSION}_r${BUILD_REV}_$(go env GOVERSION)_${gomods}"
+key="k8s-${KUBERNETES_VERSION}_containerd-${CONTAINERD_VERSION}_runc-${RUNC_VERSION}_cni-${CNI_PLUGINS_VERSION}_coredns-${COREDNS_VERSION}_crane-${CRANE_VERSION}_pause-${PAUSE_VERSION}_lpp-${LOCAL_PATH_PROVISIONER_VERSION}_r${BUILD_REV}_$(go env GOVERSION)_${gomods}"
 cache="${TCAB_CACHE_DIR:-$HOME/.cache/tcab}/node/$key"
 bin="$cache/bin"
 started=$(date +%s%N)
@@ -35,6 +37,16 @@ if [ -f "$cache/.complete" ]; then
   exit 0
 fi
 
+# One build per key at a time: several test runs (and a developer's `cli.ts up`) may start cold at once.
+mkdir -p "$(dirname "$cache")"
+exec 9>"$cache.lock"
+flock 9
+if [ -f "$cache/.complete" ]; then
+  echo "node binaries: built by another run meanwhile (cached in $cache) in $(elapsed)s" >&2
+  echo "$bin"
+  exit 0
+fi
+
 for need in gcc; do command -v "$need" >/dev/null || { echo "node binaries: $need is missing (apt-get install gcc libc6-dev libseccomp-dev)" >&2; exit 1; }; done
 [ -f /usr/include/seccomp.h ] || { echo "node binaries: libseccomp-dev is missing (apt-get install libseccomp-dev)" >&2; exit 1; }
 
@@ -42,7 +54,7 @@ partial="$bin.partial"
 rm -rf "$partial"
 mkdir -p "$partial/cni"
 nice_go() { nice -n 19 go "$@"; }
-echo "node binaries: building kubelet + kube-proxy $KUBERNETES_VERSION, containerd $CONTAINERD_VERSION, runc $RUNC_VERSION, CNI plugins $CNI_PLUGINS_VERSION, CoreDNS $COREDNS_VERSION, crane $CRANE_VERSION, pause $PAUSE_VERSION; the first run on a machine takes about 10 minutes on 2 cores" >&2
+echo "node binaries: building kubelet + kube-proxy $KUBERNETES_VERSION, containerd $CONTAINERD_VERSION, runc $RUNC_VERSION, CNI plugins $CNI_PLUGINS_VERSION, CoreDNS $COREDNS_VERSION, crane $CRANE_VERSION, pause $PAUSE_VERSION, local-path-provisioner $LOCAL_PATH_PROVISIONER_VERSION; the first run on a machine takes about 10 minutes on 2 cores" >&2
 
 version_pkg=k8s.io/component-base/version
 major_minor="${KUBERNETES_VERSION#v}"
@@ -83,6 +95,11 @@ step "crane built"
 
 CGO_ENABLED=0 GOBIN="$partial" nice_go install -trimpath -ldflags "-s -w" "github.com/coredns/coredns@$COREDNS_VERSION"
 step "coredns built"
+
+# Its own module graph (client-go v0.30): ~200 s cold on 2 busy cores, seconds when Go's build cache has it.
+CGO_ENABLED=0 GOBIN="$partial" nice_go install -trimpath -ldflags "-s -w -X main.VERSION=$LOCAL_PATH_PROVISIONER_VERSION" \
+  "github.com/rancher/local-path-provisioner@$LOCAL_PATH_PROVISIONER_VERSION"
+step "local-path-provisioner built"
 
 rm -rf "$bin"
 mv "$partial" "$bin"

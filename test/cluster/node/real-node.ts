@@ -37,6 +37,10 @@ export const TAINT_KEY = 'tcab.test/real-node';
 export const PAUSE_IMAGE = `${REGISTRY}/tcab/pause:3.10.2`;
 export const BUSYBOX_IMAGE = `${REGISTRY}/tcab/busybox:1.35`;
 export const COREDNS_IMAGE = `${REGISTRY}/tcab/coredns:1.15.0`;
+export const LOCAL_PATH_PROVISIONER_IMAGE = `${REGISTRY}/tcab/local-path-provisioner:0.0.30`;
+/** The default StorageClass (storage option): rancher's local-path-provisioner, volumes under `<dir>/local-path`. */
+export const STORAGE_CLASS = 'local-path';
+export const STORAGE_NAMESPACE = 'local-path-storage';
 /** kube-dns's ClusterIP, .10 of the control plane's Service CIDR (control-plane.ts). */
 export { CLUSTER_DNS_IP };
 /** The sysctls kubelet's setupKernelTunables may write (pkg/kubelet/cm/container_manager_linux.go). */
@@ -72,6 +76,13 @@ export interface RealNodeOptions {
   withServices?: boolean;
   /** Registered with a NoSchedule taint TAINT_KEY=true so other tests' Pods never land here (default true). */
   taint?: boolean;
+  /**
+   * Dynamic PersistentVolumes as an operator's cluster has them (default true; needs withServices): rancher's
+   * local-path-provisioner as a Deployment in STORAGE_NAMESPACE and the default StorageClass STORAGE_CLASS
+   * (WaitForFirstConsumer, reclaim Delete), each volume a directory under `<dir>/local-path` made and removed by a
+   * helper Pod of the node's busybox.
+   */
+  storage?: boolean;
   dieWithParent: boolean;
 }
 
@@ -89,8 +100,10 @@ export interface RealNode {
   netns: string;
   netnsPath: string;
   cgroupRoot: string;
-  /** The digests the local registry serves for PAUSE_IMAGE, BUSYBOX_IMAGE and COREDNS_IMAGE. */
-  digests: { pause: string; busybox: string; coredns: string };
+  /** The digests the local registry serves for PAUSE_IMAGE, BUSYBOX_IMAGE, COREDNS_IMAGE (and LOCAL_PATH_PROVISIONER_IMAGE with storage). */
+  digests: { pause: string; busybox: string; coredns: string; localPathProvisioner?: string };
+  /** Where the provisioner makes volumes (`<dir>/local-path`), with the storage option; removed with the node. */
+  storageDir?: string;
   timings: Record<string, number>;
   processes: Managed[];
   /** The kubelet's log file for a container (CRI format: `<time> <stream> <F|P> <line>`). */
@@ -540,12 +553,17 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     };
     const busyboxFiles: Record<string, string> = { 'bin/busybox': '/bin/busybox', tmp: 'dir:1777' };
     for (const applet of sh(['/bin/busybox', '--list']).split('\n').filter((a) => a && a !== 'busybox')) busyboxFiles[`bin/${applet}`] = '->busybox';
-    const digests = {
+    const withServices = options.withServices !== false;
+    const withStorage = withServices && options.storage !== false;
+    const digests: RealNode['digests'] = {
       pause: push('pause', '3.10.2', { pause: bin('pause') }, ['/pause']),
       busybox: push('busybox', '1.35', busyboxFiles, ['/bin/sh']),
       coredns: push('coredns', '1.15.0', { coredns: bin('coredns') }, ['/coredns']),
     };
+    if (withStorage) digests.localPathProvisioner = push('local-path-provisioner', '0.0.30', { 'local-path-provisioner': bin('local-path-provisioner') }, ['/local-path-provisioner']);
     mark('images_ms');
+    const storageDir = withStorage ? join(dir, 'local-path') : undefined;
+    if (storageDir) mkdirSync(storageDir, { recursive: true, mode: 0o755 });
 
     // containerd: its own root, state and socket; the registry under a stable name; runc with cgroupfs.
     const containerdDir = join(dir, 'containerd');
@@ -653,7 +671,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     const kubectl: Kubectl = (args, input) => execFileSync(join(options.clusterBinDir, 'kubectl'), ['--kubeconfig', options.adminKubeconfig, ...args], { encoding: 'utf8', input, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     await waitFor(`node ${options.nodeName} to be Ready`, async () => kubectl(['get', 'node', options.nodeName, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']) === 'True', { timeoutMs: 90_000, process: kubelet });
     mark('ready_ms');
-    if (options.withServices !== false) {
+    if (withServices) {
       const proxyClient = signedCert(pkiDir, 'kube-proxy', '/CN=system:kube-proxy', { cert: options.caCert, key: options.caKey });
       const proxyKubeconfig = join(dir, 'kube-proxy.kubeconfig');
       writeFileSync(proxyKubeconfig, kubeconfig(`https://127.0.0.1:${APISERVER_PORT_IN_NODE}`, options.caCert, 'system:kube-proxy', proxyClient.cert, proxyClient.key), { mode: 0o600 });
@@ -675,9 +693,13 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       const proxy = start('kube-proxy', [bin('kube-proxy'), '--config', proxyConfig, '--v=2']);
       await waitFor('kube-proxy\'s first iptables sync', async () => /^:KUBE-SERVICES /m.test(inNode(['iptables-save', '-t', 'nat'])), { timeoutMs: 30_000, process: proxy });
       mark('kube_proxy_ms');
-      applyServices(kubectl, options.nodeName, nodeIp);
+      applyServices(kubectl, options.nodeName, nodeIp, storageDir);
       await waitFor('CoreDNS to be ready', async () => kubectl(['get', 'deployment', 'coredns', '-n', 'kube-system', '-o', 'jsonpath={.status.readyReplicas}']) === '1', { timeoutMs: 120_000, process: kubelet });
       mark('coredns_ms');
+      if (storageDir) {
+        await waitFor('the local-path provisioner to be ready', async () => kubectl(['get', 'deployment', 'local-path-provisioner', '-n', STORAGE_NAMESPACE, '-o', 'jsonpath={.status.readyReplicas}']) === '1', { timeoutMs: 120_000, process: kubelet });
+        mark('storage_ms');
+      }
     }
     return {
       id,
@@ -690,6 +712,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       netnsPath,
       cgroupRoot: state.cgroupRoot,
       digests,
+      storageDir,
       timings,
       processes,
       containerLog: (namespace, pod, uid, container, restart = 0) => readFileSync(join(podLogsDir, `${namespace}_${pod}_${uid}`, container, `${restart}.log`), 'utf8'),
@@ -713,7 +736,7 @@ type Kubectl = (args: string[], input?: string) => string;
  * CoreDNS (RBAC, Corefile, Deployment pinned to this node, the kube-dns Service at CLUSTER_DNS_IP). CoreDNS
  * forwards other names to the host's resolver (through the node's NAT, as the host reaches it).
  */
-function applyServices(kubectl: Kubectl, nodeName: string, nodeIp: string): void {
+function applyServices(kubectl: Kubectl, nodeName: string, nodeIp: string, storageDir?: string): void {
   const upstream = hostResolvers();
   if (upstream.length === 0) process.stderr.write('real node: /etc/resolv.conf names no nameserver a Pod can reach (loopback only): CoreDNS answers cluster names only\n');
   const placement = { nodeSelector: { 'kubernetes.io/hostname': nodeName }, tolerations: [{ key: TAINT_KEY, operator: 'Exists', effect: 'NoSchedule' }] };
@@ -799,8 +822,113 @@ function applyServices(kubectl: Kubectl, nodeName: string, nodeIp: string): void
         ports: [{ name: 'dns', port: 53, protocol: 'UDP' }, { name: 'dns-tcp', port: 53, protocol: 'TCP' }],
       },
     },
+    ...(storageDir ? storageObjects(placement, storageDir) : []),
   ];
   kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+}
+
+/**
+ * rancher's local-path-provisioner as its deploy/local-path-storage.yaml installs it (v0.0.30), pinned to this node,
+ * with the node's images: the provisioner (built by node-binaries.sh) and the node's busybox as its helper Pod, which
+ * runs the setup/teardown scripts below on the node (`mkdir -m 0777` / `rm -rf` of `<storageDir>/<pv>_<ns>_<claim>`).
+ * The StorageClass is the cluster's default, so a claim without a class (the chart's volumeClaimTemplates) gets it.
+ */
+function storageObjects(placement: object, storageDir: string): object[] {
+  const ns = STORAGE_NAMESPACE;
+  const sa = 'local-path-provisioner-service-account';
+  const labels = { app: 'local-path-provisioner' };
+  const helperPod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'helper-pod' },
+    spec: {
+      priorityClassName: 'system-node-critical',
+      tolerations: [{ key: 'node.kubernetes.io/disk-pressure', operator: 'Exists', effect: 'NoSchedule' }],
+      containers: [{ name: 'helper-pod', image: BUSYBOX_IMAGE, imagePullPolicy: 'IfNotPresent' }],
+    },
+  };
+  return [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace: ns } },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'local-path-provisioner-role', namespace: ns },
+      rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'] }],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'local-path-provisioner-role' },
+      rules: [
+        { apiGroups: [''], resources: ['nodes', 'persistentvolumeclaims', 'configmaps', 'pods', 'pods/log'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: [''], resources: ['persistentvolumes'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'] },
+        { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+        { apiGroups: ['storage.k8s.io'], resources: ['storageclasses'], verbs: ['get', 'list', 'watch'] },
+      ],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'local-path-provisioner-bind', namespace: ns },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'local-path-provisioner-role' },
+      subjects: [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'local-path-provisioner-bind' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'local-path-provisioner-role' },
+      subjects: [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'local-path-config', namespace: ns },
+      data: {
+        'config.json': JSON.stringify({ nodePathMap: [{ node: 'DEFAULT_PATH_FOR_NON_LISTED_NODES', paths: [storageDir] }] }),
+        setup: '#!/bin/sh\nset -eu\nmkdir -m 0777 -p "$VOL_DIR"\n',
+        teardown: '#!/bin/sh\nset -eu\nrm -rf "$VOL_DIR"\n',
+        'helperPod.yaml': stringify(helperPod),
+      },
+    },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'local-path-provisioner', namespace: ns },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: {
+            ...placement,
+            serviceAccountName: sa,
+            containers: [{
+              name: 'local-path-provisioner',
+              image: LOCAL_PATH_PROVISIONER_IMAGE,
+              command: ['/local-path-provisioner', '--debug', 'start', '--config', '/etc/config/config.json', '--helper-image', BUSYBOX_IMAGE],
+              env: [
+                { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+                { name: 'CONFIG_MOUNT_PATH', value: '/etc/config/' },
+              ],
+              securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, runAsUser: 65534, capabilities: { drop: ['ALL'] } },
+              volumeMounts: [{ name: 'config-volume', mountPath: '/etc/config/' }],
+            }],
+            volumes: [{ name: 'config-volume', configMap: { name: 'local-path-config' } }],
+          },
+        },
+      },
+    },
+    {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: STORAGE_CLASS, annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+      provisioner: 'rancher.io/local-path',
+      volumeBindingMode: 'WaitForFirstConsumer',
+      reclaimPolicy: 'Delete',
+    },
+  ];
 }
 
 function tail(file: string, lines = 15): string {
