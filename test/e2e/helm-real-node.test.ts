@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import type { RunObject } from '../../dispatcher/kube/resources.ts';
-import { createNamespace, kubectl, readRunUntil, runCaptured, waitFor } from '../cluster/support.ts';
+import { createNamespace, kubectl, readRunUntil, runCaptured, waitFor, watchAll } from '../cluster/support.ts';
 import { pushImages, realNode } from '../cluster/real-node-context.ts';
 import type { RealNodeContext } from '../cluster/real-node-context.ts';
 import { LogCapture, forwardService, inContainer } from './in-cluster.ts';
@@ -41,6 +41,9 @@ const PROBE = [
   'grep -c "BEGIN CERTIFICATE" /etc/ssl/certs/ca-certificates.crt | sed "s/^/ca.system=/"',
   'grep -c "BEGIN CERTIFICATE" /etc/tcab/extra-ca/ca.crt | sed "s/^/ca.extra=/"',
   'grep -c "BEGIN CERTIFICATE" "$SSL_CERT_FILE" | sed "s/^/ca.bundle=/"',
+  // git over HTTPS to the npm registry (through the node's NAT and this machine's TLS-intercepting proxy) with that
+  // bundle: TLS verifies, then the registry answers 404 (it is no git server).
+  'timeout 30 git ls-remote https://registry.npmjs.org/tcab-e2e-probe.git 2>&1 | head -n 2 | tr "\\n" " " | sed "s/^/git=/"; echo',
 ].join('\n');
 const GG_SCRIPT = { steps: [{ tool: { name: 'shell', args: { command: PROBE } } }, { tool: { name: 'write_file', args: { path: 'hello.txt', content: 'hello\n' } } }, { text: 'Wrote hello.txt.' }] };
 const CLAUDE_SCRIPT = { steps: [{ text: 'Hello from the stub model.' }] };
@@ -239,8 +242,8 @@ beforeAll(async () => {
   expect(install.stdout + install.stderr).toContain('STATUS: deployed');
   expect(install.stdout).toContain('kubectl apply'); // NOTES.txt tells how to submit a Run
   await waitFor<V1Pod>(`/api/v1/namespaces/${ns}/pods`, (pods) => pods.some((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')), 60_000, { labelSelector: 'app=stub-models' });
-  nats = await forwardService(node, ns, `${RELEASE}-tcab-nats`, 4222);
-  stub = await forwardService(node, ns, 'stub-models', STUB_PORTS.gg);
+  nats = await forwardService(ns, `${RELEASE}-tcab-nats`, 4222);
+  stub = await forwardService(ns, 'stub-models', STUB_PORTS.gg);
   process.stderr.write(`e2e setup: images pushed in ${pushedMs} ms, chart installed and ready in ${Date.now() - t0 - pushedMs} ms\n`);
 }, 600_000);
 
@@ -314,6 +317,8 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     for (const v of ['GIT_SSL_CAINFO', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE']) expect(r.get(`ca.${v}`), v).toBe(bundle);
     expect(Number(r.get('ca.extra'))).toBe(proxyCa().match(/BEGIN CERTIFICATE/g)!.length);
     expect(Number(r.get('ca.bundle'))).toBe(Number(r.get('ca.system')) + Number(r.get('ca.extra')));
+    expect(r.get('git')).toMatch(/not found|returned error: 40\d/);
+    expect(r.get('git')).not.toMatch(/certificate|SSL/i);
   }, 240_000);
 
   it('real Claude Code Runs (newest release, installed in the driver Pod from the in-cluster npm cache, which fetches from the npm registry through the node\'s NAT): cold, then warm', async () => {
@@ -335,15 +340,23 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     process.stderr.write(`e2e claude install+probe from the warm in-cluster cache: ${stages['claude-warm']!.driver_install_harness! + stages['claude-warm']!.driver_probe_harness!} ms (cold: ${stages['claude-cold']!.driver_install_harness! + stages['claude-cold']!.driver_probe_harness!} ms)\n`);
   }, 800_000);
 
-  it('the dispatcher runs as uid 1000 with no capabilities, no_new_privs, seccomp and a read-only root (read inside its container)', async () => {
+  it('the dispatcher runs as uid 1000 with no capabilities, no_new_privs, seccomp and a read-only root (kubectl exec into its container)', async () => {
     const [pod] = (await getJson<{ items: V1Pod[] }>('pods', '-n', ns, '-l', 'app.kubernetes.io/component=dispatcher')).items;
-    const out = await inContainer(node, pod!, 'dispatcher', [
-      "sed -n 's/^\\(Uid\\|CapPrm\\|CapEff\\|CapBnd\\|NoNewPrivs\\|Seccomp\\):[[:space:]]*\\([^[:space:]]*\\).*/\\1=\\2/p' /proc/1/status",
+    // /proc/1 is the dispatcher process (the container's PID namespace); /proc/self the exec'd shell, which runs
+    // with the container's security context.
+    const status = (file: string, prefix: string) => `sed -n 's/^\\(Uid\\|CapPrm\\|CapEff\\|CapBnd\\|CapAmb\\|NoNewPrivs\\|Seccomp\\):[[:space:]]*\\([^[:space:]]*\\).*/${prefix}.\\1=\\2/p' ${file}`;
+    const out = await inContainer(ns, pod!.metadata!.name!, 'dispatcher', [
+      status('/proc/1/status', 'dispatcher'),
+      status('/proc/self/status', 'exec'),
       'tr "\\0" " " < /proc/1/cmdline | sed "s/^/cmdline=/"; echo',
       'if touch /probe-write 2>/dev/null; then echo rootfs=writable; else echo rootfs=readonly; fi',
     ].join('\n'));
     expect(out.code, out.stderr).toBe(0);
-    expect(Object.fromEntries(report(out.stdout))).toMatchObject({ Uid: '1000', CapPrm: '0000000000000000', CapEff: '0000000000000000', CapBnd: '0000000000000000', NoNewPrivs: '1', Seccomp: '2', rootfs: 'readonly' });
+    const zero = '0000000000000000';
+    expect(Object.fromEntries(report(out.stdout))).toMatchObject({
+      'dispatcher.Uid': '1000', 'dispatcher.CapPrm': zero, 'dispatcher.CapEff': zero, 'dispatcher.CapBnd': zero, 'dispatcher.CapAmb': zero, 'dispatcher.NoNewPrivs': '1', 'dispatcher.Seccomp': '2',
+      'exec.Uid': '1000', 'exec.CapEff': zero, 'exec.NoNewPrivs': '1', 'exec.Seccomp': '2', rootfs: 'readonly',
+    });
     expect(report(out.stdout).get('cmdline')).toContain('/opt/tcab/dispatcher/main.ts');
   });
 
@@ -385,6 +398,15 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
       expect(names.some((n) => n.startsWith(prefix)), `${prefix} in ${names.join(', ')}`).toBe(true);
     }
     for (const [name, text] of Object.entries(captured)) expect(text, name).not.toContain(CANARY);
+    // And `kubectl logs` of every Pod still there (the same kubelet files, through the apiserver).
+    const live = (await getJson<{ items: V1Pod[] }>('pods', '-n', ns)).items;
+    expect(live.length).toBeGreaterThanOrEqual(5);
+    for (const pod of live) {
+      const out = await kubectl(['logs', '-n', ns, pod.metadata!.name!, '--all-containers']);
+      expect(out.code, out.stderr).toBe(0);
+      expect(out.stdout.length, pod.metadata!.name).toBeGreaterThan(0);
+      expect(out.stdout, pod.metadata!.name).not.toContain(CANARY);
+    }
     // The driver's log is its event stream (NDJSON on stdout, the same as NATS got) and its result (stderr).
     expect(captured[names.find((n) => n.startsWith('tcab-run-hello_'))!]).toMatch(/stdout F \{"type":"agent".*\n.*stderr F \{"run_id":"[^"]+_hello".*"outcome":"succeeded"/s);
     for (const kind of ['runs', 'events', 'pods', 'configmaps']) {
@@ -396,8 +418,16 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
 
   it('helm uninstall leaves no workload, RBAC, Service or volume claim behind', async () => {
     // Foreground cascade: helm returns once the Deployments' ReplicaSets and Pods are gone too.
+    // How long each Pod takes to go (a process that ignores SIGTERM holds its Pod for the whole grace period).
+    const gone: Record<string, number> = {};
+    const t0 = Date.now();
+    const watch = await watchAll<V1Pod>(`/api/v1/namespaces/${ns}/pods`, { labelSelector: `app.kubernetes.io/instance=${RELEASE}` }, (type, pod) => {
+      if (type === 'DELETED') gone[pod.metadata!.name!] = Date.now() - t0;
+    });
     const uninstall = await helm(['uninstall', RELEASE, '-n', ns, '--cascade', 'foreground', '--wait']);
+    watch.stop();
     expect(uninstall.code, uninstall.stderr).toBe(0);
+    process.stderr.write(`e2e helm uninstall --wait: ${Date.now() - t0} ms; Pods gone after (ms): ${JSON.stringify(gone)}\n`);
     const left = await kubectl(['get', 'deployments,statefulsets,pods,services,serviceaccounts,roles,rolebindings,configmaps', '-n', ns, '-l', `app.kubernetes.io/instance=${RELEASE}`, '-o', 'name']);
     expect(left.stdout.trim()).toBe('');
     const cluster = await kubectl(['get', 'clusterroles,clusterrolebindings', '-o', 'name']);

@@ -238,6 +238,7 @@ describe('npm run images', () => {
     const { config: c } = await config('npm-cache');
     expect(c.Entrypoint).toEqual(['verdaccio', '--config', '/verdaccio/conf/config.yaml', '--listen', '0.0.0.0:4873']);
     expect(c.User).toBe('1000:1000');
+    expect(c.Env).toContain('VERDACCIO_HANDLE_KILL_SIGNALS=true'); // stops on SIGTERM as PID 1
     expect(c.ExposedPorts).toHaveProperty('4873/tcp');
     const root = await mounted('npm-cache');
     expect(readFileSync(join(root, 'verdaccio', 'conf', 'config.yaml'), 'utf8')).toContain('storage: /verdaccio/storage');
