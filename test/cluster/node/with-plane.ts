@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { up } from '../control-plane.ts';
 import type { ControlPlane } from '../control-plane.ts';
 import { nodeBinaries, startRealNode } from './real-node.ts';
-import type { RealNode } from './real-node.ts';
+import type { RealNode, RealNodeOptions } from './real-node.ts';
 
 export interface PlaneWithNode {
   plane: ControlPlane;
@@ -17,7 +17,8 @@ export interface PlaneWithNode {
   down(): Promise<void>;
 }
 
-export async function upPlaneWithRealNode(nodeName: string): Promise<PlaneWithNode> {
+/** `options`: RealNodeOptions' taint and storage (both default true), e.g. `{ taint: false }` for a cluster whose only node it is. */
+export async function upPlaneWithRealNode(nodeName: string, options: Pick<RealNodeOptions, 'taint' | 'storage'> = {}): Promise<PlaneWithNode> {
   const nodeBinDir = nodeBinaries();
   const planeDir = mkdtempSync(join(tmpdir(), 'tcab-real-node-plane-'));
   const plane = await up({ dir: planeDir, dieWithParent: true });
@@ -30,6 +31,7 @@ export async function upPlaneWithRealNode(nodeName: string): Promise<PlaneWithNo
     caCert: join(planeDir, 'pki', 'ca.crt'),
     caKey: join(planeDir, 'pki', 'ca.key'),
     nodeName,
+    ...options,
     dieWithParent: true,
   });
   return {
