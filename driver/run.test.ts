@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { processRunning } from './leftovers.ts';
 import { executeRun } from './run.ts';
 import type { DriverOptions } from './run.ts';
@@ -14,6 +14,7 @@ import { HarnessEvent } from '../shared/events.ts';
 import { RunResult } from '../shared/run.ts';
 import { SECRET_MARKER } from './scrub.ts';
 import { createScriptedHarness } from '../test/support/scripted-harness.ts';
+import type { Timers } from './stages/stderr-flush.ts';
 import type { ScriptedHarness } from '../test/support/scripted-harness.ts';
 
 const CANARY = 'sk-ant-fake-canary-0123456789abcdef';
@@ -135,6 +136,30 @@ describe('executeRun', () => {
     expect(result).toMatchObject({ outcome: 'harness_failed', exit_code: 7 });
     expect(events).toContainEqual(expect.objectContaining({ type: 'warning', message: 'fatal: scripted failure' }));
     expect(events).toContainEqual(expect.objectContaining({ type: 'error', message: 'scripted exited with code 7:\nfatal: scripted failure' }));
+  });
+
+  it('issue 21: a stack trace on stderr is one warning, published after a quiet gap while the harness still runs', async () => {
+    // Timers fired by the test: the quiet gap passes when the test says so, no sleep.
+    const armed = new Map<number, () => void>();
+    let next = 0;
+    const timers: Timers = { setTimeout: (callback) => (armed.set(++next, callback), next), clearTimeout: (handle) => void armed.delete(handle as number) };
+    const sink = new MemorySink();
+    const runId = `t-trace-${Math.random().toString(36).slice(2, 8)}`;
+    const running = run({ prompt: 'stderr-trace' }, { runId, timers, sinks: [sink] });
+    const warnings = () => sink.events.map((e) => e.event).filter((e) => e.type === 'warning');
+    const openGate = () => writeFileSync(join(base, 'runs', runId, 'gate'), '');
+    try {
+      // The trace has been read and its diagnostic is open: the gap timer is armed, nothing published yet.
+      await vi.waitFor(() => expect(armed.size).toBe(1), { timeout: 30_000, interval: 20 });
+      expect(warnings()).toEqual([]);
+      for (const fire of [...armed.values()]) fire();
+      expect(warnings()).toEqual([expect.objectContaining({ message: 'DeprecationWarning: scripted deprecation\n    at one (/scripted.js:1:1)\n    at two (/scripted.js:2:2)' })]);
+    } finally {
+      openGate(); // the harness waits for it, pass or fail
+    }
+    const { result } = await running;
+    expect(result.outcome).toBe('succeeded');
+    expect(warnings()).toHaveLength(1);
   });
 
   it('a 16 MiB line becomes one truncated unknown event and the session goes on', async () => {

@@ -30,6 +30,7 @@ import { initTestCase } from './stages/init-test-case.ts';
 import { runSession } from './stages/session.ts';
 import { teardown } from './stages/teardown.ts';
 import type { EventSink } from './sinks/sink.ts';
+import type { Timers } from './stages/stderr-flush.ts';
 
 export const DEFAULT_NPM_REGISTRY = 'https://registry.npmjs.org/';
 
@@ -44,6 +45,8 @@ export interface DriverOptions {
   stub?: { baseUrl: string; apiKey: string };
   keep?: boolean;
   clock?: Clock;
+  /** Timers for the stderr quiet gap (stages/stderr-flush.ts): tests fire them by hand. */
+  timers?: Timers;
   signal?: AbortSignal;
   /** Extra values to scrub (e.g. NATS credentials the driver holds). */
   secrets?: string[];
@@ -154,6 +157,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
       npmRegistry: options.env.TCAB_NPM_REGISTRY || DEFAULT_NPM_REGISTRY,
       emit,
       timings,
+      timers: options.timers,
     };
 
     // A built-in installs nothing: its entry point runs on this Node.

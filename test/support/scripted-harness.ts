@@ -19,6 +19,10 @@ case "$prompt" in
   exit7)
     echo "fatal: scripted failure" >&2
     exit 7 ;;
+  stderr-trace)
+    # A Node-style trace in one write, then nothing on stderr until the test opens the gate.
+    printf 'DeprecationWarning: scripted deprecation\n    at one (/scripted.js:1:1)\n    at two (/scripted.js:2:2)\n' >&2
+    while [ ! -e "$HOME/../gate" ]; do sleep 0.02; done ;;
   sleep)
     say '{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"sleep 600"}}]},"session_id":"'$sid'"}'
     sleep 600 & echo $! > "$HOME/../sleep.pid"; wait ;;
