@@ -1,7 +1,7 @@
 // The chart as users install it, on the test suite's real node (kubelet + containerd + runc; test/cluster/
 // real-node-context.ts): the four images built from deploy/images and pushed to the node's registry, named only by
 // `registry.tcab.test:5000/tcab/<name>:<tag>` values as a user names their own registry; the bundled NATS and the
-// npm cache (Verdaccio) enabled, their volumes bound to PersistentVolumes an admin made; the chart's extraCA set to
+// npm cache (Verdaccio) enabled, their volumes from the cluster's default StorageClass; the chart's extraCA set to
 // this machine's proxy CA; a stub model server running in the cluster (a Deployment + Service of the driver image,
 // driver/stub-models/serve.ts) that driver Pods reach through cluster DNS, as a real model gateway. Runs go
 // `kubectl apply` -> dispatcher -> driver container -> bundled NATS -> `tcab events follow` outside the cluster (the
@@ -9,11 +9,11 @@
 // the real kubelet's Events. The hardening is read from inside the running containers, a canary API key appears in
 // no event, log, status or Kubernetes Event, and every stage is timed (stages.ts).
 import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Event, V1PersistentVolume, V1Pod } from '@kubernetes/client-node';
 import type { RunObject } from '../../dispatcher/kube/resources.ts';
 import { createNamespace, kubectl, readRunUntil, runCaptured, waitFor, watchAll } from '../cluster/support.ts';
 import { pushImages, realNode } from '../cluster/real-node-context.ts';
@@ -53,7 +53,7 @@ let ns: string;
 let removeNs: () => Promise<void>;
 let images: Record<string, string>;
 let logs: LogCapture;
-let pvDir: string;
+let workDir: string;
 let nats: { address: string; close: () => void };
 let stub: { address: string; close: () => void };
 /** Every run's stream as the subscriber got it, for the canary check. */
@@ -124,36 +124,6 @@ function stubModels(image: string): object {
   };
 }
 
-/**
- * PersistentVolumes for the chart's two StatefulSets (this cluster has no dynamic provisioner, as many on-premises
- * ones): hostPath directories owned by uid 1000 (fsGroup does not apply to hostPath), each reserved for its claim.
- */
-function persistentVolumes(): object {
-  const claims = { nats: `data-${RELEASE}-tcab-nats-0`, 'npm-cache': `storage-${RELEASE}-tcab-npm-cache-0` };
-  return {
-    apiVersion: 'v1',
-    kind: 'List',
-    items: Object.entries(claims).map(([name, claim]) => {
-      const path = join(pvDir, name);
-      mkdirSync(path, { recursive: true });
-      chownSync(path, 1000, 1000);
-      chmodSync(path, 0o700);
-      return {
-        apiVersion: 'v1',
-        kind: 'PersistentVolume',
-        metadata: { name: `${ns}-${name}`, labels: { 'tcab.test/e2e': ns } },
-        spec: {
-          capacity: { storage: '20Gi' },
-          accessModes: ['ReadWriteOnce'],
-          persistentVolumeReclaimPolicy: 'Retain',
-          claimRef: { namespace: ns, name: claim },
-          hostPath: { path, type: 'Directory' },
-        },
-      };
-    }),
-  };
-}
-
 interface Followed {
   events: (StreamEvent & Record<string, unknown>)[];
   code: number | null;
@@ -214,12 +184,10 @@ beforeAll(async () => {
   node = realNode();
   ({ name: ns, remove: removeNs } = await createNamespace('e2e'));
   logs = new LogCapture(ns);
-  pvDir = mkdtempSync(join(tmpdir(), 'tcab-e2e-pv-'));
-  chmodSync(pvDir, 0o755);
+  workDir = mkdtempSync(join(tmpdir(), 'tcab-e2e-'));
   // As a user would: build the four images, push them to a registry the cluster pulls from, name it in values.
   images = await pushImages(['driver', 'dispatcher', 'nats', 'npm-cache'], node);
   const pushedMs = Date.now() - t0;
-  expect((await kubectl(['apply', '-f', '-'], JSON.stringify(persistentVolumes()))).code).toBe(0);
   expect((await kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', ns, `--from-literal=anthropic=${CANARY}`])).code).toBe(0);
   expect((await kubectl(['apply', '-f', '-'], JSON.stringify(stubModels(images.driver!)))).code).toBe(0);
   const stubUrl = (port: number) => `http://stub-models.${ns}.svc.cluster.local:${port}`;
@@ -236,7 +204,7 @@ beforeAll(async () => {
     credentials: { apiKeys: [{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }], subscriptions: {} },
     extraCA: { certificates: proxyCa(), existingConfigMap: '', key: 'ca.crt' },
   };
-  const valuesFile = join(pvDir, 'values.json');
+  const valuesFile = join(workDir, 'values.json');
   writeFileSync(valuesFile, JSON.stringify(values));
   const install = await helm(['install', RELEASE, CHART, '-n', ns, '-f', valuesFile, '--wait', '--timeout', '240s']);
   expect(install.stdout + install.stderr).toContain('STATUS: deployed');
@@ -253,9 +221,8 @@ afterAll(async () => {
   nats?.close();
   stub?.close();
   logs?.close();
-  await kubectl(['delete', 'persistentvolumes', '-l', `tcab.test/e2e=${ns}`, '--wait=false']);
   await removeNs?.();
-  if (pvDir) rmSync(pvDir, { recursive: true, force: true });
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
 });
 
 describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tcab events follow', () => {
@@ -272,8 +239,12 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
       expect(pod.status?.containerStatuses?.[0]?.imageID, pod.metadata?.name).toMatch(new RegExp(`^${node.registry.replace(/\./g, '\\.')}/[a-z-]+@sha256:[0-9a-f]{64}$`));
     }
     expect(byComponent('dispatcher').every((p) => p.spec?.serviceAccountName === `${RELEASE}-tcab-dispatcher`)).toBe(true);
-    const claims = (await getJson<{ items: { metadata: { name: string }; status: { phase: string } }[] }>('pvc', '-n', ns)).items;
+    // The StatefulSets' claims, provisioned by the cluster's default StorageClass (the node's local-path).
+    const claims = (await getJson<{ items: { metadata: { name: string }; spec: { storageClassName?: string }; status: { phase: string } }[] }>('pvc', '-n', ns)).items;
     expect(claims.map((c) => [c.metadata.name, c.status.phase]).sort()).toEqual([[`data-${RELEASE}-tcab-nats-0`, 'Bound'], [`storage-${RELEASE}-tcab-npm-cache-0`, 'Bound']]);
+    const defaultClass = (await kubectl(['get', 'storageclass', '-o', 'jsonpath={.items[?(@.metadata.annotations.storageclass\\.kubernetes\\.io/is-default-class=="true")].metadata.name}'])).stdout.trim();
+    expect(defaultClass).not.toBe('');
+    expect(claims.map((c) => c.spec.storageClassName)).toEqual([defaultClass, defaultClass]);
     // The images were pulled by the node's kubelet (its Events, its host name).
     const events = (await getJson<{ items: CoreV1Event[] }>('events', '-n', ns, '--field-selector', 'reason=Pulled')).items;
     expect(events.filter((e) => e.involvedObject.name?.startsWith(`${RELEASE}-tcab-`)).every((e) => e.source?.component === 'kubelet' && e.source.host === node.name)).toBe(true);
@@ -432,7 +403,9 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     expect(left.stdout.trim()).toBe('');
     const cluster = await kubectl(['get', 'clusterroles,clusterrolebindings', '-o', 'name']);
     expect(cluster.stdout).not.toContain(`${RELEASE}-tcab-${ns}-harnessconfigs`);
-    // The StatefulSets' claims go with them (persistentVolumeClaimRetentionPolicy whenDeleted: Delete).
+    // The StatefulSets' claims go with them (persistentVolumeClaimRetentionPolicy whenDeleted: Delete), and their
+    // volumes with the claims (the StorageClass reclaims with Delete).
     await waitFor(`/api/v1/namespaces/${ns}/persistentvolumeclaims`, (claims) => claims.length === 0, 60_000);
+    await waitFor<V1PersistentVolume>('/api/v1/persistentvolumes', (volumes) => volumes.every((v) => v.spec?.claimRef?.namespace !== ns), 60_000);
   }, 180_000);
 });
