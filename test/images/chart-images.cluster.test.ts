@@ -1,6 +1,7 @@
-// The chart's image and extra-CA values as rendered by the pinned helm and accepted by the test apiserver
-// (server-side dry run, strict field validation): image names default to what `npm run images` builds, and
-// extraCA reaches the dispatcher and npm-cache containers as a read-only file that NODE_EXTRA_CA_CERTS names.
+// The chart's image, hardening and extra-CA values as rendered by the pinned helm and accepted by the test
+// apiserver (server-side dry run, strict field validation): image names default to what `npm run images` builds,
+// every workload runs hardened, and extraCA reaches the dispatcher and npm-cache containers as a read-only file
+// that NODE_EXTRA_CA_CERTS names (driver Pods: dispatcher/pods/driver-pod.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -13,12 +14,21 @@ const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).ver
 // A real certificate: the first of Debian's bundle.
 const PEM = readFileSync('/etc/ssl/certs/ca-certificates.crt', 'utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/)![0];
 
-interface Container { name: string; image: string; env?: { name: string; value?: string }[]; volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[] }
+interface Container {
+  name: string;
+  image: string;
+  env?: { name: string; value?: string }[];
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
+  securityContext?: { allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[]; add?: string[] } };
+}
 interface Manifest {
   kind: string;
   metadata: { name: string };
   data?: Record<string, string>;
-  spec?: { template?: { spec: { containers: Container[]; volumes?: { name: string; configMap?: { name: string; items?: { key: string; path: string }[] } }[] } } };
+  spec?: {
+    persistentVolumeClaimRetentionPolicy?: { whenDeleted?: string; whenScaled?: string };
+    template?: { spec: { securityContext?: { runAsNonRoot?: boolean; runAsUser?: number; seccompProfile?: { type: string } }; containers: Container[]; volumes?: { name: string; emptyDir?: object; configMap?: { name: string; items?: { key: string; path: string }[] } }[] } };
+  };
 }
 
 let ns: { name: string; remove: () => Promise<void> };
@@ -49,6 +59,21 @@ describe('charts/tcab images and extraCA', () => {
     const local = await render('--set', 'nats.bundled.image.repository=127.0.0.1:5000/tcab/nats', '--set', 'nats.bundled.image.tag=dev', '--set', 'npmCache.image.repository=127.0.0.1:5000/tcab/npm-cache');
     expect(workload(local.manifests, 'tcab-tcab-nats').containers[0]!.image).toBe('127.0.0.1:5000/tcab/nats:dev');
     expect(workload(local.manifests, 'tcab-tcab-npm-cache').containers[0]!.image).toBe(`127.0.0.1:5000/tcab/npm-cache:${VERSION}`);
+  });
+
+  it('every workload is hardened: non-root uid 1000, RuntimeDefault seccomp, no escalation, all capabilities dropped, a read-only root; the StatefulSets\' claims go with a helm uninstall', async () => {
+    const { manifests } = await render();
+    for (const name of ['tcab-tcab-dispatcher', 'tcab-tcab-nats', 'tcab-tcab-npm-cache']) {
+      const pod = workload(manifests, name);
+      expect(pod.securityContext, name).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } });
+      expect(pod.containers[0]!.securityContext, name).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    }
+    // Verdaccio's temporary files: an emptyDir, as the root is read-only.
+    expect(workload(manifests, 'tcab-tcab-npm-cache').volumes).toContainEqual({ name: 'tmp', emptyDir: {} });
+    for (const name of ['tcab-tcab-nats', 'tcab-tcab-npm-cache']) {
+      const set = manifests.find((m) => m.kind === 'StatefulSet' && m.metadata.name === name)!;
+      expect(set.spec!.persistentVolumeClaimRetentionPolicy, name).toEqual({ whenDeleted: 'Delete', whenScaled: 'Retain' });
+    }
   });
 
   it('without extraCA: no CA ConfigMap, volume or variable anywhere', async () => {
