@@ -22,7 +22,9 @@ export const folds: readonly RecordFold[] = [
   },
   {
     match: { type: 'user' },
-    when: (record, { before }) => onlyReportedSubagentResults(record, taskCalls(before)),
+    // Anywhere in the stream, as for Claude Code: a result that arrives before its call is held and paired with it,
+    // and the task_* records then report the subagent whichever came first (FUZZ_SEED=1593133268).
+    when: (record, { before, after }) => onlyReportedSubagentResults(record, taskCalls([...before, ...after])),
     kind: 'silent',
     why: "an agent call's result when task_started/task_notification report the subagent: it only says it launched",
   },
