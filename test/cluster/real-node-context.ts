@@ -1,6 +1,7 @@
 // The one real node every cluster test (and test/e2e) runs its Pods on: kubelet + containerd + runc from
-// node/real-node.ts, registered with the shared control plane by global-setup.ts, with the chart's images built
-// from deploy/images (scripts/images/build.sh) and pushed into the node's local registry.
+// node/real-node.ts, registered with the shared control plane by local-cluster.ts (for global-setup.ts and
+// `npm run cluster:up`), with the chart's images built from deploy/images (scripts/images/build.sh) and pushed into
+// the node's local registry.
 //
 // What tests get, through `inject('realNode')` (a plain, serialisable object; undefined when TCAB_TEST_CLUSTER is
 // external or k3s, where there is no node of ours):
@@ -18,8 +19,8 @@
 //                 shortJob            busybox that sleeps 0.3 s and exits 0 (a stand-in driver where only the
 //                                     dispatcher's decisions are under test)
 //                 longJob             busybox that runs until SIGTERM, then exits 143
-//   exposeSocket  global-setup's control socket (exposeHostPort below talks to it)
-// The nats and npm-cache images are not pushed by default (no cluster test needs them); pushImages() adds them.
+//   exposeSocket  the control socket of the process that owns the node (exposeHostPort below talks to it)
+// The nats and npm-cache images are not pushed at start (no test/cluster test needs them); pushImages() adds them.
 import { execFile } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -74,7 +75,7 @@ export async function pushImages(names: ChartImage[], node: Pick<RealNodeContext
 /**
  * Makes a server on the host's 127.0.0.1:<port> (NATS, a stub model) reachable from Pods; returns the `host:port`
  * Pods use (the node IP). The bridge belongs to the node (node/real-node.ts exposeHostPort, called by
- * global-setup.ts on request) and lives as long as the node.
+ * local-cluster.ts on request) and lives as long as the node.
  */
 export function exposeHostPort(port: number): Promise<string> {
   const socketPath = realNode().exposeSocket;
