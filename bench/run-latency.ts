@@ -233,11 +233,16 @@ export async function benchRunLatency(runs = 3, log: (m: string) => void = () =>
       const abort = new AbortController();
       const stream: StreamEvent[] = [];
       let messages = 0;
+      // The dispatcher relays the kubelet's pull_image/start_container first; the driver's own first event follows.
+      let firstDriverEvent: number | undefined;
       const reading = (async () => {
         for await (const item of readRunStream({ servers: `nats://${nats.address}`, runId: `${NS}_${name}`, replay: true, untilResult: true, signal: abort.signal })) {
           t.firstEvent ??= Date.now();
           messages++;
-          if (item.kind === 'event') stream.push(item.event as StreamEvent);
+          if (item.kind !== 'event') continue;
+          const event = item.event as StreamEvent;
+          stream.push(event);
+          if (!(event.type === 'system' && (event.stage === 'pull_image' || event.stage === 'start_container'))) firstDriverEvent ??= Date.now();
         }
       })();
       reading.catch(() => undefined); // awaited below
@@ -253,6 +258,7 @@ export async function benchRunLatency(runs = 3, log: (m: string) => void = () =>
       const run = (await custom.getNamespacedCustomObject({ group: 'tcab.dev', version: 'v1alpha1', namespace: NS, plural: 'runs', name })) as RunObject;
       if (run.status?.phase !== 'Succeeded') throw new Error(`${name} ended ${run.status?.phase}: ${run.status?.message}`);
       const stages = runStages(t, stream);
+      if (firstDriverEvent !== undefined) stages.first_driver_event = firstDriverEvent - t.applied;
       if (stages.driver_install_harness !== undefined || stages.driver_probe_harness !== undefined) stages.install_and_probe = (stages.driver_install_harness ?? 0) + (stages.driver_probe_harness ?? 0);
       log(`${name}: ${JSON.stringify(stages)} (${t.pullMessage ?? 'no Pulled event'}${run.status.harnessVersion ? `; harness ${run.status.harnessVersion}` : ''})`);
       return stages;
@@ -287,7 +293,7 @@ export async function benchRunLatency(runs = 3, log: (m: string) => void = () =>
       gg: { harness: 'gg (built in; stub model: one write_file call and a reply)', ...summary(gg) },
       claude,
       load_average_1_5_15: load,
-      what: 'wall times on one machine, ms from the Run\'s create (what `kubectl apply` does): pod_created, scheduled (spec.nodeName first seen), image_pulled and container_started (the kubelet\'s Pulled/Started Events first seen), first_event (first message of the Run on the bundled NATS at a subscriber outside the cluster, port-forwarded), total (Run Succeeded first seen); driver_<stage> = that stage\'s started -> completed on the stream (the driver\'s clock); install_and_probe = driver_install_harness + driver_probe_harness. Each offset comes from its own watch, so two close ones may arrive in either order. p95 is nearest-rank (of 3 runs: the largest).',
+      what: 'wall times on one machine, ms from the Run\'s create (what `kubectl apply` does): pod_created, scheduled (spec.nodeName first seen), image_pulled and container_started (the kubelet\'s Pulled/Started Events first seen), first_event (first message of the Run on the bundled NATS at a subscriber outside the cluster, port-forwarded: the dispatcher\'s relay of the kubelet\'s pull_image), first_driver_event (the driver\'s own first event there), total (Run Succeeded first seen); driver_<stage> = that stage\'s started -> completed on the stream (the driver\'s clock); install_and_probe = driver_install_harness + driver_probe_harness. Each offset comes from its own watch, so two close ones may arrive in either order. p95 is nearest-rank (of 3 runs: the largest).',
     };
   } finally {
     for (const stop of stops) stop();
