@@ -15,8 +15,8 @@ import { incompleteUsageWarning, unreadableUsageWarning } from '../../shared/tra
 import { ampToolKind, callIdentity, mapToolCall } from './map-amp-tools.ts';
 import type { AmpToolCall, AmpToolOutcome } from './map-amp-tools.ts';
 import { addUsage, ampTokens, messageUsage } from './usage.ts';
-import { assistantContentReader, CompatibleBlock } from '../../shared/translate/anthropic-blocks.ts';
-import type { ToolUseSink } from '../../shared/translate/anthropic-blocks.ts';
+import { assistantContentReader, CompatibleBlock, readToolResults } from '../../shared/translate/anthropic-blocks.ts';
+import type { ToolResult, ToolResultSink, ToolUseSink } from '../../shared/translate/anthropic-blocks.ts';
 
 const text = z.string();
 // z.object: extra keys are accepted and left out of the parsed copy; what is passed on (tool inputs, usage) is the
@@ -25,13 +25,11 @@ const SessionId = text.min(1).optional();
 const SystemInit = z.object({ cwd: text.optional() });
 const AssistantMessage = z.object({ message: z.object({ id: text.optional(), model: text.optional(), content: z.array(z.unknown()) }) });
 const UserMessage = z.object({ message: z.object({ content: z.union([text, z.array(z.unknown())]) }) });
-/** `is_error` is optional in the Anthropic shape Amp copies: absent means the tool succeeded. */
-const ToolResult = z.object({ tool_use_id: text.min(1), is_error: z.boolean().optional() });
 /** Content blocks: shared/translate/anthropic-blocks.ts, read the same as Claude Code's. */
 const readAssistantContent = assistantContentReader(CompatibleBlock);
 const Result = z.object({ is_error: z.boolean(), result: text.optional(), error: text.optional(), subtype: text.optional() });
 
-export class AmpTranslator implements SessionTranslator, ToolUseSink {
+export class AmpTranslator implements SessionTranslator, ToolUseSink, ToolResultSink<undefined> {
   private session: string | undefined;
   private cwd: string | undefined;
   private readonly calls = new PendingCalls<AmpToolCall, AmpToolOutcome>();
@@ -136,21 +134,16 @@ export class AmpTranslator implements SessionTranslator, ToolUseSink {
     const content = parsed.data.message.content;
     if (typeof content === 'string') return []; // the prompt echoed back
     const out: DraftEvent[] = [];
-    for (const raw of content) {
-      const block = obj(raw);
-      if (block?.type !== 'tool_result') continue; // the prompt echoed back
-      const result = ToolResult.safeParse(block);
-      if (!result.success) {
-        out.push(unknownValue(block));
-        continue;
-      }
-      const outcome = { isError: result.data.is_error ?? false, block };
-      const { call, displaced } = this.calls.close(result.data.tool_use_id, outcome);
-      // A result before its call is held for it; one it displaces is reported unpaired.
-      if (displaced) out.push(unknownValue(displaced.block));
-      if (call) out.push(...this.answer(call, outcome));
-    }
+    readToolResults(content, out, this, undefined); // other blocks: the prompt echoed back
     return out;
+  }
+
+  toolResult(result: ToolResult, out: DraftEvent[]): void {
+    const outcome = { isError: result.isError, block: result.block };
+    const { call, displaced } = this.calls.close(result.id, outcome);
+    // A result before its call is held for it; one it displaces is reported unpaired.
+    if (displaced) out.push(unknownValue(displaced.block));
+    if (call) out.push(...this.answer(call, outcome));
   }
 
   private answer(call: AmpToolCall, outcome: AmpToolOutcome): DraftEvent[] {

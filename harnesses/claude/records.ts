@@ -41,13 +41,7 @@ export const UserRecord = z.object({
   message: z.object({ content: z.union([z.string(), z.array(z.unknown())]) }),
   tool_use_result: z.unknown().optional(),
 });
-export const ToolResultBlock = z.object({
-  type: z.literal('tool_result'),
-  tool_use_id: id,
-  /** Absent means success (Anthropic Messages API). */
-  is_error: z.boolean().optional(),
-  content: z.unknown().optional(),
-});
+/** tool_result blocks: shared/translate/anthropic-blocks.ts (ToolResultBlock). */
 /** The structured result of a Task/Agent call: `async_launched` means the subagent only started. */
 export const TaskToolResult = z.object({ status: z.string(), agentId: id.optional() });
 

@@ -9,11 +9,11 @@ import { PendingCalls } from '../../shared/translate/pending-calls.ts';
 import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
 import { claudeToolKind, mapToolCall, skillName, subagentType, unknownToolEvent } from './map-claude-tools.ts';
 import type { ToolCall, ToolOutcome } from './map-claude-tools.ts';
-import { ApiRetryRecord, ClaudeLine, InitRecord, TaskNotificationRecord, TaskStartedRecord, TaskToolResult, ToolResultBlock } from './records.ts';
+import { ApiRetryRecord, ClaudeLine, InitRecord, TaskNotificationRecord, TaskStartedRecord, TaskToolResult } from './records.ts';
 import { claudeUsage } from './usage.ts';
 import { compileSchema } from '../../shared/translate/compiled-schema.ts';
-import { assistantContentReader, ClaudeCodeBlock } from '../../shared/translate/anthropic-blocks.ts';
-import type { ToolUseSink } from '../../shared/translate/anthropic-blocks.ts';
+import { assistantContentReader, ClaudeCodeBlock, readToolResults } from '../../shared/translate/anthropic-blocks.ts';
+import type { ToolResult, ToolResultSink, ToolUseSink } from '../../shared/translate/anthropic-blocks.ts';
 
 // Each line is read through the record schemas as guards compiled from them: zod's verdicts, without its copies.
 const isClaudeLine = compileSchema(ClaudeLine);
@@ -22,10 +22,7 @@ const isApiRetryRecord = compileSchema(ApiRetryRecord);
 const isTaskStartedRecord = compileSchema(TaskStartedRecord);
 const isTaskNotificationRecord = compileSchema(TaskNotificationRecord);
 const readAssistantContent = assistantContentReader(ClaudeCodeBlock);
-const isToolResultBlock = compileSchema(ToolResultBlock);
 const isTaskToolResult = compileSchema(TaskToolResult);
-
-type Rec = Record<string, unknown>;
 
 /**
  * System subtypes that carry nothing a normalized event can express: token estimates, status pings, task status
@@ -57,7 +54,7 @@ interface Task {
   resultSeen?: boolean;
 }
 
-export class ClaudeTranslator implements SessionTranslator, ToolUseSink {
+export class ClaudeTranslator implements SessionTranslator, ToolUseSink, ToolResultSink<Extract<ClaudeLine, { type: 'user' }>> {
   private session: string | undefined;
   private cwd: string | undefined;
   private model: string | undefined;
@@ -222,20 +219,16 @@ export class ClaudeTranslator implements SessionTranslator, ToolUseSink {
       return;
     }
     if (typeof content === 'string') return; // a plain prompt echo
-    for (const raw of content) {
-      // Text blocks are prompt echoes, subagent prompts and skill bodies.
-      if ((raw as Rec | null)?.type !== 'tool_result') continue;
-      if (!isToolResultBlock(raw)) {
-        // Its call, if any, stays pending and is reported without an outcome.
-        out.push(unknownValue(raw));
-        continue;
-      }
-      const { tool_use_id: id, is_error: isError, content: resultContent } = raw;
-      const outcome: ToolOutcome = { isError: isError ?? false, content: resultContent, structured: record.tool_use_result, block: raw };
-      const { call, displaced } = this.calls.close(id, outcome);
-      if (displaced) out.push(unknownValue(displaced.block));
-      if (call) this.finishCall(call, outcome, out);
-    }
+    // Text blocks are prompt echoes, subagent prompts and skill bodies.
+    readToolResults(content, out, this, record);
+  }
+
+  /** A tool result closes its call; one that arrived first is held for it, one it displaces reported unpaired. */
+  toolResult(result: ToolResult, out: DraftEvent[], record: Extract<ClaudeLine, { type: 'user' }>): void {
+    const outcome: ToolOutcome = { isError: result.isError, content: result.content, structured: record.tool_use_result, block: result.block };
+    const { call, displaced } = this.calls.close(result.id, outcome);
+    if (displaced) out.push(unknownValue(displaced.block));
+    if (call) this.finishCall(call, outcome, out);
   }
 
   private finishCall(call: ToolCall, outcome: ToolOutcome, out: DraftEvent[]): void {

@@ -21,13 +21,7 @@ export const AssistantRecord = z.object({ message: z.object({ content: z.array(z
 /** Content blocks: shared/translate/anthropic-blocks.ts (CompatibleBlock), read the same as Claude Code's. */
 
 export const UserRecord = z.object({ message: z.object({ content: z.union([z.string(), z.array(z.unknown())]) }) });
-export const ToolResultBlock = z.object({
-  type: z.literal('tool_result'),
-  tool_use_id: id,
-  /** Absent means success (the Anthropic-style tool_result this mirrors). */
-  is_error: z.boolean().optional(),
-  content: z.unknown().optional(),
-});
+/** tool_result blocks: shared/translate/anthropic-blocks.ts (ToolResultBlock). */
 
 export const ResultRecord = z.object({
   subtype: z.string().optional(),

@@ -9,10 +9,10 @@ import { PendingCalls } from '../../shared/translate/pending-calls.ts';
 import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
 import { mapQwenCall, qwenToolKind, subagentType, unknownCall } from './map-qwen-tools.ts';
 import type { QwenCall, QwenOutcome } from './map-qwen-tools.ts';
-import { AssistantRecord, InitRecord, QwenRecord, ResultRecord, SystemRecord, TaskNotificationRecord, TaskStartedRecord, ToolResultBlock, UserRecord } from './records.ts';
+import { AssistantRecord, InitRecord, QwenRecord, ResultRecord, SystemRecord, TaskNotificationRecord, TaskStartedRecord, UserRecord } from './records.ts';
 import { qwenTokens } from './usage.ts';
-import { assistantContentReader, CompatibleBlock, resultText } from '../../shared/translate/anthropic-blocks.ts';
-import type { ToolUse, ToolUseSink } from '../../shared/translate/anthropic-blocks.ts';
+import { assistantContentReader, CompatibleBlock, readToolResults, resultText } from '../../shared/translate/anthropic-blocks.ts';
+import type { ToolResult, ToolResultSink, ToolUse, ToolUseSink } from '../../shared/translate/anthropic-blocks.ts';
 
 const readAssistantContent = assistantContentReader(CompatibleBlock);
 
@@ -29,7 +29,7 @@ interface Task {
   resultSeen?: boolean;
 }
 
-export class QwenTranslator implements SessionTranslator, ToolUseSink {
+export class QwenTranslator implements SessionTranslator, ToolUseSink, ToolResultSink<undefined> {
   private session: string | undefined;
   private cwd: string | undefined;
   /** Tool calls waiting for their result, by id; a reused id reports the earlier call first (finding 9). */
@@ -138,21 +138,17 @@ export class QwenTranslator implements SessionTranslator, ToolUseSink {
     const { content } = parsed.data.message;
     if (typeof content === 'string') return []; // a prompt echo
     const out: DraftEvent[] = [];
-    for (const raw of content) {
-      // Text blocks are prompt echoes, subagent prompts and "Background agent … completed." notices.
-      if ((raw as Rec | null)?.type !== 'tool_result') continue;
-      const block = ToolResultBlock.safeParse(raw);
-      if (!block.success) {
-        // Its call, if any, stays pending and is reported without an outcome.
-        out.push(unknownValue(raw));
-        continue;
-      }
-      const outcome: QwenOutcome = { isError: block.data.is_error ?? false, content: block.data.content, block: raw as Rec };
-      const { call, displaced } = this.calls.close(block.data.tool_use_id, outcome);
-      if (displaced) out.push(unknownValue(displaced.block));
-      if (call) out.push(...this.finishCall(call, outcome));
-    }
+    // Text blocks are prompt echoes, subagent prompts and "Background agent … completed." notices.
+    readToolResults(content, out, this, undefined);
     return out;
+  }
+
+  /** A tool result closes its call; one that arrived first is held for it, one it displaces reported unpaired. */
+  toolResult(result: ToolResult, out: DraftEvent[]): void {
+    const outcome: QwenOutcome = { isError: result.isError, content: result.content, block: result.block };
+    const { call, displaced } = this.calls.close(result.id, outcome);
+    if (displaced) out.push(unknownValue(displaced.block));
+    if (call) out.push(...this.finishCall(call, outcome));
   }
 
   private finishCall(call: QwenCall, outcome: QwenOutcome): DraftEvent[] {

@@ -21,6 +21,9 @@ export const ClaudeCodeBlock = z.discriminatedUnion('type', [text, thinking, red
 export const CompatibleBlock = z.discriminatedUnion('type', [text, thinking, toolUse]);
 export type AssistantBlock = z.infer<typeof ClaudeCodeBlock>;
 
+/** A user message's tool_result block; `is_error` absent means success (Anthropic Messages API). */
+export const ToolResultBlock = z.object({ type: z.literal('tool_result'), tool_use_id: id, is_error: z.boolean().optional(), content: z.unknown().optional() });
+
 /** A tool_use block: what a translator pairs with its result. `block` is the raw block, for `unknown` fallbacks. */
 export interface ToolUse {
   id: string;
@@ -32,6 +35,37 @@ export interface ToolUse {
 export interface ToolUseSink {
   /** A tool call opened; the translator pairs it with its result and pushes what that yields. */
   toolUse(call: ToolUse, out: DraftEvent[]): void;
+}
+
+/** A readable tool_result block: the call it answers, its verdict and content, and the raw block. */
+export interface ToolResult {
+  id: string;
+  isError: boolean;
+  content: unknown;
+  block: JsonObject;
+}
+
+export interface ToolResultSink<C> {
+  /** A tool result arrived (`context`: what the caller passed along, e.g. the record it came in). */
+  toolResult(result: ToolResult, out: DraftEvent[], context: C): void;
+}
+
+const isToolResultBlock = compileSchema(ToolResultBlock);
+
+/**
+ * Reads the tool_result blocks of one user message's content into `out`: each readable one goes to the sink (which
+ * pairs it with its call); one that fails the schema is `unknown` with the raw block (its call, if any, stays
+ * pending and is reported without an outcome). Other blocks are prompt echoes, subagent prompts, notices: skipped.
+ */
+export function readToolResults<C>(content: readonly unknown[], out: DraftEvent[], sink: ToolResultSink<C>, context: C): void {
+  for (const raw of content) {
+    if ((raw as JsonObject | null)?.type !== 'tool_result') continue;
+    if (!isToolResultBlock(raw)) {
+      out.push(unknownValue(raw));
+      continue;
+    }
+    sink.toolResult({ id: raw.tool_use_id, isError: raw.is_error ?? false, content: raw.content, block: raw }, out, context);
+  }
 }
 
 /**
