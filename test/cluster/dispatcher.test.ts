@@ -211,10 +211,12 @@ describe('dispatcher (test control plane + NATS)', () => {
       TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'fake-keys', key: 'anthropic' }, { env: 'OPENAI_API_KEY', secret: 'fake-keys', key: 'openai' }, { env: 'GEMINI_API_KEY', secret: 'fake-keys', key: 'gemini' }]),
     }, 0);
     const started = Date.now();
+    // 1,000 real Pods (sandbox, CNI, runc, exit, deletion) through one 2-core node: 611-759 s measured with the
+    // machine's load average at 25-43 from other work; the margin is for a busier machine, not expected.
     const finished = await waitFor<RunObject>(runsPath(), (all) => {
       const mine = all.filter((r) => r.metadata?.name?.startsWith('cap-'));
       return mine.length === runs.length && mine.every((r) => isFinal(r.status ?? {}));
-    }, 900_000);
+    }, 1_500_000);
     for (const w of watches) w.stop();
 
     const replay = replayOccupancy(changes, harnessOf);
@@ -234,7 +236,7 @@ describe('dispatcher (test control plane + NATS)', () => {
     const mine = finished.filter((r) => r.metadata?.name?.startsWith('cap-'));
     expect(mine).toHaveLength(1000);
     expect(mine.filter((r) => !r.status?.message?.includes('without publishing a result'))).toEqual([]);
-  }, 1_000_000);
+  }, 1_600_000);
 
   it('spec.cancel stops the Pod and ends the Run Cancelled; a deleted Pod fails its Run with the reason; a deleted Run takes its Pod with it', async () => {
     for (const stop of stops.splice(0)) await stop();
