@@ -28,7 +28,7 @@ export const folds: readonly RecordFold[] = [
     match: { type: 'assistant' },
     when: (record) => {
       const content = isRecord(record.message) ? record.message.content : undefined;
-      return content === '' || (Array.isArray(content) && content.every((b) => isRecord(b) && b.text === ''));
+      return Array.isArray(content) && content.every((b) => isRecord(b) && b.text === '');
     },
     kind: 'silent',
     why: 'an assistant message with no text: nothing to show',

@@ -22,8 +22,11 @@ const SessionId = text.min(1).optional();
 const SystemInit = z.object({ cwd: text.optional(), model: text.optional() });
 const ShellTimeout = z.object({ aborted_count: z.int().nonnegative(), timeout_ms: z.int().nonnegative() });
 const ThinkingDelta = z.object({ text });
+// Cursor documents (and was recorded sending) assistant content only as an array of text blocks. A string there is
+// no shape it reports, so it is `unknown`, not read as a message: reading it made an agent message of whatever a
+// damaged record held (fuzz seeds 1024204973, 1593133268 and 777).
 const Assistant = z.object({
-  message: z.object({ content: z.union([text, z.array(z.object({ type: z.literal('text'), text }))]) }),
+  message: z.object({ content: z.array(z.object({ type: z.literal('text'), text })) }),
 });
 const ToolCallRecord = z.object({
   call_id: text.min(1),
@@ -85,8 +88,7 @@ export class CursorTranslator implements SessionTranslator {
       case 'assistant': {
         const parsed = Assistant.safeParse(record);
         if (!parsed.success) return [unknownLine(line)];
-        const content = parsed.data.message.content;
-        const message = typeof content === 'string' ? content : content.map((b) => b.text).join('\n');
+        const message = parsed.data.message.content.map((b) => b.text).join('\n');
         return message.length > 0 ? [{ type: 'agent', message }] : [];
       }
       case 'tool_call':

@@ -41,4 +41,21 @@ describe('the fuzz generator holds against the values it makes (issue 19)', () =
       { seed: 31337, numRuns: 300 },
     );
   });
+
+  it('a recorded 0 gets no fraction (a cost of nothing spent is 0 too; fuzz seeds 5, 11, 77), a recorded count still does', () => {
+    fc.assert(
+      fc.property(fc.nat({ max: 1_000_000 }), (value) => {
+        const [zero] = applied([line({ total_cost_usd: 0 })], [{ kind: 'wrong-type', line: 0, node: 0, value }]);
+        const got = (JSON.parse(zero!.toString('utf8')) as { total_cost_usd: unknown }).total_cost_usd;
+        expect(typeof got === 'number' && !Number.isInteger(got)).toBe(false);
+      }),
+      { seed: 5, numRuns: 200 },
+    );
+    const fractions = new Set<unknown>();
+    for (let value = 0; value < 50; value++) {
+      const [count] = applied([line({ input_tokens: 7 })], [{ kind: 'wrong-type', line: 0, node: 0, value }]);
+      fractions.add((JSON.parse(count!.toString('utf8')) as { input_tokens: unknown }).input_tokens);
+    }
+    expect(fractions).toContain(1.5);
+  });
 });

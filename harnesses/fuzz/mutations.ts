@@ -107,9 +107,14 @@ function mutateRecord(record: JsonValue, m: Extract<Mutation, { node: number }>)
     return Buffer.from(JSON.stringify(record));
   }
   if (m.kind === 'wrong-type') {
-    const recorded = kindOf(getAt(record, path));
+    const value = getAt(record, path);
+    const recorded = kindOf(value);
     // An integer is a fine value where a fraction was recorded (a cost of 42); a fraction is not where a count was.
-    const candidates = WRONG_VALUES.filter((v) => kindOf(v) !== recorded && !(recorded === 'fraction' && kindOf(v) === 'integer'));
+    // A recorded 0 says neither: nothing spent is a cost of 0 as nothing read is a count of 0, so a fraction there
+    // is no wrong type (claude's error-400 total_cost_usd of 0 made 1.5 look invented: fuzz seeds 5, 11, 77).
+    const candidates = WRONG_VALUES.filter(
+      (v) => kindOf(v) !== recorded && !(recorded === 'fraction' && kindOf(v) === 'integer') && !(value === 0 && kindOf(v) === 'fraction'),
+    );
     setAt(record, path, structuredClone(candidates[m.value % candidates.length]!));
     return Buffer.from(JSON.stringify(record));
   }
