@@ -6,7 +6,7 @@ import { registerEventsCommands } from './commands/events/index.ts';
 import { registerHarnessesCommands } from './commands/harnesses/index.ts';
 import { registerModelsCommands } from './commands/models/index.ts';
 import { registerHarnessConfigCommands } from './commands/harness-config.ts';
-import { EXIT, exitCodeFor, exitCodeHelp } from './exit-codes.ts';
+import { EXIT, exitCodeFor, exitCodeHelp } from '../shared/exit-codes.ts';
 import { watchForBrokenPipe } from './output/broken-pipe.ts';
 
 export function buildProgram(): Command {

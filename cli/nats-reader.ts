@@ -8,7 +8,8 @@ import type { HarnessEventType } from '../shared/events.ts';
 import { InvalidInputError } from '../shared/errors.ts';
 import { ensureRunStream } from '../shared/run-stream.ts';
 import { ALL_RUNS_SUBJECT, STREAM_NAME, eventSubject, eventTypeSubject, resultSubject, runSubjects } from '../shared/subjects.ts';
-import { InfrastructureError } from './exit-codes.ts';
+import { InfrastructureError } from '../shared/exit-codes.ts';
+import { shownServers, withoutCredentials } from '../shared/nats-credentials.ts';
 import { decodeStreamMessage } from './stream-message.ts';
 import type { StreamItem } from './stream-message.ts';
 
@@ -30,13 +31,6 @@ export interface ReadOptions {
   token?: string;
   now?: () => Date;
 }
-
-/** A server URL fit for a message: the user and password (or token) in it are dropped. */
-export function withoutCredentials(server: string): string {
-  return server.replace(/^([a-z][a-z0-9+.-]*:\/\/)?.*@/i, '$1');
-}
-
-export const shownServers = (servers: string) => servers.split(',').map((s) => withoutCredentials(s.trim())).join(', ');
 
 /** The server list as the client takes it; a value that is not a URL is the caller's mistake (exit 2). */
 export function parseServers(servers: string): string[] {

@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GENERATED_FILES } from '../shared/generated-files.ts';
+import { GENERATED_FILES } from '../deploy/generated-files.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 for (const file of GENERATED_FILES) {

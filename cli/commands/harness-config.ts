@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../shared/errors.ts';
-import { InfrastructureError } from '../exit-codes.ts';
+import { InfrastructureError } from '../../shared/exit-codes.ts';
 
 interface Common {
   url: string;

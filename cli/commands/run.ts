@@ -14,13 +14,13 @@ import { resolveRunUser } from '../../driver/run-user.ts';
 import { newRunId } from '../../driver/run-id.ts';
 import { parseRunId } from '../../shared/run-id.ts';
 import { localTestCaseProblem } from '../../driver/test-case.ts';
-import { OUTCOME_EXIT } from '../../driver/outcome.ts';
+import { OUTCOME_EXIT } from '../../shared/outcome-exit.ts';
 import { TerminalSink } from '../../driver/sinks/terminal.ts';
 import { NatsSink } from '../../driver/sinks/nats.ts';
 import type { EventSink } from '../../driver/sinks/sink.ts';
 import { startOfflineStub } from '../../driver/offline-stub.ts';
 import { defaultRunBase } from '../../driver/run-dirs.ts';
-import { resolveFormat } from '../output/event-writer.ts';
+import { resolveFormat } from '../../shared/format/event-writer.ts';
 import { onBrokenPipe } from '../output/broken-pipe.ts';
 
 interface RunOptions {

@@ -11,7 +11,7 @@ import { splitLines, DEFAULT_MAX_LINE_BYTES } from '../../shared/translate/lines
 import { TranslationSession } from '../../shared/translate/session.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
 import { InvalidInputError } from '../../shared/errors.ts';
-import { createEventWriter, resolveFormat } from '../output/event-writer.ts';
+import { createEventWriter, resolveFormat } from '../../shared/format/event-writer.ts';
 
 interface TranslateOptions {
   harness: string;

@@ -23,7 +23,7 @@ import type { EventSink, SequencedEvent } from './sink.ts';
 import { SpillQueue } from './spill-queue.ts';
 import { fitJson } from './fit-payload.ts';
 import { describeConnectFailure, serverCredentials } from './nats-target.ts';
-import { withoutCredentials } from '../../cli/nats-reader.ts';
+import { withoutCredentials } from '../../shared/nats-credentials.ts';
 
 export interface NatsSinkOptions {
   servers: string | string[];

@@ -2,10 +2,10 @@
 import { writeFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { RunResult } from '../../shared/run.ts';
-import { createEventWriter } from '../../cli/output/event-writer.ts';
-import type { EventFormat } from '../../cli/output/event-writer.ts';
+import { createEventWriter } from '../../shared/format/event-writer.ts';
+import type { EventFormat } from '../../shared/format/event-writer.ts';
 import type { EventSink, SequencedEvent } from './sink.ts';
-import { formatRunResult } from '../../cli/output/run-result.ts';
+import { formatRunResult } from '../../shared/format/run-result.ts';
 
 export interface TerminalSinkOptions {
   format: EventFormat;

@@ -214,14 +214,19 @@ describe('npm run images', () => {
     }
   });
 
-  it('dispatcher: the entry point and uid 1000, with the files it loads', async () => {
+  it('dispatcher: the entry point and uid 1000, with the files it loads and no others', async () => {
     const { config: c } = await config('dispatcher');
     expect(c.Entrypoint).toEqual(['node', '/opt/tcab/dispatcher/main.ts']);
     expect(c.User).toBe('1000:1000');
     expect(c.ExposedPorts).toHaveProperty('8080/tcp');
     const app = join(await mounted('dispatcher'), 'opt', 'tcab');
-    const { files } = entryClosure(['dispatcher/main.ts']);
+    // The registry reads each harness.toml at run time (the slugs it serves); no adapter is loaded.
+    const manifests = readdirSync(join(ROOT, 'harnesses')).filter((h) => existsSync(join(ROOT, 'harnesses', h, 'harness.toml'))).map((h) => `harnesses/${h}/harness.toml`);
+    const { files } = entryClosure(['dispatcher/main.ts', ...manifests]);
     expect([...files].filter((f) => !existsSync(join(app, f)))).toEqual([]);
+    // Not the driver's or the CLI's folders: the dispatcher runs neither (issue 21).
+    const tops = new Set([...files].map((f) => f.split('/')[0]));
+    expect(readdirSync(app).sort()).toEqual([...tops, 'node_modules', 'package-lock.json', 'package.json'].sort());
     expect((await inImage('dispatcher', ['node', '--version'])).trim()).toMatch(/^v24\./);
   });
 

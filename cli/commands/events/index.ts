@@ -4,12 +4,13 @@ import { Option } from 'commander';
 import { HARNESS_EVENT_TYPES } from '../../../shared/events.ts';
 import type { HarnessEventType } from '../../../shared/events.ts';
 import { parseRunId } from '../../../shared/run-id.ts';
-import { readRunStream, shownServers } from '../../nats-reader.ts';
+import { readRunStream } from '../../nats-reader.ts';
+import { shownServers } from '../../../shared/nats-credentials.ts';
 import type { StreamItem } from '../../nats-reader.ts';
-import { createEventWriter, outputDrained, resolveFormat } from '../../output/event-writer.ts';
-import { formatRunResult } from '../../output/run-result.ts';
-import { EXIT, InfrastructureError } from '../../exit-codes.ts';
-import { OUTCOME_EXIT } from '../../../driver/outcome.ts';
+import { createEventWriter, outputDrained, resolveFormat } from '../../../shared/format/event-writer.ts';
+import { formatRunResult } from '../../../shared/format/run-result.ts';
+import { EXIT, InfrastructureError } from '../../../shared/exit-codes.ts';
+import { OUTCOME_EXIT } from '../../../shared/outcome-exit.ts';
 
 interface FollowOptions {
   nats: string;

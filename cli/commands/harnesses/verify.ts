@@ -6,7 +6,7 @@ import { getHarness, listHarnesses } from '../../../harnesses/registry.ts';
 import { verifyHarness } from '../../../driver/verify/run-scenarios.ts';
 import type { HarnessVerifyReport } from '../../../driver/verify/run-scenarios.ts';
 import { InvalidInputError } from '../../../shared/errors.ts';
-import { EXIT } from '../../exit-codes.ts';
+import { EXIT } from '../../../shared/exit-codes.ts';
 
 function formatReport(r: HarnessVerifyReport, color: boolean): string {
   const c = pc.createColors(color);

@@ -1,6 +1,6 @@
 // The human summary printed after a session's or run's events.
 import pc from 'picocolors';
-import type { TokenUsage } from '../../shared/usage.ts';
+import type { TokenUsage } from '../usage.ts';
 
 export interface SummaryInput {
   harness: string;

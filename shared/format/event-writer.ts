@@ -1,6 +1,6 @@
 // Where a stream of events goes on a terminal-facing command: NDJSON lines or the human view.
 import type { Writable } from 'node:stream';
-import type { HarnessEvent } from '../../shared/events.ts';
+import type { HarnessEvent } from '../events.ts';
 import { formatEvent } from './human.ts';
 import { formatSummary } from './summary.ts';
 import type { SummaryInput } from './summary.ts';

@@ -1,6 +1,6 @@
 // Exit codes are a contract (scripts branch on them); `tcab --help` prints this table. The code of a failure
 // follows from the class of its error (exitCodeFor), never from where it was thrown or what its message says.
-import { InvalidInputError, ManifestError, TcabError, UnknownHarnessError } from '../shared/errors.ts';
+import { InvalidInputError, ManifestError, TcabError, UnknownHarnessError } from './errors.ts';
 
 export const EXIT = {
   ok: 0,

@@ -1,7 +1,7 @@
 // Human view of a run result, printed after the run's events.
 import pc from 'picocolors';
-import type { RunResult } from '../../shared/run.ts';
-import type { TokenUsage } from '../../shared/usage.ts';
+import type { RunResult } from '../run.ts';
+import type { TokenUsage } from '../usage.ts';
 
 const usd = (v: number | null) => (v === null ? 'unset' : `$${v.toFixed(6)}`);
 const n = (v: number | null) => (v === null ? '–' : String(v));

@@ -2,10 +2,10 @@
 // a committed copy drifts from what the schemas produce now.
 import { z } from 'zod';
 import { stringify } from 'yaml';
-import { HarnessEvent } from './events.ts';
-import { RunResult, RunSpec } from './run.ts';
-import { CRDS } from '../deploy/crds.ts';
-import { ChartValues } from './chart-values.ts';
+import { HarnessEvent } from '../shared/events.ts';
+import { RunResult, RunSpec } from '../shared/run.ts';
+import { CRDS } from './crds.ts';
+import { ChartValues } from '../shared/chart-values.ts';
 
 export interface GeneratedFile {
   /** Path relative to the repository root. */

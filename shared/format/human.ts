@@ -1,7 +1,7 @@
 // The human view of a normalized event stream: one line per event, reasoning collapsed to its first line unless
 // asked otherwise, colours only when the destination is a terminal. Formatting is pure; callers write the lines.
 import pc from 'picocolors';
-import type { HarnessEvent } from '../../shared/events.ts';
+import type { HarnessEvent } from '../events.ts';
 
 export interface HumanFormatOptions {
   color: boolean;

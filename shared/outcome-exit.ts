@@ -1,7 +1,7 @@
 // Outcome -> process exit code, shared by `tcab run` and `tcab-driver` (the Pod's exit code tells the
 // dispatcher the same thing the result message does).
-import type { Outcome } from '../shared/run.ts';
-import { EXIT } from '../cli/exit-codes.ts';
+import type { Outcome } from './run.ts';
+import { EXIT } from './exit-codes.ts';
 
 export const OUTCOME_EXIT: Record<Outcome, number> = {
   succeeded: EXIT.ok,

@@ -1,0 +1,68 @@
+// Layers point one way (issue 21): contracts sit below their users, so each image copies only the folders its entry
+// point imports, and a folder can be read without the ones above it. shared/ is the floor; harnesses/ builds on it;
+// driver/ and dispatcher/ run harnesses; cli/, deploy/, scripts/, bench/ and test/ sit on top and may import
+// anything. Test files are left out: a driver test may read the stream back with the CLI's reader, as a user would.
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..');
+
+/** The folders each layer may import from, besides itself (Node built-ins and packages are not layers). */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  shared: [],
+  harnesses: ['shared'],
+  driver: ['shared', 'harnesses'],
+  dispatcher: ['shared', 'harnesses'],
+};
+
+/** Relative specifiers of every static, re-exported, side-effect and dynamic import in a module's source. */
+export function relativeImports(source: string): string[] {
+  const specifiers = [
+    ...source.matchAll(/\b(?:import|export)\s[^;]*?\sfrom\s*['"](\.[^'"]*)['"]/g),
+    ...source.matchAll(/\bimport\s*['"](\.[^'"]*)['"]/g),
+    ...source.matchAll(/\bimport\s*\(\s*['"](\.[^'"]*)['"]/g),
+  ];
+  return specifiers.map((m) => m[1]!);
+}
+
+function sources(folder: string): string[] {
+  return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.split('/').includes('node_modules'))
+    .map((f) => join(folder, f));
+}
+
+/** `file: specifier (-> folder)` for each import of a module of `folder` that leaves the folders it may import. */
+function violations(folder: string): string[] {
+  const allowed = new Set([folder, ...MAY_IMPORT[folder]!]);
+  const out: string[] = [];
+  for (const file of sources(folder)) {
+    for (const specifier of relativeImports(readFileSync(join(ROOT, file), 'utf8'))) {
+      const target = relative(ROOT, resolve(ROOT, dirname(file), specifier)).split('/')[0]!;
+      if (!allowed.has(target)) out.push(`${file}: ${specifier} (-> ${target}/)`);
+    }
+  }
+  return out;
+}
+
+describe('layers', () => {
+  it('the import scanner sees every form of import', () => {
+    const source = [
+      "import { a } from '../cli/a.ts';",
+      "import type { B } from '../deploy/b.ts';",
+      'import {\n  c,\n  d,\n} from "../cli/c.ts";',
+      "export { e } from './e.ts';",
+      "export * from '../x/f.ts';",
+      "import '../side/effect.ts';",
+      "const g = await import('../cli/g.ts');",
+      "import { h } from 'node:fs';",
+      "// from '../not/an/import.ts' in prose",
+    ].join('\n');
+    expect(relativeImports(source)).toEqual(['../cli/a.ts', '../deploy/b.ts', '../cli/c.ts', './e.ts', '../x/f.ts', '../side/effect.ts', '../cli/g.ts']);
+  });
+
+  it.each(Object.keys(MAY_IMPORT))('%s/ imports only from the layers below it', (folder) => {
+    expect(sources(folder).length).toBeGreaterThan(0);
+    expect(violations(folder)).toEqual([]);
+  });
+});
