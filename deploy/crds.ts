@@ -8,6 +8,15 @@ import { structuralSchema } from '../shared/crd.ts';
 export const GROUP = 'tcab.dev';
 export const VERSION = 'v1alpha1';
 
+/** Every object's own fields, worded as Kubernetes' built-in types word them, so `kubectl explain` documents them too. */
+const OBJECT_FIELDS = {
+  apiVersion: { type: 'string', description: 'The versioned schema of this representation of an object (group/version)' },
+  kind: { type: 'string', description: 'The REST resource this object represents' },
+  // No description: the apiserver refuses anything on metadata but name/generateName rules ("metadata is implicitly
+  // specified"), and `kubectl explain run.metadata` shows ObjectMeta's own documentation.
+  metadata: { type: 'object' },
+};
+
 export function runCrd(): object {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
@@ -36,9 +45,7 @@ export function runCrd(): object {
               description: 'One evaluation run of a coding-agent harness',
               required: ['spec'],
               properties: {
-                apiVersion: { type: 'string' },
-                kind: { type: 'string' },
-                metadata: { type: 'object' },
+                ...OBJECT_FIELDS,
                 spec: structuralSchema(RunSpec),
                 status: structuralSchema(RunStatus),
               },
@@ -71,7 +78,7 @@ export function harnessConfigCrd(): object {
               type: 'object',
               description: 'Mutable per-harness knobs; the object name is the harness slug',
               required: ['spec'],
-              properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: { type: 'object' }, spec: structuralSchema(HarnessConfigSpec) },
+              properties: { ...OBJECT_FIELDS, spec: structuralSchema(HarnessConfigSpec) },
             },
           },
         },

@@ -11,32 +11,42 @@ export const FINAL_PHASES: ReadonlySet<RunPhase> = new Set(['Succeeded', 'Failed
 
 const time = z.string().describe('RFC 3339 time');
 
-export const RunCondition = z.strictObject({
-  type: z.string().min(1),
-  status: z.enum(['True', 'False', 'Unknown']),
-  reason: z.string().optional(),
-  message: z.string().optional(),
-  lastTransitionTime: time,
-});
+export const RunCondition = z
+  .strictObject({
+    type: z.string().min(1).describe('What the condition is about: Dispatched, Starting, Running or Finished'),
+    status: z.enum(['True', 'False', 'Unknown']).describe('Whether the condition holds'),
+    reason: z.string().optional().describe('Machine-readable reason in CamelCase, or the outcome for Finished'),
+    message: z.string().optional().describe('Human-readable detail'),
+    lastTransitionTime: time.describe('When the condition last changed (RFC 3339)'),
+  })
+  .describe('One step of the Run, as Kubernetes conditions report it');
 
 export const RunStatus = z.strictObject({
-  phase: z.enum(RUN_PHASES).optional(),
-  conditions: z.array(RunCondition).optional(),
-  outcome: z.enum(OUTCOMES).optional(),
-  message: z.string().optional(),
-  pod: z.string().optional(),
-  harnessVersion: z.string().optional(),
-  canonicalModel: z.string().optional(),
-  authMode: z.enum(['api-key', 'subscription']).optional(),
-  sessionIds: z.array(z.string()).optional(),
-  usage: TokenUsage.optional(),
-  actualCostUsd: z.number().nonnegative().nullable().optional(),
-  comparableCostUsd: z.number().nonnegative().nullable().optional(),
-  catalogVersion: z.string().optional(),
-  dispatchedTime: time.optional(),
-  startTime: time.optional(),
-  completionTime: time.optional(),
-  eventsSubject: z.string().optional(),
-  observedGeneration: z.int().optional(),
-});
+  phase: z
+    .enum(RUN_PHASES)
+    .optional()
+    .describe('Pending (queued), Dispatched (driver Pod created), Starting, Running, then one of Succeeded, Failed or Cancelled, which never change'),
+  conditions: z.array(RunCondition).optional().describe('The steps the Run went through, newest state of each'),
+  outcome: z.enum(OUTCOMES).optional().describe("How the run ended (the driver's outcome, or the driver Pod's fate when it reported none)"),
+  message: z.string().optional().describe('Why the run ended as it did, in words'),
+  pod: z.string().optional().describe('Name of the driver Pod running this Run'),
+  harnessVersion: z.string().optional().describe('Version of the harness CLI the run installed and ran'),
+  canonicalModel: z.string().optional().describe("The model catalogue's id for spec.model, when it knows the model"),
+  authMode: z.enum(['api-key', 'subscription']).optional().describe('How the harness authenticated: an API key or a subscription login'),
+  sessionIds: z.array(z.string()).optional().describe("The harness's own session ids, one per session that reported one"),
+  usage: TokenUsage.optional().describe('Tokens of all sessions together, by class; a null class is one the harness does not report'),
+  actualCostUsd: z.number().nonnegative().nullable().optional().describe('Cost in USD: the charge the harness reported, else with a subscription the comparable cost; null when neither is known'),
+  comparableCostUsd: z
+    .number()
+    .nonnegative()
+    .nullable()
+    .optional()
+    .describe("The tokens at the model's list prices (model catalogue) in USD, whatever the auth mode, to compare runs; null when unpriced"),
+  catalogVersion: z.string().optional().describe('Version of the model catalogue the costs were computed with'),
+  dispatchedTime: time.optional().describe('When the driver Pod was created (RFC 3339)'),
+  startTime: time.optional().describe('When the driver started the run (RFC 3339)'),
+  completionTime: time.optional().describe('When the Run reached its final phase (RFC 3339)'),
+  eventsSubject: z.string().optional().describe("NATS subjects carrying this run's events and result (`tcab events follow` reads them)"),
+  observedGeneration: z.int().optional().describe('The metadata.generation of the Run this status was written for'),
+}).describe('What became of the Run: written by the dispatcher only (status subresource)');
 export type RunStatus = z.infer<typeof RunStatus>;

@@ -18,39 +18,61 @@ const relativeFilePath = cString()
   .max(1024)
   .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'must be a relative path inside the workspace');
 
-export const TestCaseSource = z.union([
-  z.strictObject({ local: z.strictObject({ path: cString().min(1).describe('A directory on the machine running the driver') }) }),
-  z.strictObject({
-    git: z.strictObject({
-      url: cString().min(1).describe('Any URL or path `git clone` accepts'),
-      ref: cString().min(1).optional().describe('Branch, tag or commit; default: the remote HEAD'),
+export const TestCaseSource = z
+  .union([
+    z.strictObject({
+      local: z
+        .strictObject({ path: cString().min(1).describe('A directory on the machine running the driver') })
+        .describe('Copy a directory of the machine running the driver (in a Pod: of the driver container) into the workspace'),
     }),
-  }),
-  z.strictObject({
-    files: z
-      .array(z.strictObject({ path: relativeFilePath, content: z.string(), mode: z.int().min(0).max(0o777).optional() }))
-      .min(1)
-      .max(1000),
-  }),
-]);
+    z.strictObject({
+      git: z
+        .strictObject({
+          url: cString().min(1).describe('Any URL or path `git clone` accepts'),
+          ref: cString().min(1).optional().describe('Branch, tag or commit; default: the remote HEAD'),
+        })
+        .describe('Clone a git repository into the workspace'),
+    }),
+    z.strictObject({
+      files: z
+        .array(
+          z
+            .strictObject({
+              path: relativeFilePath.describe('Path of the file, relative to the workspace; no `..` segments'),
+              content: z.string().describe('The whole file content, as UTF-8 text'),
+              mode: z.int().min(0).max(0o777).optional().describe('Permission bits as a number (e.g. 493 = 0755); default: 0644'),
+            })
+            .describe('One file written into the workspace'),
+        )
+        .min(1)
+        .max(1000)
+        .describe('Write these files (1 to 1,000) into an empty workspace'),
+    }),
+  ])
+  .describe('Where the workspace comes from: exactly one of local, git or files');
 
-export const TestCase = z.strictObject({
-  source: TestCaseSource.optional(),
-  init: cString().min(1).optional().describe('Shell command run in the workspace as the run user before the session'),
-});
+export const TestCase = z
+  .strictObject({
+    source: TestCaseSource.optional(),
+    init: cString().min(1).optional().describe('Shell command run in the workspace as the run user before the session'),
+  })
+  .describe('The workspace the harness works in; default: an empty directory');
 export type TestCase = z.infer<typeof TestCase>;
 
 export const RunSpec = z.strictObject({
-  harness: z.string().regex(/^[a-z][a-z0-9-]*$/, 'must be a harness slug such as "claude"'),
+  harness: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*$/, 'must be a harness slug such as "claude"')
+    .describe('Slug of the harness to run, e.g. claude, codex, gemini (`tcab harnesses list` shows them)'),
   model: cString().min(1).max(256).describe('Opaque model id, passed to the harness unchanged'),
-  prompt: cString().min(1).max(1_000_000),
+  prompt: cString().min(1).max(1_000_000).describe('The task given to the harness as its first prompt'),
   testCase: TestCase.optional(),
-  maxRuntimeSeconds: z.int().min(1).max(7 * 24 * 3600).default(3600),
+  maxRuntimeSeconds: z.int().min(1).max(7 * 24 * 3600).default(3600).describe('Wall-clock limit of the whole run in seconds; the run ends timed_out when it passes'),
   authMode: z.enum(AUTH_MODE_SETTINGS).optional().describe('Overrides TCAB_AUTH_MODE for this run'),
   sessions: z.int().min(1).max(50).default(1).describe('Harness sessions to drive; later ones resume the first'),
   continuePrompt: cString().min(1).default('Continue.').describe('Prompt of every session after the first'),
   cancel: z.boolean().optional().describe('Set true to stop the run (cluster path)'),
-});
+}).describe('What to run: the harness, model and prompt, the workspace, and the limits');
 export type RunSpec = z.infer<typeof RunSpec>;
 export type RunSpecInput = z.input<typeof RunSpec>;
 

@@ -14,11 +14,11 @@ export type TokenClass = (typeof TOKEN_CLASSES)[number];
 
 const count = z.int().nonnegative().nullable();
 export const TokenUsage = z.strictObject({
-  input: count,
-  output: count,
-  cache_read: count,
-  cache_write: count,
-  reasoning: count,
+  input: count.describe('Prompt tokens not served from the cache'),
+  output: count.describe('Generated tokens, reasoning included'),
+  cache_read: count.describe("Prompt tokens served from the provider's cache"),
+  cache_write: count.describe("Prompt tokens written to the provider's cache"),
+  reasoning: count.describe('The part of output spent on reasoning (already counted in output)'),
 });
 export type TokenUsage = z.infer<typeof TokenUsage>;
 
