@@ -1,4 +1,4 @@
-// Who runs the harness. A driver started as root (a workstation `sudo`, CI, the process kubelet) drops to a
+// Who runs the harness. A driver started as root (a workstation `sudo`, CI) drops to a
 // configured unprivileged uid/gid: Claude Code refuses permission bypass as root, and a harness must never hold
 // more rights than the run needs. A driver that is already unprivileged (the Pod: uid 1000) runs it as itself.
 import { InvalidInputError } from '../shared/errors.ts';

@@ -1,6 +1,6 @@
 // A real node (issue 20, first slice): kubelet + containerd + runc + the CNI bridge in a network namespace of its
 // own, next to a control plane of this file's own (test/cluster/control-plane.ts, so nothing here touches the
-// shared one or its process kubelet). A busybox image pushed to the node's local registry is pulled through
+// shared one or its node). A busybox image pushed to the node's local registry is pulled through
 // containerd and run by runc; the Pod reports its isolation from inside the container, and the kubelet's Events
 // are the real kubelet's.
 import { execFileSync, spawn } from 'node:child_process';
@@ -14,9 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KUBERNETES_SERVICE_IP } from './control-plane.ts';
 import type { ControlPlane } from './control-plane.ts';
 import { waitFor } from './processes.ts';
-import { BUSYBOX_IMAGE, CLUSTER_DNS_IP, STATE_ROOT, STORAGE_CLASS, TAINT_KEY, internals, hostRecord, sweepStaleNodes } from './node/real-node.ts';
+import { BUSYBOX_IMAGE, CLUSTER_DNS_IP, POD_CIDR, STATE_ROOT, STORAGE_CLASS, TAINT_KEY, internals, hostRecord, sweepStaleNodes } from './node/real-node.ts';
 import type { RealNode } from './node/real-node.ts';
-import { RULE_COMMENT_PREFIX, nodeRules } from './node/network.ts';
+import { NODE_UPLINK, RULE_COMMENT_PREFIX, nodeRules } from './node/network.ts';
 import { upPlaneWithRealNode } from './node/with-plane.ts';
 import type { PlaneWithNode } from './node/with-plane.ts';
 
@@ -327,8 +327,17 @@ describe('a real node', () => {
       const rule = listing.split('\n').find((line) => line.includes(`${RULE_COMMENT_PREFIX}${node.id}`) && line.includes('MASQUERADE'));
       return Number(/-c (\d+) \d+/.exec(rule ?? '')?.[1] ?? -1);
     };
+    // Inside the node: one static rule masquerades the Pod CIDR out of the uplink (no per-Pod CNI chains).
+    const podMasquerade = () => {
+      const listing = node.inNode(['iptables', '-w', '5', '-t', 'nat', '-S', 'POSTROUTING', '-v']);
+      expect(listing).not.toMatch(/-j CNI-/);
+      const rule = listing.split('\n').find((line) => line.includes(`-s ${POD_CIDR}`) && line.includes(`-o ${NODE_UPLINK}`) && line.includes('MASQUERADE'));
+      return Number(/-c (\d+) \d+/.exec(rule ?? '')?.[1] ?? -1);
+    };
     const before = masqueraded();
     expect(before).toBeGreaterThanOrEqual(0);
+    const podBefore = podMasquerade();
+    expect(podBefore).toBeGreaterThanOrEqual(0);
     const { phase, report: r, log } = await runPod('egress', [
       // busybox's own resolver (nslookup) against the Pod's resolv.conf (cluster DNS); IPv4 answers only.
       'for i in 1 2 3 4 5; do',
@@ -345,6 +354,7 @@ describe('a real node', () => {
     expect(r.get('tcp'), log).toEqual(['connected']);
     // The node's traffic left through the host's MASQUERADE rule for its transfer subnet.
     expect(masqueraded()).toBeGreaterThan(before);
+    expect(podMasquerade()).toBeGreaterThan(podBefore);
   });
 
   it('a claim without a class gets the default StorageClass (local-path-provisioner): written by one Pod as uid 1000, read back by the next, its directory removed with the claim', async () => {

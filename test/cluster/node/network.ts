@@ -2,7 +2,7 @@
 // registries (issue 20: pods install harness CLIs from the npm registry).
 //
 //   node netns:  uplink 198.19.<n>.2/30 (the node IP), default route via 198.19.<n>.1; Pods' traffic is already
-//                masqueraded to the node IP by the CNI bridge (ipMasq), so the host only ever sees 198.19.<n>.2
+//                masqueraded to the node IP by one static rule in the node (real-node.ts), so the host only sees 198.19.<n>.2
 //                and every node may use the same Pod CIDR.
 //   host netns:  veth th-<id> 198.19.<n>.1/30; iptables (the host's own binary, nf_tables backend here):
 //                nat POSTROUTING  -s 198.19.<n>.0/30 -o <default-route interface> -j MASQUERADE
