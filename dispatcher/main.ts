@@ -5,13 +5,14 @@ import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import { listHarnesses } from '../harnesses/registry.ts';
-import { buildApi } from './api/server.ts';
+import { buildApi, closeApi } from './api/server.ts';
 import { kubeHarnessConfigStore } from './api/kube-store.ts';
 import { dispatcherConfig } from './config.ts';
 import { Dispatcher } from './controller/dispatcher.ts';
 import { dispatcherMetrics } from './controller/metrics.ts';
 import { LeaderElector } from './kube/leader.ts';
 import { RunStream } from './nats/run-stream.ts';
+import { shutdownInOrder } from './shutdown.ts';
 
 const log = (message: string) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), component: 'tcab-dispatcher', msg: message })}\n`);
 
@@ -60,15 +61,30 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
   await api.listen({ port: settings.TCAB_API_PORT, host: env.TCAB_API_HOST || '0.0.0.0' });
   log(`${identity} serving the HTTP API on ${settings.TCAB_API_PORT}`);
 
-  const shutdown = async () => {
-    await elector.stop();
-    await dispatcher.stop();
-    await api.close();
-    await stream.close();
-    process.exit(0);
+  // Bounded steps (shutdown.ts): well inside the Pod's 30 s grace period, so the kubelet never has to SIGKILL.
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${identity} got ${signal}: releasing the leadership and stopping`);
+    const clean = await shutdownInOrder([
+      {
+        name: 'stop leading',
+        ms: 2000,
+        run: async () => {
+          dispatcher.setLeading(false);
+          await stream.stopConsuming();
+        },
+      },
+      { name: 'finish the pass in flight (status writes) and stop the watches', ms: 8000, run: () => dispatcher.stop() },
+      { name: 'release the Lease', ms: 3000, run: () => elector.stop() },
+      { name: 'close the HTTP API', ms: 2000, run: () => closeApi(api, 1000) },
+      { name: 'close NATS', ms: 4000, run: () => stream.close(2000) },
+    ], log);
+    process.exit(clean ? 0 : 1);
   };
-  process.once('SIGTERM', () => void shutdown());
-  process.once('SIGINT', () => void shutdown());
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
 if (import.meta.main) {

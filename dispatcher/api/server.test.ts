@@ -2,7 +2,9 @@
 // store is exercised by the cluster suite).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
-import { buildApi, tokenMatches } from './server.ts';
+import { connect } from 'node:net';
+import { once } from 'node:events';
+import { buildApi, closeApi, tokenMatches } from './server.ts';
 import type { HarnessConfigSpec } from '../../shared/harness-config.ts';
 
 const TOKEN = 'fake-api-token-0123456789';
@@ -71,5 +73,26 @@ describe('tokenMatches', () => {
     expect(tokenMatches('', 'abc')).toBe(false);
     expect(tokenMatches(undefined, 'abc')).toBe(false);
     expect(tokenMatches('abc', '')).toBe(false);
+  });
+});
+
+describe('closeApi', () => {
+  it('ends with a request in flight that never completes (fastify close() alone waits for it) and an idle keep-alive connection', async () => {
+    const api = buildApi({ store: { list: async () => new Map(), set: async () => undefined }, slugs: () => ['gg'], token: () => TOKEN, metrics: new Registry(), ready: () => true });
+    let received: () => void;
+    const inFlight = new Promise<void>((resolve) => (received = resolve));
+    api.addHook('onRequest', async (req) => void (req.method === 'POST' && received()));
+    const address = new URL(await api.listen({ host: '127.0.0.1', port: 0 }));
+    expect((await fetch(`${address.origin}/healthz`)).status).toBe(200); // leaves an idle keep-alive connection
+    // Headers promise a body that never comes: once the server has the headers, the request is in flight.
+    const slow = connect(Number(address.port), '127.0.0.1');
+    await once(slow, 'connect');
+    slow.resume();
+    const cut = once(slow, 'close');
+    slow.write(`POST /harness-config/gg HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${TOKEN}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"max`);
+    await inFlight;
+    const outcome = await Promise.race([closeApi(api, 200).then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 10_000, 'still closing after 10 s'))]);
+    expect(outcome).toBe('closed');
+    await cut; // the slow client's connection was cut, not left open
   });
 });

@@ -57,3 +57,18 @@ export function buildApi(options: ApiOptions): FastifyInstance {
 
   return app;
 }
+
+/**
+ * Stops serving: idle keep-alive connections close at once (fastify's default), a request in flight gets `graceMs`
+ * to finish, then every connection is cut. fastify's close() alone waits for the requests in flight, and a client
+ * that never finishes sending one (or a slow scrape) held the dispatcher's SIGTERM path until the kubelet's SIGKILL.
+ */
+export async function closeApi(app: FastifyInstance, graceMs: number): Promise<void> {
+  const closing = app.close();
+  const timer = setTimeout(() => app.server.closeAllConnections(), graceMs);
+  try {
+    await closing;
+  } finally {
+    clearTimeout(timer);
+  }
+}

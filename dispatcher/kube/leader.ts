@@ -22,6 +22,8 @@ export class LeaderElector {
   private leading = false;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** The acquire/renew round in flight, if any: stop() waits for it, so its write cannot land after the release. */
+  private round: Promise<void> | undefined;
   private readonly options: LeaderOptions;
 
   constructor(config: KubeConfig, options: LeaderOptions) {
@@ -40,17 +42,22 @@ export class LeaderElector {
         this.options.log(`leader election: ${(error as Error).message}`);
         return false;
       });
+      // Stopped meanwhile: a round that just (re)acquired must not start leading again; stop() releases it.
+      if (this.stopped) return;
       this.setLeading(leading);
-      if (!this.stopped) this.timer = setTimeout(() => void loop(), this.options.retryMs);
+      this.timer = setTimeout(() => void (this.round = loop()), this.options.retryMs);
     };
-    void loop();
+    this.round = loop();
   }
 
-  /** Gives the Lease up (so a successor need not wait for it to expire) and stops. */
+  /**
+   * Gives the Lease up (so a successor need not wait for it to expire) and stops. Waits for a round in flight
+   * first: one that acquires as we stop would otherwise leave the Lease held by a process that is gone.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    if (!this.leading) return;
+    await this.round;
     this.setLeading(false);
     const { namespace, name } = this.options;
     const lease = await this.api.readNamespacedLease({ name, namespace }).catch(() => undefined);

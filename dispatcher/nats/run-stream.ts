@@ -11,6 +11,7 @@ import { RunResult } from '../../shared/run.ts';
 import { ensureRunStream } from '../../shared/run-stream.ts';
 import { HEADER, STREAM_NAME, eventSubject } from '../../shared/subjects.ts';
 import type { SystemEventPublisher } from '../controller/dispatcher.ts';
+import { bounded } from '../shutdown.ts';
 
 export const RESULTS_CONSUMER = 'tcab-dispatcher-results';
 const RESULTS_SUBJECT = 'tcab.run.*.result';
@@ -83,8 +84,14 @@ export class RunStream implements SystemEventPublisher {
     this.consuming = undefined;
   }
 
-  async close(): Promise<void> {
-    await this.stopConsuming();
-    await this.nc.drain();
+  /**
+   * Drains (flushing acks of results whose status is written), within `drainMs`. A drain waits for the server's
+   * answer, and a server that went away without closing the connection (the bundled NATS deleted by the same
+   * `helm uninstall`, a partition) never gives one: the drain then hung until the kubelet's SIGKILL. Past the bound
+   * the connection is closed without it; unacked results are redelivered to the next leader.
+   */
+  async close(drainMs = 2000): Promise<void> {
+    await bounded(() => this.stopConsuming(), drainMs);
+    if ((await bounded(() => this.nc.drain(), drainMs)) !== 'done' && !this.nc.isClosed()) await this.nc.close();
   }
 }

@@ -71,6 +71,14 @@ export class NatsServer {
     });
   }
 
+  /**
+   * Freezes the server (SIGSTOP) or thaws it (SIGCONT): its connections stay open and nothing answers, as with a
+   * server that went away without closing them (a deleted Pod behind a Service, a partition).
+   */
+  freeze(frozen = true): void {
+    this.child?.kill(frozen ? 'SIGSTOP' : 'SIGCONT');
+  }
+
   /** Stops the server (SIGTERM) and waits for it to exit. */
   async stop(): Promise<void> {
     const child = this.child;
@@ -78,6 +86,7 @@ export class NatsServer {
     if (!child || child.exitCode !== null) return;
     await new Promise<void>((resolve) => {
       child.once('exit', () => resolve());
+      child.kill('SIGCONT'); // a frozen server would not act on SIGTERM until thawed
       child.kill('SIGTERM');
     });
   }
