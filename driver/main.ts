@@ -71,6 +71,8 @@ export async function driverMain(env: NodeJS.ProcessEnv = process.env): Promise<
         pass: env.TCAB_NATS_PASSWORD || undefined,
         token: env.TCAB_NATS_TOKEN || undefined,
         deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000,
+        // Set by the dispatcher in driver Pods (the Run's uid): a re-created Run of the same name is another attempt.
+        attempt: env.TCAB_RUN_ATTEMPT || undefined,
         // Set by the dispatcher in driver Pods: its pull_image/start_container events go first on the stream.
         awaitPodStartMs: Number(env.TCAB_AWAIT_POD_START_SECONDS || 0) * 1000 || undefined,
         warn: (message) => process.stderr.write(`tcab-driver: warning: ${message}\n`),

@@ -43,6 +43,8 @@ import type { DispatcherMetrics } from './metrics.ts';
 export interface SystemEventPublisher {
   /** Publishes cluster-side system events to the run's NATS subjects. */
   publish(runId: string, events: HarnessEvent[]): Promise<void>;
+  /** Drops every message the stream holds for a run id (an earlier Run's of the same name). */
+  forget?(runId: string): Promise<void>;
 }
 
 export interface DispatcherDeps {
@@ -134,6 +136,10 @@ export class Dispatcher {
     this.pods.on('update', (pod: V1Pod) => this.noteDisruption(pod, false));
     this.pods.on('delete', (pod: V1Pod) => this.noteDisruption(pod, true));
     this.pods.on('delete', (pod: V1Pod) => void this.podDeleted(pod));
+    // A deleted Run's messages go with it: its run id (`<ns>_<name>`) will name the next Run of that name, whose
+    // followers (`tcab events follow`, started before its apply as the README shows) would otherwise replay the old
+    // Run's stream and stop at its result. Consumers that keep every run's history read it live (`tcab events tail`).
+    this.runs.on('delete', (run: RunObject) => void this.forgetRun(run, 'deleted'));
     await Promise.all([this.runs, this.configs, this.pods, this.kubeEvents, this.secrets].map((i) => i.start()));
     // A periodic pass catches what no watch event announces (a result grace period running out).
     this.resync = setInterval(() => this.kick(), 5000);
@@ -342,6 +348,12 @@ export class Dispatcher {
       return;
     }
     const ref = this.ref(run);
+    // Before this Run's Pod exists nothing of this Run is on its subjects: what is there is an earlier Run's of the
+    // same name (deleted while no dispatcher led, or its driver's last words after the deletion's purge). Purged
+    // here, at the claim, so the new Run's stream is its own. Its message ids carry its uid (TCAB_RUN_ATTEMPT), so
+    // within the stream's duplicate window they are not dropped as repeats of the old Run's either.
+    const existing = this.pods.get(driverPodName(ref), ref.namespace);
+    if (!existing || !ownedBy(existing, ref.uid)) await this.forgetRun(run, 'claimed again');
     const made = await this.createPod(run, spec, apiKeySources(spec.harness, auth));
     if (made === 'foreign') return; // a Pod of an earlier Run of the same name is still going away: claim later
     this.claimed.set(ref.uid, { pod: driverPodName(ref), eventsSubject: eventsSubject(ref), at: at() });
@@ -455,11 +467,22 @@ export class Dispatcher {
     return pod && !ownedBy(pod, run.metadata!.uid!) ? POD_DELETED : podDisruption(pod);
   }
 
+  /** Purges a run id's messages (leader only: one dispatcher acts); a failure is logged, never blocks a claim. */
+  private async forgetRun(run: RunObject, why: string): Promise<void> {
+    if (!this.leading || !this.deps.events.forget) return;
+    const runId = clusterRunIdOf(run.metadata!.namespace!, run.metadata!.name!);
+    if (runId === undefined) return;
+    await this.deps.events.forget(runId).catch((error: unknown) => this.deps.log(`${key(run)} ${why}: purging its earlier messages: ${(error as Error).message}`));
+  }
+
   private async podDeleted(pod: V1Pod): Promise<void> {
     const started = this.teardownStarted.get(key(pod));
     const runName = pod.metadata?.labels?.[RUN_LABEL];
     if (!started || !runName) return;
     this.teardownStarted.delete(key(pod));
+    // The Run of this name is gone or is another one now (deleted and re-created): the teardown belongs to no stream.
+    const owner = pod.metadata?.ownerReferences?.find((o) => o.kind === 'Run')?.uid;
+    if (this.runs.get(runName, pod.metadata!.namespace)?.metadata?.uid !== owner) return;
     const runId = clusterRunId({ namespace: pod.metadata!.namespace!, name: runName, uid: '' });
     await this.deps.events.publish(runId, teardownEvents(pod.metadata!.name!, started, at())).catch((error: unknown) => this.deps.log(`teardown events: ${(error as Error).message}`));
     this.kick();

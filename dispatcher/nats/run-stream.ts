@@ -9,7 +9,7 @@ import type { ConsumerMessages } from '@nats-io/jetstream';
 import type { HarnessEvent } from '../../shared/events.ts';
 import { RunResult } from '../../shared/run.ts';
 import { ensureRunStream } from '../../shared/run-stream.ts';
-import { HEADER, STREAM_NAME, eventSubject } from '../../shared/subjects.ts';
+import { HEADER, STREAM_NAME, eventSubject, runSubjects } from '../../shared/subjects.ts';
 import type { SystemEventPublisher } from '../controller/dispatcher.ts';
 import { bounded } from '../shutdown.ts';
 
@@ -55,6 +55,15 @@ export class RunStream implements SystemEventPublisher {
       h.set('content-type', 'application/json');
       await js.publish(eventSubject(runId, event.type), JSON.stringify(event), { msgID: msgId, headers: h });
     }
+  }
+
+  /**
+   * Removes what the stream holds for a run id (every subject of `tcab.run.<id>.>`): called before a Run's driver
+   * Pod is made, when the id's messages can only be an earlier Run's of the same name (see Dispatcher.claimOne).
+   */
+  async forget(runId: string): Promise<void> {
+    const jsm = await jetstreamManager(this.nc);
+    await jsm.streams.purge(STREAM_NAME, { filter: runSubjects(runId) });
   }
 
   /** Starts delivering driver results (leader only). A malformed result is terminated, never retried forever. */

@@ -41,6 +41,7 @@ describe('buildDriverPod', () => {
     const env = Object.fromEntries(container.env!.map((e) => [e.name, e.value ?? e.valueFrom]));
     expect(JSON.parse(env.TCAB_RUN_SPEC as string)).toEqual(spec);
     expect(env.TCAB_RUN_ID).toBe(clusterRunId(run));
+    expect(env.TCAB_RUN_ATTEMPT).toBe(run.uid); // a Run re-created under its name publishes under new message ids
     expect(env.TCAB_NATS_URL).toBe('nats://nats.tcab:4222');
     expect(env.TCAB_AWAIT_POD_START_SECONDS).toBe('15'); // the driver's events follow this Pod's start events
     expect(env.TCAB_NPM_REGISTRY).toBe('http://verdaccio.tcab:4873/');

@@ -70,6 +70,8 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
   const runId = clusterRunId(run);
   const env: V1EnvVar[] = [
     { name: 'TCAB_RUN_ID', value: runId },
+    // The run id is `<ns>_<name>`, the same for a Run re-created under its name; its uid tells the two apart.
+    { name: 'TCAB_RUN_ATTEMPT', value: run.uid },
     { name: 'TCAB_RUN_SPEC', value: JSON.stringify(spec) },
     { name: 'TCAB_NATS_URL', value: config.TCAB_NATS_URL },
     { name: 'TCAB_CREDENTIALS_DIR', value: CREDENTIALS_MOUNT },

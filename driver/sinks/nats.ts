@@ -1,7 +1,9 @@
 // Publishes a run's events and result to NATS JetStream. The only module of the driver that imports @nats-io.
 // - The stream is created if missing (file storage, so a restarted server keeps what it had).
 // - Order: one pump publishes from one ordered queue; after a failure it resumes from the first unacknowledged
-//   message, and `Nats-Msg-Id` (run id + sequence) lets the server drop the retried copies that had landed.
+//   message, and `Nats-Msg-Id` (run id + attempt + sequence) lets the server drop the retried copies that had
+//   landed. The attempt (a cluster Run's uid) keeps a Run deleted and re-created under its name, within the
+//   stream's duplicate window, from having its messages dropped as repeats of the earlier Run's.
 // - NATS unreachable: the driver keeps going; the queue is bounded in memory and spills to disk. On close the sink
 //   waits for delivery until the run's deadline, then writes what it could not deliver to stdout as NDJSON.
 //   The sink connects as soon as it is made and says at once (stderr) when it cannot: the URL without
@@ -39,6 +41,12 @@ export interface NatsSinkOptions {
   maxMemoryBytes?: number;
   /** Messages published per round trip. */
   window?: number;
+  /**
+   * Which run of this run id this is, when the id can be used again: a cluster run id is `<ns>_<name>` (users rely
+   * on it) and a Run may be deleted and re-created under its name; the dispatcher passes the Run's uid. It goes
+   * into every Nats-Msg-Id, so the new run's messages are not taken for retries of the old one's.
+   */
+  attempt?: string;
   /** Dedup window of a stream this sink creates: bounds how long an outage may last without duplicates. */
   duplicateWindowMs?: number;
   /** Hold the first publish until the run's start_container completed/failed event is on the stream, at most this long. */
@@ -110,7 +118,7 @@ export class NatsSink implements EventSink {
   event(record: SequencedEvent): void {
     this.enqueue({
       subject: eventSubject(record.runId, record.event.type),
-      msgId: `${record.runId}:${record.seq}`,
+      msgId: `${this.msgIdPrefix(record.runId)}:${record.seq}`,
       runId: record.runId,
       seq: record.seq,
       kind: 'event',
@@ -123,7 +131,7 @@ export class NatsSink implements EventSink {
   result(result: RunResult): void {
     this.enqueue({
       subject: resultSubject(result.run_id),
-      msgId: `${result.run_id}:result`,
+      msgId: `${this.msgIdPrefix(result.run_id)}:result`,
       runId: result.run_id,
       seq: result.event_count + 1,
       kind: 'result',
@@ -131,6 +139,10 @@ export class NatsSink implements EventSink {
       time: result.finished_at,
       data: JSON.stringify(result),
     });
+  }
+
+  private msgIdPrefix(runId: string): string {
+    return this.options.attempt ? `${runId}:${this.options.attempt}` : runId;
   }
 
   async close(): Promise<void> {

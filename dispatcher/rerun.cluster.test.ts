@@ -1,0 +1,102 @@
+// A Run deleted and re-created under its name, within the stream's duplicate window, on the real node: the run id
+// (`<ns>_<name>`) is the same, so before, the driver's message ids (run id + sequence) were the old Run's again,
+// JetStream dropped the new Run's events and result as duplicates, and the Run failed "NoResult"; a follower
+// replayed the old Run's stream. Here: the second Run Succeeds from its own result, and `tcab events follow`'s
+// reader, started after the delete and before the new apply (as the README shows), sees the new Run's messages only.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { V1Pod } from '@kubernetes/client-node';
+import type { StreamItem } from '../cli/nats-reader.ts';
+import { startStubModelServer } from '../driver/stub-models/server.ts';
+import type { StubModelServer } from '../driver/stub-models/server.ts';
+import { NatsServer } from '../test/support/nats-server.ts';
+import { podUrl, realNode } from '../test/cluster/real-node-context.ts';
+import { clusterConfig, createNamespace, kubectl, readRunUntil, waitFor } from '../test/cluster/support.ts';
+import { dispatcherConfig } from './config.ts';
+import { Dispatcher } from './controller/dispatcher.ts';
+import { dispatcherMetrics } from './controller/metrics.ts';
+import type { RunObject } from './kube/resources.ts';
+import { RunStream } from './nats/run-stream.ts';
+
+let ns: string;
+let removeNs: () => Promise<void>;
+let nats: NatsServer;
+let stub: StubModelServer;
+let stream: RunStream;
+let dispatcher: Dispatcher;
+const logs: string[] = [];
+
+beforeAll(async () => {
+  ({ name: ns, remove: removeNs } = await createNamespace('rerun'));
+  expect((await kubectl(['apply', '-f', join(import.meta.dirname, '..', 'deploy', 'crds')])).code).toBe(0);
+  await kubectl(['wait', '--for=condition=Established', 'crd/runs.tcab.dev', '--timeout=30s']);
+  nats = await NatsServer.start();
+  stub = await startStubModelServer({ script: { steps: [{ tool: { name: 'shell', args: { command: 'echo hi' } } }, { text: 'All done.' }] } });
+  await kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', ns, '--from-literal=anthropic=sk-ant-fake-rerun']);
+  const settings = dispatcherConfig({
+    TCAB_NAMESPACE: ns,
+    TCAB_DRIVER_IMAGE: realNode().images.driver,
+    TCAB_DRIVER_CPU: '100m',
+    TCAB_DRIVER_MEMORY: '512Mi',
+    TCAB_NATS_URL: await podUrl(nats.url),
+    TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }]),
+    TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: await podUrl(stub.url) }),
+  });
+  stream = await RunStream.connect({ servers: [nats.url] });
+  // The grace after the driver's exit before a Run without a result fails NoResult (30 s in the chart).
+  dispatcher = new Dispatcher({ config: clusterConfig(), settings, events: stream, metrics: dispatcherMetrics(), log: (m) => logs.push(m), resultGraceSeconds: 15 });
+  await dispatcher.start();
+  dispatcher.setLeading(true); // the only replica: no election needed
+  await stream.consumeResults((runId, result, ack) => dispatcher.onResult(runId, result, ack), (m) => logs.push(m));
+});
+
+afterAll(async () => {
+  await dispatcher?.stop();
+  await stream?.close();
+  await stub?.close();
+  await nats?.dispose();
+  await removeNs?.();
+});
+
+const runsPath = () => `/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`;
+const apply = async (prompt: string) => {
+  const out = await kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify({ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name: 'again' }, spec: { harness: 'gg', model: 'claude-sonnet-4-5', prompt, maxRuntimeSeconds: 120 } }));
+  expect(out.code, out.stderr).toBe(0);
+};
+const finished = async (uid?: string) => {
+  const [run] = await waitFor<RunObject>(runsPath(), (all) => all.some((r) => r.metadata?.name === 'again' && (uid === undefined || r.metadata.uid !== uid) && ['Succeeded', 'Failed'].includes(r.status?.phase ?? '')), 120_000, { fieldSelector: 'metadata.name=again' });
+  return run!;
+};
+const seqs = (items: StreamItem[]) => items.flatMap((i) => (i.kind === 'event' && i.seq > 0 ? [i.seq] : []));
+
+describe('a Run deleted and re-created under its name', () => {
+  it('succeeds again from its own result, and a follower started before its apply sees only its stream', async () => {
+    const runId = `${ns}_again`;
+    await apply('first time');
+    const first = await finished();
+    expect(first.status, logs.join('\n')).toMatchObject({ phase: 'Succeeded' });
+    const old = await readRunUntil(nats.url, runId, (all) => all.some((i) => i.kind === 'result'), 30_000);
+    expect(seqs(old).length).toBeGreaterThan(0);
+
+    const deleted = await kubectl(['delete', 'run', 'again', '-n', ns, '--wait=true']);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    await waitFor<V1Pod>(`/api/v1/namespaces/${ns}/pods`, (pods) => pods.length === 0, 60_000, { labelSelector: 'tcab.dev/run=again' });
+    // `tcab events follow <ns>_again` started now, before the new Run exists.
+    const following = readRunUntil(nats.url, runId, (all) => all.some((i) => i.kind === 'result'), 150_000);
+    following.catch(() => undefined); // awaited below
+    await apply('second time');
+    const second = await finished(first.metadata!.uid);
+    expect(second.status, logs.join('\n')).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded' });
+
+    const followed = await following;
+    const [result] = followed.filter((i) => i.kind === 'result');
+    // The new Run's own stream: its result (started after the new Run was created), each sequence number once, from 1.
+    expect(result && result.kind === 'result' && Date.parse(result.result.started_at)).toBeGreaterThanOrEqual(Date.parse(second.metadata!.creationTimestamp as unknown as string));
+    const got = seqs(followed);
+    expect(got).toEqual([...new Set(got)]);
+    expect(got[0]).toBe(1);
+    expect(result?.kind === 'result' && result.result.event_count).toBe(got.length);
+    // The second prompt reached the model, from the second Run's driver.
+    expect(stub.requests.some((r) => JSON.stringify(r.body).includes('second time'))).toBe(true);
+  }, 400_000);
+});
