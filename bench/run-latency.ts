@@ -1,37 +1,34 @@
 // `npm run bench -- e2e`: where the time of a cluster Run goes, from `kubectl apply` to Succeeded, on a real node.
 // The bench starts a control plane of its own with one real node (kubelet + containerd + runc, untainted, with its
 // default StorageClass: test/cluster/node/with-plane.ts), builds the chart's four images (scripts/images/build.sh,
-// cached) and pushes them into the node's registry (real-node-context.ts pushImages), helm-installs the chart as
-// test/e2e/helm-real-node.test.ts does (images from the node's registry, bundled NATS and the npm cache on
-// dynamically provisioned volumes, extraCA = this machine's proxy CA, a stub model server in the cluster reached by
-// cluster DNS), then applies Runs one after another and times each stage from the Kubernetes objects (watches on
-// the driver Pod, the kubelet's Events, the Run) and from the Run's stream on the bundled NATS (port-forwarded):
+// cached) and pushes them into the node's registry (real-node-context.ts pushImages), helm-installs the chart with
+// test/e2e/helm-real-node.test.ts's code (test/e2e/real-chart.ts: images from the node's registry, bundled NATS and
+// the npm cache on dynamically provisioned volumes, extraCA = this machine's proxy CA, a stub model server in the
+// cluster reached by cluster DNS), then applies Runs one after another and times each stage from the Kubernetes
+// objects (test/e2e/stages.ts RunTimeline: watches on the driver Pod, the kubelet's Events, the Run) and from the
+// Run's stream on the bundled NATS (port-forwarded):
 //   apply -> driver Pod scheduled -> image pulled -> container started -> first event on NATS
 //         -> install_harness -> probe_harness (the driver's own stages) -> Succeeded
 // for gg (built in, stub model) and for Claude Code (the real CLI, newest release, installed in each driver Pod
 // from the in-cluster npm cache: the first Run fills the cache from the npm registry, the next ones find it warm).
 // Runs go one after another so that each one's figures are its own. A benchmark, not a test: not in CI.
-import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Event } from '@kubernetes/client-node';
 import { upPlaneWithRealNode } from '../test/cluster/node/with-plane.ts';
 import { pushImages } from '../test/cluster/real-node-context.ts';
-import { watchAll } from '../test/cluster/watch-all.ts';
-import { runStages } from '../test/e2e/stages.ts';
-import type { StreamEvent, Timeline } from '../test/e2e/stages.ts';
+import { RELEASE, forwardService, installChart, kubectlOf } from '../test/e2e/real-chart.ts';
+import type { ClusterAccess } from '../test/e2e/real-chart.ts';
+import { RunTimeline, runStages } from '../test/e2e/stages.ts';
+import type { StreamEvent } from '../test/e2e/stages.ts';
 import { readRunStream } from '../cli/nats-reader.ts';
 import type { RunObject } from '../dispatcher/kube/resources.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const exec = promisify(execFile);
 const NODE_NAME = 'tcab-bench-node';
 const NS = 'bench-e2e';
-const RELEASE = 'tcab';
-const STUB_PORTS = { gg: 8080, claude: 8081 };
 const GG_SCRIPT = { steps: [{ tool: { name: 'write_file', args: { path: 'hello.txt', content: 'hello\n' } } }, { text: 'Wrote hello.txt.' }] };
 const CLAUDE_SCRIPT = { steps: [{ text: 'Hello from the stub model.' }] };
 /** Issue 20's goal: installing and probing a harness from a warm in-cluster cache, p95. */
@@ -63,76 +60,6 @@ function summary(samples: Record<string, number>[]): Record<string, unknown> {
   };
 }
 
-/** This machine's extra CAs (its TLS-intercepting proxy's): what an operator behind such a proxy puts in extraCA. */
-function proxyCa(): string {
-  const dir = '/usr/local/share/ca-certificates';
-  const pems = readdirSync(dir).filter((f) => f.endsWith('.crt')).map((f) => readFileSync(join(dir, f), 'utf8').trim());
-  if (pems.length === 0) throw new Error(`no extra CA in ${dir}`);
-  return `${pems.join('\n')}\n`;
-}
-
-/** The stub model Deployment + Service (driver/stub-models/serve.ts in the driver image), one container per wire. */
-function stubModels(image: string): object {
-  const container = (name: string, port: number, script: object) => ({
-    name,
-    image,
-    command: ['node', '/opt/tcab/driver/stub-models/serve.ts'],
-    env: [{ name: 'TCAB_STUB_PORT', value: String(port) }, { name: 'TCAB_STUB_SCRIPT', value: JSON.stringify(script) }],
-    ports: [{ name, containerPort: port }],
-    readinessProbe: { httpGet: { path: '/', port }, periodSeconds: 1 },
-    resources: { requests: { cpu: '20m', memory: '64Mi' } },
-    securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
-  });
-  const labels = { app: 'stub-models' };
-  return {
-    apiVersion: 'v1',
-    kind: 'List',
-    items: [
-      {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: 'stub-models', namespace: NS },
-        spec: {
-          replicas: 1,
-          selector: { matchLabels: labels },
-          template: {
-            metadata: { labels },
-            spec: {
-              automountServiceAccountToken: false,
-              securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } },
-              containers: [container('gg', STUB_PORTS.gg, GG_SCRIPT), container('claude', STUB_PORTS.claude, CLAUDE_SCRIPT)],
-            },
-          },
-        },
-      },
-      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'stub-models', namespace: NS }, spec: { selector: labels, ports: Object.entries(STUB_PORTS).map(([name, port]) => ({ name, port, targetPort: port })) } },
-    ],
-  };
-}
-
-/** `kubectl port-forward svc/<service> :<port>` on the host's loopback; resolves once kubectl forwards. */
-async function forward(kubectlArgv: string[], service: string, port: number): Promise<{ address: string; close: () => void }> {
-  const child = spawn(kubectlArgv[0]!, [...kubectlArgv.slice(1), 'port-forward', '-n', NS, `svc/${service}`, `:${port}`, '--address', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const close = () => void child.kill('SIGTERM');
-  try {
-    const local = await within(new Promise<number>((resolve, reject) => {
-      let out = '';
-      const seen = (d: Buffer) => {
-        out += d.toString();
-        const m = /Forwarding from 127\.0\.0\.1:(\d+) ->/.exec(out);
-        if (m) resolve(Number(m[1]));
-      };
-      child.stdout.on('data', seen);
-      child.stderr.on('data', seen);
-      child.on('exit', (code) => reject(new Error(`kubectl port-forward svc/${service} exited ${code}: ${out}`)));
-    }), 60_000, () => `kubectl port-forward svc/${service}`);
-    return { address: `127.0.0.1:${local}`, close };
-  } catch (error) {
-    close();
-    throw error;
-  }
-}
-
 export async function benchRunLatency(runs = 3, log: (m: string) => void = () => undefined): Promise<Record<string, unknown>> {
   const load: Record<string, number[]> = { start: loadavg().map((l) => Math.round(l * 100) / 100) };
   const setup: Record<string, number> = {};
@@ -144,11 +71,11 @@ export async function benchRunLatency(runs = 3, log: (m: string) => void = () =>
   const stops: (() => void)[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'tcab-bench-e2e-'));
   try {
-    const kubectlArgv = [join(plane.binDir, 'kubectl'), '--kubeconfig', plane.kubeconfig];
-    const kubectl = async (args: string[], input?: string) => {
-      const child = exec(kubectlArgv[0]!, [...kubectlArgv.slice(1), ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
-      if (input !== undefined) child.child.stdin!.end(input);
-      return (await child).stdout;
+    const access: ClusterAccess = { kubeconfig: plane.kubeconfig, binDir: plane.binDir };
+    const kubectl = async (args: string[]) => {
+      const out = await kubectlOf(access)(args);
+      if (out.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${out.stderr}`);
+      return out.stdout;
     };
 
     t0 = Date.now();
@@ -160,75 +87,23 @@ export async function benchRunLatency(runs = 3, log: (m: string) => void = () =>
     t0 = Date.now();
     log('helm install (bundled NATS and npm cache on local-path volumes, extraCA, in-cluster stub models)');
     await kubectl(['create', 'namespace', NS]);
-    await kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', NS, '--from-literal=anthropic=sk-ant-fake-bench']);
-    await kubectl(['apply', '-f', '-'], JSON.stringify(stubModels(images.driver!)));
-    const split = (ref: string) => ({ repository: ref.slice(0, ref.lastIndexOf(':')), tag: ref.slice(ref.lastIndexOf(':') + 1) });
-    const stubUrl = (port: number) => `http://stub-models.${NS}.svc.cluster.local:${port}`;
-    const values = {
-      dispatcher: { image: { ...split(images.dispatcher!), pullPolicy: 'IfNotPresent' }, leaseDurationSeconds: 5 },
-      driver: {
-        image: split(images.driver!),
-        // Small requests: the node has 2 cores, shared with the dispatchers, NATS, Verdaccio and the stub.
-        resources: { cpu: '250m', memory: '1536Mi' },
-        env: { TCAB_BASE_URL_GG: stubUrl(STUB_PORTS.gg), TCAB_BASE_URL_CLAUDE: stubUrl(STUB_PORTS.claude) },
-      },
-      nats: { url: '', credentialsSecret: '', bundled: { enabled: true, image: { ...split(images.nats!), pullPolicy: 'IfNotPresent' }, storage: '1Gi' } },
-      npmCache: { enabled: true, image: { ...split(images['npm-cache']!), pullPolicy: 'IfNotPresent' }, storage: '5Gi', upstream: 'https://registry.npmjs.org/' },
-      credentials: { apiKeys: [{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }], subscriptions: {} },
-      extraCA: { certificates: proxyCa(), existingConfigMap: '', key: 'ca.crt' },
-    };
-    const valuesFile = join(dir, 'values.json');
-    writeFileSync(valuesFile, JSON.stringify(values));
-    await exec(join(plane.binDir, 'helm'), ['--kubeconfig', plane.kubeconfig, 'install', RELEASE, join(ROOT, 'charts', 'tcab'), '-n', NS, '-f', valuesFile, '--wait', '--timeout', '300s'], { encoding: 'utf8' });
-    await kubectl(['rollout', 'status', 'deployment/stub-models', '-n', NS, '--timeout=120s']);
+    const install = await installChart(access, { namespace: NS, images, providerKey: 'sk-ant-fake-bench', stubScripts: { gg: GG_SCRIPT, claude: CLAUDE_SCRIPT }, workDir: dir, timeoutSeconds: 300 });
+    if (install.code !== 0) throw new Error(`helm install: ${install.stderr}`);
     setup.helm_install_ms = Date.now() - t0;
     // The driver Pods find their image present (the stub models run the same image): its one real pull is here.
     const pulls = (JSON.parse(await kubectl(['get', 'events', '-n', NS, '--field-selector', 'reason=Pulled', '-o', 'json'])) as { items: CoreV1Event[] }).items;
     const imagePulls = Object.fromEntries(pulls.map((e) => [e.involvedObject.name ?? '', e.message ?? '']));
-    const nats = await forward(kubectlArgv, `${RELEASE}-tcab-nats`, 4222);
+    const nats = await forwardService(access, NS, `${RELEASE}-tcab-nats`, 4222);
     stops.push(nats.close);
 
-    // One set of watches for the whole bench; each Run's timeline records when this process first saw each stage.
     const config = new KubeConfig();
     config.loadFromFile(plane.kubeconfig);
     const custom = config.makeApiClient(CustomObjectsApi);
-    const timelines = new Map<string, Timeline & { pullMessage?: string }>();
-    const podRun = new Map<string, string>();
-    const finishedWaiters = new Map<string, () => void>();
-    const mark = (run: string | undefined, key: 'podCreated' | 'scheduled' | 'pulled' | 'started' | 'finished') => {
-      const t = run === undefined ? undefined : timelines.get(run);
-      if (t && t[key] === undefined) t[key] = Date.now();
-    };
-    const watches = await Promise.all([
-      watchAll<V1Pod>(config, `/api/v1/namespaces/${NS}/pods`, { labelSelector: 'tcab.dev/run' }, (_type, pod) => {
-        const run = pod.metadata?.labels?.['tcab.dev/run'];
-        if (run === undefined) return;
-        podRun.set(pod.metadata!.name!, run);
-        mark(run, 'podCreated');
-        if (pod.spec?.nodeName) mark(run, 'scheduled');
-      }),
-      watchAll<CoreV1Event>(config, `/api/v1/namespaces/${NS}/events`, {}, (_type, e) => {
-        if (e.involvedObject?.kind !== 'Pod') return;
-        const run = podRun.get(e.involvedObject.name ?? '');
-        if (e.reason === 'Pulled') {
-          mark(run, 'pulled');
-          const t = run === undefined ? undefined : timelines.get(run);
-          if (t) t.pullMessage ??= e.message;
-        }
-        if (e.reason === 'Started') mark(run, 'started');
-      }),
-      watchAll<RunObject>(config, `/apis/tcab.dev/v1alpha1/namespaces/${NS}/runs`, {}, (_type, r) => {
-        if (!['Succeeded', 'Failed'].includes(r.status?.phase ?? '')) return;
-        mark(r.metadata!.name, 'finished');
-        finishedWaiters.get(r.metadata!.name!)?.();
-      }),
-    ]);
-    for (const w of watches) stops.push(w.stop);
 
     const timedRun = async (name: string, spec: object, timeoutMs: number): Promise<Record<string, number>> => {
-      const t: Timeline & { pullMessage?: string } = { applied: 0 };
-      timelines.set(name, t);
-      const done = new Promise<void>((resolve) => finishedWaiters.set(name, resolve));
+      // Each Run's timeline records when this process first saw each stage (its own watches, started before the apply).
+      const timeline = await RunTimeline.watch(config, NS, name);
+      const t = timeline.timeline;
       // The subscriber is live before the Run exists: "first event" is when any subscriber could have seen it.
       const abort = new AbortController();
       const stream: StreamEvent[] = [];
@@ -237,7 +112,7 @@ export async function benchRunLatency(runs = 3, log: (m: string) => void = () =>
       let firstDriverEvent: number | undefined;
       const reading = (async () => {
         for await (const item of readRunStream({ servers: `nats://${nats.address}`, runId: `${NS}_${name}`, replay: true, untilResult: true, signal: abort.signal })) {
-          t.firstEvent ??= Date.now();
+          timeline.markFirstEvent();
           messages++;
           if (item.kind !== 'event') continue;
           const event = item.event as StreamEvent;
@@ -246,14 +121,15 @@ export async function benchRunLatency(runs = 3, log: (m: string) => void = () =>
         }
       })();
       reading.catch(() => undefined); // awaited below
-      t.applied = Date.now(); // the apiserver create is what `kubectl apply` does
+      timeline.applied(); // the apiserver create is what `kubectl apply` does
       await custom.createNamespacedCustomObject({ group: 'tcab.dev', version: 'v1alpha1', namespace: NS, plural: 'runs', body: { apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name }, spec } });
       const progress = () => `${name}: seen ${Object.keys(t).join(', ')}; ${messages} NATS messages; stages ${stream.filter((e) => e.type === 'system').map((e) => `${e.stage}:${e.status}`).join(' ')}`;
       try {
-        await within(done, timeoutMs, progress);
+        await within(timeline.finished, timeoutMs, progress);
         await within(reading, 60_000, () => `the result on NATS; ${progress()}`);
       } finally {
         abort.abort();
+        timeline.stop();
       }
       const run = (await custom.getNamespacedCustomObject({ group: 'tcab.dev', version: 'v1alpha1', namespace: NS, plural: 'runs', name })) as RunObject;
       if (run.status?.phase !== 'Succeeded') throw new Error(`${name} ended ${run.status?.phase}: ${run.status?.message}`);

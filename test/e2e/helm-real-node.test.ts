@@ -1,32 +1,32 @@
 // The chart as users install it, on the test suite's real node (kubelet + containerd + runc; test/cluster/
-// real-node-context.ts): the four images built from deploy/images and pushed to the node's registry, named only by
-// `registry.tcab.test:5000/tcab/<name>:<tag>` values as a user names their own registry; the bundled NATS and the
-// npm cache (Verdaccio) enabled, their volumes from the cluster's default StorageClass; the chart's extraCA set to
-// this machine's proxy CA; a stub model server running in the cluster (a Deployment + Service of the driver image,
-// driver/stub-models/serve.ts) that driver Pods reach through cluster DNS, as a real model gateway. Runs go
+// real-node-context.ts), installed by real-chart.ts (shared with `npm run bench -- e2e`): the four images built
+// from deploy/images and pushed to the node's registry, named only by `registry.tcab.test:5000/tcab/<name>:<tag>`
+// values as a user names their own registry; the bundled NATS and the npm cache (Verdaccio) enabled, their volumes
+// from the cluster's default StorageClass; the chart's extraCA set to this machine's proxy CA; a stub model server
+// running in the cluster (a Deployment + Service of the driver image, driver/stub-models/serve.ts) that driver Pods
+// reach through cluster DNS, as a real model gateway. Runs go
 // `kubectl apply` -> dispatcher -> driver container -> bundled NATS -> `tcab events follow` outside the cluster (the
 // NATS Service forwarded to loopback) -> Run Succeeded with usage and cost; pull_image/start_container come from
 // the real kubelet's Events. The hardening is read from inside the running containers, a canary API key appears in
 // no event, log, status or Kubernetes Event, and every stage is timed (stages.ts).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { CoreV1Event, V1PersistentVolume, V1Pod } from '@kubernetes/client-node';
 import type { RunObject } from '../../dispatcher/kube/resources.ts';
-import { createNamespace, kubectl, readRunUntil, runCaptured, waitFor, watchAll } from '../cluster/support.ts';
+import { clusterConfig, createNamespace, kubectl, readRunUntil, waitFor, watchAll } from '../cluster/support.ts';
 import { pushImages, realNode } from '../cluster/real-node-context.ts';
 import type { RealNodeContext } from '../cluster/real-node-context.ts';
-import { LogCapture, forwardService, inContainer } from './in-cluster.ts';
+import { LogCapture, inContainer } from './in-cluster.ts';
+import { CHART, RELEASE, STUB_PORTS, forwardService, helmOf, installChart, proxyCa } from './real-chart.ts';
+import type { ClusterAccess } from './real-chart.ts';
 import { RunTimeline, runStages } from './stages.ts';
 import type { StreamEvent } from './stages.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const CHART = join(ROOT, 'charts', 'tcab');
 const CANARY = 'sk-ant-fake-e2e-canary-93b1';
-const RELEASE = 'tcab';
-const STUB_PORTS = { gg: 8080, claude: 8081 };
 
 // Read by the gg harness's shell tool inside the driver container (its output goes back to the stub model, which
 // lists it at /_stub/tool-results). /proc/1 is the driver process itself (the container's PID namespace); the shell
@@ -60,8 +60,8 @@ let stub: { address: string; close: () => void };
 const streams: string[] = [];
 const stages: Record<string, Record<string, number>> = {};
 
-const helm = (args: string[]) => runCaptured(join(inject('clusterBinDir'), 'helm'), ['--kubeconfig', inject('kubeconfig'), ...args]);
-const split = (ref: string) => ({ repository: ref.slice(0, ref.lastIndexOf(':')), tag: ref.slice(ref.lastIndexOf(':') + 1) });
+const cluster = (): ClusterAccess => ({ kubeconfig: inject('kubeconfig'), binDir: inject('clusterBinDir') });
+const helm = (args: string[]) => helmOf(cluster())(args);
 const getJson = async <T>(...args: string[]): Promise<T> => {
   const out = await kubectl(['get', ...args, '-o', 'json']);
   if (out.code !== 0) throw new Error(`kubectl get ${args.join(' ')}: ${out.stderr}`);
@@ -76,53 +76,6 @@ const shellOutput = (result: string): string => {
     return result;
   }
 };
-
-/** This machine's extra CAs (the TLS-intercepting proxy's): what an operator behind such a proxy puts in extraCA. */
-function proxyCa(): string {
-  const dir = '/usr/local/share/ca-certificates';
-  const pems = readdirSync(dir).filter((f) => f.endsWith('.crt')).map((f) => readFileSync(join(dir, f), 'utf8').trim());
-  if (pems.length === 0) throw new Error(`no extra CA in ${dir}`);
-  return `${pems.join('\n')}\n`;
-}
-
-/** The stub model Deployment + Service: the driver image running driver/stub-models/serve.ts, one container per wire. */
-function stubModels(image: string): object {
-  const container = (name: string, port: number, script: object) => ({
-    name,
-    image,
-    command: ['node', '/opt/tcab/driver/stub-models/serve.ts'],
-    env: [{ name: 'TCAB_STUB_PORT', value: String(port) }, { name: 'TCAB_STUB_SCRIPT', value: JSON.stringify(script) }],
-    ports: [{ name, containerPort: port }],
-    readinessProbe: { httpGet: { path: '/', port }, periodSeconds: 1 },
-    resources: { requests: { cpu: '20m', memory: '64Mi' } },
-    securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
-  });
-  const labels = { app: 'stub-models' };
-  return {
-    apiVersion: 'v1',
-    kind: 'List',
-    items: [
-      {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: 'stub-models', namespace: ns },
-        spec: {
-          replicas: 1,
-          selector: { matchLabels: labels },
-          template: {
-            metadata: { labels },
-            spec: {
-              automountServiceAccountToken: false,
-              securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } },
-              containers: [container('gg', STUB_PORTS.gg, GG_SCRIPT), container('claude', STUB_PORTS.claude, CLAUDE_SCRIPT)],
-            },
-          },
-        },
-      },
-      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'stub-models', namespace: ns }, spec: { selector: labels, ports: Object.entries(STUB_PORTS).map(([name, port]) => ({ name, port, targetPort: port })) } },
-    ],
-  };
-}
 
 interface Followed {
   events: (StreamEvent & Record<string, unknown>)[];
@@ -165,7 +118,7 @@ async function finished(name: string, timeoutMs: number): Promise<RunObject> {
 
 /** One Run from apply to result, timed; returns the stream and the finished Run. */
 async function timedRun(name: string, spec: object, timeoutMs: number): Promise<{ followed: Followed; done: RunObject; stages: Record<string, number> }> {
-  const timeline = await RunTimeline.watch(ns, name);
+  const timeline = await RunTimeline.watch(clusterConfig(), ns, name);
   const followed = follow(`${ns}_${name}`, timeline, timeoutMs);
   timeline.applied();
   await applyRun(name, spec);
@@ -188,30 +141,12 @@ beforeAll(async () => {
   // As a user would: build the four images, push them to a registry the cluster pulls from, name it in values.
   images = await pushImages(['driver', 'dispatcher', 'nats', 'npm-cache'], node);
   const pushedMs = Date.now() - t0;
-  expect((await kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', ns, `--from-literal=anthropic=${CANARY}`])).code).toBe(0);
-  expect((await kubectl(['apply', '-f', '-'], JSON.stringify(stubModels(images.driver!)))).code).toBe(0);
-  const stubUrl = (port: number) => `http://stub-models.${ns}.svc.cluster.local:${port}`;
-  const values = {
-    dispatcher: { image: { ...split(images.dispatcher!), pullPolicy: 'IfNotPresent' }, leaseDurationSeconds: 5 },
-    driver: {
-      image: split(images.driver!),
-      // Small requests: the node has 2 cores, shared with the dispatchers, NATS, Verdaccio and the stub.
-      resources: { cpu: '250m', memory: '1536Mi' },
-      env: { TCAB_BASE_URL_GG: stubUrl(STUB_PORTS.gg), TCAB_BASE_URL_CLAUDE: stubUrl(STUB_PORTS.claude) },
-    },
-    nats: { url: '', credentialsSecret: '', bundled: { enabled: true, image: { ...split(images.nats!), pullPolicy: 'IfNotPresent' }, storage: '1Gi' } },
-    npmCache: { enabled: true, image: { ...split(images['npm-cache']!), pullPolicy: 'IfNotPresent' }, storage: '5Gi', upstream: 'https://registry.npmjs.org/' },
-    credentials: { apiKeys: [{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }], subscriptions: {} },
-    extraCA: { certificates: proxyCa(), existingConfigMap: '', key: 'ca.crt' },
-  };
-  const valuesFile = join(workDir, 'values.json');
-  writeFileSync(valuesFile, JSON.stringify(values));
-  const install = await helm(['install', RELEASE, CHART, '-n', ns, '-f', valuesFile, '--wait', '--timeout', '240s']);
+  // The provider key is a canary: it must appear in no event, log, status or Kubernetes Event.
+  const install = await installChart(cluster(), { namespace: ns, images, providerKey: CANARY, stubScripts: { gg: GG_SCRIPT, claude: CLAUDE_SCRIPT }, workDir, timeoutSeconds: 240 });
   expect(install.stdout + install.stderr).toContain('STATUS: deployed');
   expect(install.stdout).toContain('kubectl apply'); // NOTES.txt tells how to submit a Run
-  await waitFor<V1Pod>(`/api/v1/namespaces/${ns}/pods`, (pods) => pods.some((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')), 60_000, { labelSelector: 'app=stub-models' });
-  nats = await forwardService(ns, `${RELEASE}-tcab-nats`, 4222);
-  stub = await forwardService(ns, 'stub-models', STUB_PORTS.gg);
+  nats = await forwardService(cluster(), ns, `${RELEASE}-tcab-nats`, 4222);
+  stub = await forwardService(cluster(), ns, 'stub-models', STUB_PORTS.gg);
   process.stderr.write(`e2e setup: images pushed in ${pushedMs} ms, chart installed and ready in ${Date.now() - t0 - pushedMs} ms\n`);
 }, 600_000);
 
@@ -350,13 +285,32 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     }
   }, 300_000);
 
-  it('helm upgrade keeps the API token users hold', async () => {
+  it('helm upgrade keeps the API token users hold; the old dispatcher Pods end on SIGTERM, well before the 30 s grace period', async () => {
     const token = async () => (await kubectl(['get', 'secret', `${RELEASE}-tcab-api-token`, '-n', ns, '-o', 'jsonpath={.data.token}'])).stdout;
     const before = await token();
     expect(Buffer.from(before, 'base64').toString()).toMatch(/^[A-Za-z0-9]{40}$/);
-    const upgrade = await helm(['upgrade', RELEASE, CHART, '-n', ns, '--reuse-values', '--set', 'dispatcher.maxInFlight=5', '--wait', '--timeout', '180s']);
-    expect(upgrade.code, upgrade.stderr).toBe(0);
-    expect(await token()).toBe(before);
+    const old = new Set((await getJson<{ items: V1Pod[] }>('pods', '-n', ns, '-l', 'app.kubernetes.io/component=dispatcher')).items.map((p) => p.metadata!.name!));
+    // From the Pod's deletion (SIGTERM) to its removal, per old Pod: a dispatcher that ignored SIGTERM took 30 s.
+    const terminating: Record<string, number> = {};
+    const gone: Record<string, number> = {};
+    const t0 = Date.now();
+    const watch = await watchAll<V1Pod>(`/api/v1/namespaces/${ns}/pods`, { labelSelector: 'app.kubernetes.io/component=dispatcher' }, (type, pod) => {
+      const name = pod.metadata!.name!;
+      if (!old.has(name)) return;
+      if (pod.metadata?.deletionTimestamp) terminating[name] ??= Date.now();
+      if (type === 'DELETED') gone[name] ??= Date.now();
+    });
+    try {
+      const upgrade = await helm(['upgrade', RELEASE, CHART, '-n', ns, '--reuse-values', '--set', 'dispatcher.maxInFlight=5', '--wait', '--timeout', '180s']);
+      expect(upgrade.code, upgrade.stderr).toBe(0);
+      expect(await token()).toBe(before);
+      await waitFor<V1Pod>(`/api/v1/namespaces/${ns}/pods`, (pods) => !pods.some((p) => old.has(p.metadata!.name!)), 60_000, { labelSelector: 'app.kubernetes.io/component=dispatcher' });
+    } finally {
+      watch.stop();
+    }
+    const stopping = Object.fromEntries([...old].map((name) => [name, (gone[name] ?? Date.now()) - (terminating[name] ?? t0)]));
+    process.stderr.write(`e2e helm upgrade: old dispatcher Pods gone ${JSON.stringify(Object.fromEntries([...old].map((n) => [n, (gone[n] ?? 0) - t0])))} ms after the upgrade started; deletion -> gone ${JSON.stringify(stopping)} ms\n`);
+    for (const [name, ms] of Object.entries(stopping)) expect(ms, name).toBeLessThan(20_000);
   }, 240_000);
 
   it('the canary API key is in no event, container log, Run status or Kubernetes Event', async () => {

@@ -1,38 +1,10 @@
-// Reaching into the cluster from the test process as an operator does: `kubectl port-forward` to a Service,
-// `kubectl exec` into a container, and every container log of a namespace kept from the moment it appears (a
-// driver Pod's log goes with the Pod, which the dispatcher deletes after the run; `kubectl logs` serves the same
-// kubelet files while a Pod exists).
-import { spawn } from 'node:child_process';
+// Reaching into the cluster from the test process as an operator does: `kubectl exec` into a container, and every
+// container log of a namespace kept from the moment it appears (a driver Pod's log goes with the Pod, which the
+// dispatcher deletes after the run; `kubectl logs` serves the same kubelet files while a Pod exists).
+// `kubectl port-forward` to a Service is real-chart.ts's forwardService, shared with the bench.
 import { closeSync, existsSync, fstatSync, openSync, readSync, readdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { inject } from 'vitest';
 import { kubectl } from '../cluster/support.ts';
-
-/**
- * `kubectl port-forward svc/<service> :<port>`: a free port on the host's 127.0.0.1 forwarded to one of the
- * Service's Pods (through the apiserver and the node's kubelet). Resolves once kubectl says it is forwarding.
- */
-export async function forwardService(namespace: string, service: string, port: number): Promise<{ address: string; close: () => void }> {
-  const child = spawn(join(inject('clusterBinDir'), 'kubectl'), ['--kubeconfig', inject('kubeconfig'), 'port-forward', '-n', namespace, `svc/${service}`, `:${port}`, '--address', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const close = () => void child.kill('SIGTERM');
-  try {
-    const local = await new Promise<number>((resolve, reject) => {
-      let out = '';
-      const seen = (d: Buffer) => {
-        out += d.toString();
-        const m = /Forwarding from 127\.0\.0\.1:(\d+) ->/.exec(out);
-        if (m) resolve(Number(m[1]));
-      };
-      child.stdout.on('data', seen);
-      child.stderr.on('data', seen);
-      child.on('exit', (code) => reject(new Error(`kubectl port-forward svc/${service} exited ${code}: ${out}`)));
-    });
-    return { address: `127.0.0.1:${local}`, close };
-  } catch (error) {
-    close();
-    throw error;
-  }
-}
 
 /** `kubectl exec <pod> -c <container> -- /bin/sh -c <script>`: runs in the container with its security context. */
 export function inContainer(namespace: string, pod: string, container: string, script: string): Promise<{ stdout: string; stderr: string; code: number }> {

@@ -1,11 +1,11 @@
 // Where the time of a cluster Run goes, stage by stage: from `kubectl apply` to Succeeded, as seen from outside the
 // cluster (a watch on the Run, its driver Pod and the namespace's Events, and a NATS subscriber), plus the stages
-// the driver itself reports on the stream (install_harness, probe_harness, ...). Shared by test/e2e and, later,
-// `npm run bench -- e2e`: RunTimeline records first-seen times (ms, this process's clock); runStages() turns a
-// timeline and the Run's stream into named durations.
-import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
+// the driver itself reports on the stream (install_harness, probe_harness, ...). Shared by test/e2e and
+// `npm run bench -- e2e` (no vitest here: the cluster comes in as a KubeConfig): RunTimeline records first-seen
+// times (ms, this process's clock); runStages() turns a timeline and the Run's stream into named durations.
+import type { CoreV1Event, KubeConfig, V1Pod } from '@kubernetes/client-node';
 import type { RunObject } from '../../dispatcher/kube/resources.ts';
-import { watchAll } from '../cluster/support.ts';
+import { watchAll } from '../cluster/watch-all.ts';
 
 export interface Timeline {
   /** `kubectl apply` returned. */
@@ -62,25 +62,29 @@ export function runStages(t: Timeline, stream: readonly StreamEvent[] = []): Rec
  */
 export class RunTimeline {
   readonly timeline: Timeline;
+  /** Resolves when the Run is first seen Succeeded or Failed. */
+  readonly finished: Promise<void>;
+  private seenFinished!: () => void;
   private stops: (() => void)[] = [];
   private podUid?: string;
   private constructor(applied: number) {
     this.timeline = { applied };
+    this.finished = new Promise((resolve) => (this.seenFinished = resolve));
   }
 
   /** Starts the watches before the Run is applied; then call applied() as `kubectl apply` starts. */
-  static async watch(namespace: string, run: string): Promise<RunTimeline> {
+  static async watch(config: KubeConfig, namespace: string, run: string): Promise<RunTimeline> {
     const t = new RunTimeline(0);
     const now = () => Date.now();
     const set = (key: keyof Omit<Timeline, 'pullMessage'>) => {
       if (t.timeline[key] === undefined || t.timeline[key] === 0) t.timeline[key] = now();
     };
-    const pods = await watchAll<V1Pod>(`/api/v1/namespaces/${namespace}/pods`, { labelSelector: `tcab.dev/run=${run}` }, (_type, pod) => {
+    const pods = await watchAll<V1Pod>(config, `/api/v1/namespaces/${namespace}/pods`, { labelSelector: `tcab.dev/run=${run}` }, (_type, pod) => {
       t.podUid ??= pod.metadata?.uid;
       set('podCreated');
       if (pod.spec?.nodeName) set('scheduled');
     });
-    const events = await watchAll<CoreV1Event>(`/api/v1/namespaces/${namespace}/events`, {}, (_type, e) => {
+    const events = await watchAll<CoreV1Event>(config, `/api/v1/namespaces/${namespace}/events`, {}, (_type, e) => {
       if (e.involvedObject?.kind !== 'Pod' || e.involvedObject.name !== `tcab-run-${run}`) return;
       if (e.reason === 'Pulled') {
         set('pulled');
@@ -88,8 +92,10 @@ export class RunTimeline {
       }
       if (e.reason === 'Started') set('started');
     });
-    const runs = await watchAll<RunObject>(`/apis/tcab.dev/v1alpha1/namespaces/${namespace}/runs`, { fieldSelector: `metadata.name=${run}` }, (_type, r) => {
-      if (['Succeeded', 'Failed'].includes(r.status?.phase ?? '')) set('finished');
+    const runs = await watchAll<RunObject>(config, `/apis/tcab.dev/v1alpha1/namespaces/${namespace}/runs`, { fieldSelector: `metadata.name=${run}` }, (_type, r) => {
+      if (!['Succeeded', 'Failed'].includes(r.status?.phase ?? '')) return;
+      set('finished');
+      t.seenFinished();
     });
     t.stops = [pods.stop, events.stop, runs.stop];
     return t;
