@@ -52,3 +52,16 @@ describe("claude error-400: a recorded cost of 0 is no count, so a fraction ther
     expect(violations).toEqual([]);
   });
 });
+
+describe('opencode (and kilo, its translator): a completed bash call whose exit is null claims no success', () => {
+  it.each<[string, string, string, Mutation]>([
+    ['FUZZ_SEED=328713745 kilo', 'kilo', 'kilo-7.7.7-run-json.jsonl', { kind: 'wrong-type', line: 999981, node: 291997, value: 621867 }],
+    ['FUZZ_SEED=328713745 opencode', 'opencode', 'opencode-1.18.33-tools.jsonl', { kind: 'wrong-type', line: 805403, node: 496455, value: 223535 }],
+  ])('%s', async (_, slug, file, mutation) => {
+    const { record, t, violations } = await replay(slug, file, mutation);
+    const state = (record.part as { state: { status: string; metadata: { exit: unknown } } }).state;
+    expect([state.status, state.metadata.exit]).toEqual(['completed', null]); // the case as found (exit 3 before)
+    expect(violations).toEqual([]);
+    expect(allEvents(t).filter((e) => e.type === 'command' && e.command === 'exit 3')).toEqual([expect.not.objectContaining({ is_success: expect.anything() })]);
+  });
+});

@@ -155,6 +155,15 @@ describe('opencode adapter: hostile records (issue 19)', () => {
     expect(strip(events)).toEqual([{ type: 'unknown', raw: record.part }]);
   });
 
+  it.each([
+    ['completed', undefined],
+    ['error', false],
+  ])('fuzz seed 328713745: a %s bash call with a null exit has no exit code and claims no success', (status, isSuccess) => {
+    const record = tool('bash', { status, input: { command: 'sleep 99' }, metadata: { exit: null } });
+    const { events } = translateText(adapter, lines(record));
+    expect(strip(events)).toEqual([{ type: 'command', command: 'sleep 99', tool_name: 'bash', ...(isSuccess === undefined ? {} : { is_success: isSuccess }) }]);
+  });
+
   it('each tool_use record is a whole call: two with one callID are both reported (nothing is held, so nothing can be dropped)', () => {
     const first = tool('bash', { status: 'completed', input: { command: 'rm -rf /important' }, metadata: { exit: 0 } });
     const second = tool('bash', { status: 'completed', input: { command: 'echo harmless' }, metadata: { exit: 0 } });

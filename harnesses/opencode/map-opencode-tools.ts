@@ -69,7 +69,11 @@ export function mapToolPart(part: JsonObject, cwd: string | undefined): DraftEve
     case 'command': {
       const { input, metadata } = state as z.infer<typeof PARTS.command>['state'];
       const exit = metadata?.exit ?? undefined;
-      return [compact({ type: 'command', command: input.command, working_directory: abs(input.workdir), exit_code: exit, is_success: ok === undefined ? undefined : ok && (exit === undefined || exit === 0), tool_name: tool })];
+      // A null exit is a command that ended without an exit code (OpenCode passes on the process's exitCode, null
+      // when a signal ended it): `completed` then says the tool ran, not that the command succeeded (fuzz seed
+      // 328713745). A failed tool is a failure either way.
+      const success = ok === undefined ? undefined : !ok ? false : metadata?.exit === null ? undefined : exit === undefined || exit === 0;
+      return [compact({ type: 'command', command: input.command, working_directory: abs(input.workdir), exit_code: exit, is_success: success, tool_name: tool })];
     }
     case 'read': {
       const { input, metadata } = state as z.infer<typeof PARTS.read>['state'];
