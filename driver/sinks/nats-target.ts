@@ -1,6 +1,6 @@
 // What the driver may say about the NATS server it publishes to: which secrets its URLs carry (to keep them out of
 // everything printed) and why a connection failed, in words a user can act on. Pure; nats.js's own parser decides
-// what is malformed. URLs are shown with cli/nats-reader.ts's withoutCredentials, as `tcab events` shows them.
+// what is malformed. URLs are shown with shared/nats-credentials.ts's withoutCredentials, as `tcab events` shows them.
 
 /** Secrets carried in server URLs (the password of user:password, or a token), for the scrubber and error texts. */
 export function serverCredentials(servers: readonly string[]): string[] {
