@@ -27,7 +27,7 @@ describe('gg as a built-in', () => {
 
   it('without a model takes any provider key; listings show it can run offline', () => {
     expect(getHarness('gg').manifest.auth.api_key).toEqual({ host_vars: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENROUTER_API_KEY'], inject_as: 'TCAB_GG_API_KEY', inject_env: {} });
-    expect(getHarness('gg').manifest.stub_wire).toBeDefined();
+    expect(getHarness('gg').manifest.stub_wire).toBe('anthropic-messages');
   });
 
   it.each([
