@@ -36,6 +36,20 @@ describe('Run and HarnessConfig CRDs', () => {
     expect(result.stderr).toContain(field);
   });
 
+  it('`kubectl explain` documents the resources from the schemas\' descriptions (the apiserver serves them)', async () => {
+    const { RunSpec } = await import('../../shared/run.ts');
+    const prompt = await kubectl(['explain', 'runs.spec.prompt', '--api-version=tcab.dev/v1alpha1']);
+    expect(prompt.code, prompt.stderr).toBe(0);
+    // kubectl wraps descriptions to its width: compare with whitespace collapsed.
+    const flat = (text: string) => text.replace(/\s+/g, ' ');
+    expect(flat(prompt.stdout)).toContain(RunSpec.shape.prompt.description!);
+    const spec = await kubectl(['explain', 'runs.spec', '--api-version=tcab.dev/v1alpha1']);
+    expect(flat(spec.stdout)).toContain(RunSpec.description!);
+    const cap = await kubectl(['explain', 'harnessconfigs.spec.maxParallelism', '--api-version=tcab.dev/v1alpha1']);
+    expect(cap.code, cap.stderr).toBe(0);
+    expect(cap.stdout).toMatch(/DESCRIPTION:\s+\S/);
+  });
+
   it('refuses a HarnessConfig with a negative maxParallelism', async () => {
     const config = JSON.stringify({ apiVersion: 'tcab.dev/v1alpha1', kind: 'HarnessConfig', metadata: { name: 'codex' }, spec: { maxParallelism: -2 } });
     const result = await kubectl(['apply', '-f', '-'], config);
