@@ -81,6 +81,14 @@ describe('tcab-driver refuses invalid input before doing anything (exit 2)', () 
     expect(stderr).toBe('tcab-driver: TCAB_RUN_UID: must be a positive integer uid/gid (not root), got "abc"\n');
   });
 
+  it('a run attempt that is not a header-safe id (a newline in TCAB_RUN_ATTEMPT) is a usage error naming it', async () => {
+    const runRoot = join(base, 'driver-attempt');
+    const { code, stderr } = await driver({ TCAB_RUN_ID: 'bad-attempt', TCAB_RUN_ROOT: runRoot, TCAB_RUN_ATTEMPT: 'uid\r\nNats-Msg-Id: forged', TCAB_RUN_SPEC: JSON.stringify({ harness: 'claude', model: 'm', prompt: 'x' }) });
+    expect(code).toBe(2);
+    expect(stderr).toBe('tcab-driver: TCAB_RUN_ATTEMPT: "uid\\r\\nNats-Msg-Id: forged" is not a run attempt: an attempt is 1-200 characters of letters, digits, "-" and "_", starting with a letter or digit\n');
+    expect(existsSync(runRoot)).toBe(false);
+  });
+
   it('finding 11: a NUL in a field that becomes argv or env is an invalid spec naming each field', async () => {
     const spec = { harness: 'claude', model: 'claude\u0000x', prompt: 'x', continuePrompt: 'go\u0000', testCase: { init: 'make\u0000' } };
     const { code, stderr } = await driver({ TCAB_RUN_ID: 'nul-spec', TCAB_RUN_ROOT: join(base, 'driver-nul'), TCAB_RUN_SPEC: JSON.stringify(spec) });

@@ -16,7 +16,7 @@ import { NatsSink } from './sinks/nats.ts';
 import { serverCredentials } from './sinks/nats-target.ts';
 import type { EventSink } from './sinks/sink.ts';
 import { newRunId } from './run-id.ts';
-import { parseRunId } from '../shared/run-id.ts';
+import { parseRunAttempt, parseRunId } from '../shared/run-id.ts';
 
 export const DEFAULT_CREDENTIALS_DIR = '/var/run/tcab/credentials';
 
@@ -54,6 +54,9 @@ export async function driverMain(env: NodeJS.ProcessEnv = process.env): Promise<
   try {
     // Set (even empty) means the caller chose it: it must follow the grammar; unset means a fresh one.
     runId = env.TCAB_RUN_ID === undefined ? newRunId() : parseRunId(env.TCAB_RUN_ID, 'TCAB_RUN_ID');
+    // Checked before anything runs, like the run id: it only matters once NATS is configured, but a bad one is a
+    // bad setting either way.
+    if (env.TCAB_RUN_ATTEMPT) parseRunAttempt(env.TCAB_RUN_ATTEMPT, 'TCAB_RUN_ATTEMPT');
   } catch (error) {
     process.stderr.write(`tcab-driver: ${(error as Error).message}\n`);
     return EXIT.usage;
@@ -72,7 +75,7 @@ export async function driverMain(env: NodeJS.ProcessEnv = process.env): Promise<
         token: env.TCAB_NATS_TOKEN || undefined,
         deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000,
         // Set by the dispatcher in driver Pods (the Run's uid): a re-created Run of the same name is another attempt.
-        attempt: env.TCAB_RUN_ATTEMPT || undefined,
+        attempt: env.TCAB_RUN_ATTEMPT || undefined, // checked by parseRunAttempt above
         // Set by the dispatcher in driver Pods: its pull_image/start_container events go first on the stream.
         awaitPodStartMs: Number(env.TCAB_AWAIT_POD_START_SECONDS || 0) * 1000 || undefined,
         warn: (message) => process.stderr.write(`tcab-driver: warning: ${message}\n`),

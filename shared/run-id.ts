@@ -27,6 +27,16 @@ export function parseRunId(value: string, field: string): RunId {
 }
 
 /**
+ * A run attempt (a cluster Run's uid, set by the dispatcher as TCAB_RUN_ATTEMPT): it goes into every Nats-Msg-Id
+ * header, so it follows the run id grammar (a Kubernetes uid does); anything else, a newline above all, is refused.
+ */
+export function parseRunAttempt(value: string, field: string): string {
+  if (isRunId(value)) return value;
+  const shown = JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+  throw new InvalidInputError(field, `${shown} is not a run attempt: an attempt is ${RUN_ID_GRAMMAR}`);
+}
+
+/**
  * The run id of a Run object. Kubernetes namespaces are DNS labels (no '.' or '_') and names are DNS subdomains
  * (no '_'), so `<namespace>_<name with '.' as '_'>` is injective: the first '_' ends the namespace, every later
  * one was a '.'. Returns undefined when the result breaks the grammar (a name too long); the caller rejects the Run.
