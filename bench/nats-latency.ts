@@ -9,7 +9,8 @@ import { SecretScrubber } from '../driver/scrub.ts';
 import { LineSplitter } from '../shared/translate/lines.ts';
 import { TranslationSession } from '../shared/translate/session.ts';
 import { loadAdapter } from '../harnesses/registry.ts';
-import { STREAM_NAME } from '../shared/subjects.ts';
+import { STREAM_NAME } from '../nats/stream.ts';
+import { natsSettings } from '../nats/settings.ts';
 
 function percentiles(samples: number[]): { p50_ms: number; p99_ms: number; n: number } {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -55,7 +56,7 @@ export async function benchNatsLatency(count = 2000) {
     // Driver pipeline: harness stdout line in -> event out of a subscriber on the run's subjects.
     const adapter = await loadAdapter('claude');
     const runId = 'bench-run';
-    const sink = new NatsSink({ servers: server.url, deliverBy: Date.now() + 300_000 });
+    const sink = new NatsSink({ settings: natsSettings(server.url), deliverBy: Date.now() + 300_000 });
     const scrubber = new SecretScrubber();
     scrubber.add('sk-ant-fake-bench-secret-000000');
     const session = new TranslationSession(adapter);
@@ -83,7 +84,7 @@ export async function benchNatsLatency(count = 2000) {
     const driver = sentAt.slice(1).map((t, i) => seenAt[i + 1]! - t);
 
     // Throughput: a burst of lines through one driver pipeline until the last is acknowledged.
-    const burstSink = new NatsSink({ servers: server.url, deliverBy: Date.now() + 300_000 });
+    const burstSink = new NatsSink({ settings: natsSettings(server.url), deliverBy: Date.now() + 300_000 });
     const burstSession = new TranslationSession(adapter);
     const burstSplitter = new LineSplitter();
     const burst = 20_000;

@@ -1,7 +1,8 @@
 // Layers point one way (issue 21): contracts sit below their users, so each image copies only the folders its entry
-// point imports, and a folder can be read without the ones above it. shared/ is the floor; harnesses/ builds on it;
-// driver/ and dispatcher/ run harnesses; cli/, deploy/, scripts/, bench/ and test/ sit on top and may import
-// anything. Test files are left out: a driver test may read the stream back with the CLI's reader, as a user would.
+// point imports, and a folder can be read without the ones above it. shared/ is the floor; harnesses/ and nats/
+// build on it; driver/ and dispatcher/ run harnesses and reach NATS only through nats/; cli/, deploy/, scripts/,
+// bench/ and test/ sit on top and may import anything. Test files are left out: a driver test may read the stream
+// back with the CLI's reader, as a user would.
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,8 +13,10 @@ const ROOT = join(import.meta.dirname, '..');
 const MAY_IMPORT: Record<string, readonly string[]> = {
   shared: [],
   harnesses: ['shared'],
-  driver: ['shared', 'harnesses'],
-  dispatcher: ['shared', 'harnesses'],
+  // The one NATS module (connection settings, envelope, stream, reader, result consumer): knows no harness.
+  nats: ['shared'],
+  driver: ['shared', 'harnesses', 'nats'],
+  dispatcher: ['shared', 'harnesses', 'nats'],
 };
 
 /** Relative specifiers of every static, re-exported, side-effect and dynamic import in a module's source. */
@@ -64,5 +67,13 @@ describe('layers', () => {
   it.each(Object.keys(MAY_IMPORT))('%s/ imports only from the layers below it', (folder) => {
     expect(sources(folder).length).toBeGreaterThan(0);
     expect(violations(folder)).toEqual([]);
+  });
+
+  it('only nats/ imports the NATS client (one module owns connections, subjects and headers)', () => {
+    // bench/ measures raw nats.js next to the driver's pipeline, so it may use the client directly; tests too.
+    const folders = ['shared', 'harnesses', 'nats', 'driver', 'dispatcher', 'cli', 'deploy', 'scripts'];
+    const importers = folders.flatMap(sources).filter((file) => /\bfrom\s*['"]@nats-io\//.test(readFileSync(join(ROOT, file), 'utf8')));
+    expect(importers.length).toBeGreaterThan(0);
+    expect(importers.filter((file) => !file.startsWith('nats/'))).toEqual([]);
   });
 });

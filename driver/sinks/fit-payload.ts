@@ -22,8 +22,17 @@ function collectStrings(value: unknown, out: StringSlot[]): void {
 
 /** Returns the JSON text of `value`, cut to at most `maxBytes` bytes (or as close as its structure allows). */
 export function fitJson(value: unknown, maxBytes: number): { json: string; truncated: boolean } {
-  let json = JSON.stringify(value);
-  if (Buffer.byteLength(json) <= maxBytes) return { json, truncated: false };
+  return fitJsonText(JSON.stringify(value), maxBytes);
+}
+
+/**
+ * The same for JSON text already serialized (the driver's sink serializes each event once): text that fits is
+ * returned as is, without being parsed; only an oversized one is parsed and cut.
+ */
+export function fitJsonText(text: string, maxBytes: number): { json: string; truncated: boolean } {
+  let json = text;
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: most messages fit without counting their bytes.
+  if (json.length * 3 <= maxBytes || Buffer.byteLength(json) <= maxBytes) return { json, truncated: false };
   const copy = JSON.parse(json) as unknown;
   const slots: StringSlot[] = [];
   collectStrings(copy, slots);

@@ -3,12 +3,13 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { NatsServer } from '../../test/support/nats-server.ts';
 import { NatsSink } from './nats.ts';
-import { readRunStream } from '../../cli/nats-reader.ts';
-import type { StreamItem } from '../../cli/nats-reader.ts';
+import { readRunStream } from '../../nats/reader.ts';
+import type { StreamItem } from '../../nats/reader.ts';
+import { natsSettings } from '../../nats/settings.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
 import type { RunResult } from '../../shared/run.ts';
-import { STREAM_NAME } from '../../shared/subjects.ts';
-import { RunStream } from '../../dispatcher/nats/run-stream.ts';
+import { STREAM_NAME } from '../../nats/stream.ts';
+import { RunStream } from '../../nats/result-consumer.ts';
 
 const lifecycle = [['pull_image', 'started'], ['pull_image', 'completed'], ['start_container', 'started'], ['start_container', 'completed']] as const;
 
@@ -33,13 +34,13 @@ function result(runId: string, eventCount: number): RunResult {
 
 async function readAll(runId: string): Promise<StreamItem[]> {
   const items: StreamItem[] = [];
-  for await (const item of readRunStream({ servers: server.url, runId, replay: true, untilResult: true })) items.push(item);
+  for await (const item of readRunStream({ settings: natsSettings(server.url), runId, replay: true, untilResult: true })) items.push(item);
   return items;
 }
 
 describe('NatsSink with a real nats-server', () => {
   it('publishes events in order with run id/sequence/dedup/CloudEvents headers, then the result', async () => {
-    const sink = new NatsSink({ servers: server.url, deliverBy: Date.now() + 30_000 });
+    const sink = new NatsSink({ settings: natsSettings(server.url), deliverBy: Date.now() + 30_000 });
     for (let i = 1; i <= 200; i++) sink.event({ runId: 'run-order', seq: i, event: agent(i) });
     sink.result(result('run-order', 200));
     await sink.close();
@@ -62,7 +63,7 @@ describe('NatsSink with a real nats-server', () => {
   });
 
   it('keeps going while the server is down and delivers everything in order, without duplicates, after a restart', async () => {
-    const sink = new NatsSink({ servers: server.url, deliverBy: Date.now() + 60_000, window: 8 });
+    const sink = new NatsSink({ settings: natsSettings(server.url), deliverBy: Date.now() + 60_000, window: 8 });
     for (let i = 1; i <= 50; i++) sink.event({ runId: 'run-outage', seq: i, event: agent(i) });
     await server.stop();
     for (let i = 51; i <= 120; i++) sink.event({ runId: 'run-outage', seq: i, event: agent(i) });
@@ -80,14 +81,14 @@ describe('NatsSink with a real nats-server', () => {
 
   it('in a driver Pod, holds its messages until the start_container end of its Pod is on the stream, so the stream keeps the order things happened in', async () => {
     const holding = Promise.withResolvers<void>();
-    const sink = new NatsSink({ servers: server.url, deliverBy: Date.now() + 30_000, awaitPodStartMs: 30_000, onHolding: holding.resolve });
+    const sink = new NatsSink({ settings: natsSettings(server.url), deliverBy: Date.now() + 30_000, awaitPodStartMs: 30_000, onHolding: holding.resolve });
     const install: HarnessEvent = { type: 'system', timestamp: '2026-12-02T12:00:02.000Z', stage: 'install_harness', status: 'started', message: 'npm install' };
     sink.event({ runId: 'run-held', seq: 1, event: install });
     sink.event({ runId: 'run-held', seq: 2, event: agent(3) });
     sink.result(result('run-held', 2));
     // Connected, stream ready, messages queued: without the hold they would be published now.
     await holding.promise;
-    const dispatcher = await RunStream.connect({ servers: [server.url] });
+    const dispatcher = await RunStream.connect(natsSettings(server.url));
     await dispatcher.publish('run-held', lifecycle.map(([stage, status], i) => ({ type: 'system', timestamp: new Date(Date.UTC(2026, 11, 2, 12, 0, 0, i)).toISOString(), stage, status, message: `${stage} ${status}` })));
     await dispatcher.close();
     await sink.close();
@@ -97,7 +98,7 @@ describe('NatsSink with a real nats-server', () => {
   });
 
   it('publishes after the hold runs out when no start_container event comes (no dispatcher), losing nothing', async () => {
-    const sink = new NatsSink({ servers: server.url, deliverBy: Date.now() + 30_000, awaitPodStartMs: 300 });
+    const sink = new NatsSink({ settings: natsSettings(server.url), deliverBy: Date.now() + 30_000, awaitPodStartMs: 300 });
     sink.event({ runId: 'run-unheld', seq: 1, event: agent(1) });
     sink.result(result('run-unheld', 1));
     await sink.close();
@@ -107,7 +108,7 @@ describe('NatsSink with a real nats-server', () => {
   });
 
   it('truncates an event above the max payload with an explicit marker instead of dropping it', async () => {
-    const sink = new NatsSink({ servers: server.url, deliverBy: Date.now() + 30_000 });
+    const sink = new NatsSink({ settings: natsSettings(server.url), deliverBy: Date.now() + 30_000 });
     sink.event({ runId: 'run-big', seq: 1, event: { type: 'unknown', timestamp: '2026-12-02T12:00:00.000Z', raw: 'x'.repeat(200_000) } });
     sink.result(result('run-big', 1));
     await sink.close();
@@ -127,11 +128,11 @@ describe('NatsSink with a real nats-server', () => {
       await expect(jsm.streams.info(STREAM_NAME)).rejects.toThrow(/stream not found/);
       const items: StreamItem[] = [];
       const following = (async () => {
-        for await (const item of readRunStream({ servers: fresh.url, runId: 'run-early', replay: true, untilResult: true })) items.push(item);
+        for await (const item of readRunStream({ settings: natsSettings(fresh.url), runId: 'run-early', replay: true, untilResult: true })) items.push(item);
       })();
       // The reader made the stream (the one definition every component uses); only then does the run start.
       await expect.poll(() => jsm.streams.info(STREAM_NAME).then((info) => info.config, () => undefined)).toMatchObject({ subjects: ['tcab.run.>'], duplicate_window: 15 * 60 * 1e9 });
-      const sink = new NatsSink({ servers: fresh.url, deliverBy: Date.now() + 30_000 });
+      const sink = new NatsSink({ settings: natsSettings(fresh.url), deliverBy: Date.now() + 30_000 });
       for (let i = 1; i <= 3; i++) sink.event({ runId: 'run-early', seq: i, event: agent(i) });
       sink.result(result('run-early', 3));
       await sink.close();
@@ -145,7 +146,7 @@ describe('NatsSink with a real nats-server', () => {
 
   it('writes undelivered messages as NDJSON when NATS never comes back before the deadline', async () => {
     const lines: string[] = [];
-    const sink = new NatsSink({ servers: 'nats://127.0.0.1:1', deliverBy: Date.now() + 1500, fallback: (l) => lines.push(l) });
+    const sink = new NatsSink({ settings: natsSettings('nats://127.0.0.1:1'), deliverBy: Date.now() + 1500, fallback: (l) => lines.push(l) });
     sink.event({ runId: 'run-lost', seq: 1, event: agent(1) });
     sink.result(result('run-lost', 1));
     await sink.close();
@@ -163,7 +164,7 @@ describe('NatsSink when NATS cannot be reached', () => {
   it('finding 13: a malformed URL is reported at once with the parse error and no credentials, and the events are written as NDJSON without waiting for the deadline', async () => {
     const warnings: string[] = [];
     const lines: string[] = [];
-    const sink = new NatsSink({ servers: `nats://tcab:${password}@[not-a-host`, deliverBy: Date.now() + 60_000, warn: (m) => warnings.push(m), fallback: (l) => lines.push(l) });
+    const sink = new NatsSink({ settings: natsSettings(`nats://tcab:${password}@[not-a-host`), deliverBy: Date.now() + 60_000, warn: (m) => warnings.push(m), fallback: (l) => lines.push(l) });
     // Before any event: the sink connects when it is made.
     await vi.waitFor(() => expect(warnings).toHaveLength(1), { timeout: 5000, interval: 10 });
     expect(warnings[0]).toMatch(/^cannot connect to NATS nats:\/\/\[not-a-host: malformed URL \(Invalid URL\); nothing will be published/);
@@ -183,7 +184,7 @@ describe('NatsSink when NATS cannot be reached', () => {
     const warnings: string[] = [];
     const lines: string[] = [];
     const deliverBy = Date.now() + 2000;
-    const sink = new NatsSink({ servers: [`nats://tcab:${password}@127.0.0.1:1`], deliverBy, pass: password, warn: (m) => warnings.push(m), fallback: (l) => lines.push(l) });
+    const sink = new NatsSink({ settings: natsSettings([`nats://tcab:${password}@127.0.0.1:1`], { pass: password }), deliverBy, warn: (m) => warnings.push(m), fallback: (l) => lines.push(l) });
     await vi.waitFor(() => expect(warnings).toHaveLength(1), { timeout: 1500, interval: 10 });
     expect(Date.now()).toBeLessThan(deliverBy);
     expect(warnings[0]).toBe(`cannot connect to NATS nats://127.0.0.1:1: connection refused; the run goes on; its events are queued and retried until ${new Date(deliverBy).toISOString()}, then written as NDJSON (undelivered)`);
@@ -199,7 +200,7 @@ describe('NatsSink when NATS cannot be reached', () => {
     const url = fresh.url;
     await fresh.stop();
     const warnings: string[] = [];
-    const sink = new NatsSink({ servers: url, deliverBy: Date.now() + 30_000, warn: (m) => warnings.push(m) });
+    const sink = new NatsSink({ settings: natsSettings(url), deliverBy: Date.now() + 30_000, warn: (m) => warnings.push(m) });
     try {
       await vi.waitFor(() => expect(warnings).toEqual([expect.stringContaining('connection refused')]), { timeout: 5000, interval: 10 });
       sink.event({ runId: 'run-back', seq: 1, event: agent(1) });
@@ -217,7 +218,7 @@ describe('NatsSink when the run is cancelled', () => {
   it('finding 13: with NATS unreachable, a cancelled run (SIGTERM in a Pod) writes its undelivered messages within the cancel grace, not at the deadline', async () => {
     const abort = new AbortController();
     const lines: string[] = [];
-    const sink = new NatsSink({ servers: 'nats://127.0.0.1:1', deliverBy: Date.now() + 60_000, signal: abort.signal, cancelGraceMs: 500, warn: () => undefined, fallback: (l) => lines.push(l) });
+    const sink = new NatsSink({ settings: natsSettings('nats://127.0.0.1:1'), deliverBy: Date.now() + 60_000, signal: abort.signal, cancelGraceMs: 500, warn: () => undefined, fallback: (l) => lines.push(l) });
     sink.event({ runId: 'run-cancelled', seq: 1, event: agent(1) });
     abort.abort();
     sink.result(result('run-cancelled', 1));

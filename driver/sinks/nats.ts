@@ -1,38 +1,32 @@
-// Publishes a run's events and result to NATS JetStream. The only module of the driver that imports @nats-io.
-// - The stream is created if missing (file storage, so a restarted server keeps what it had).
+// Publishes a run's events and result to NATS JetStream through nats/ (connection, envelope, stream, the Pod-start
+// wait); this module is only the queue, the pump and the spill.
 // - Order: one pump publishes from one ordered queue; after a failure it resumes from the first unacknowledged
-//   message, and `Nats-Msg-Id` (run id + attempt + sequence) lets the server drop the retried copies that had
-//   landed. The attempt (a cluster Run's uid) keeps a Run deleted and re-created under its name, within the
-//   stream's duplicate window, from having its messages dropped as repeats of the earlier Run's.
+//   message, and `Nats-Msg-Id` (run id + attempt + sequence, nats/envelope.ts) lets the server drop the retried
+//   copies that had landed.
+// - Each payload is serialized once, when it is queued; it is parsed again only if it is over the server's max
+//   payload (cut, with a marker, fit-payload.ts) or written to the pod log as undelivered.
 // - NATS unreachable: the driver keeps going; the queue is bounded in memory and spills to disk. On close the sink
 //   waits for delivery until the run's deadline, then writes what it could not deliver to stdout as NDJSON.
 //   The sink connects as soon as it is made and says at once (stderr) when it cannot: the URL without
 //   credentials and why (malformed: the parse error, never retried; refused, DNS, no answer: retried).
-// - In a driver Pod, the dispatcher publishes the Pod's pull_image/start_container events into the same run's
-//   subjects; they happened before the driver started but reach NATS through the dispatcher's watch. The sink
-//   holds the driver's messages until start_container's end is on the stream (bounded), so the run's stream is in
-//   the order things happened.
+// - In a driver Pod, the first publish waits (bounded) until the dispatcher has put the Pod's start_container end
+//   on the stream (nats/pod-start.ts says why), so the run's stream is in the order things happened.
 import { tmpdir } from 'node:os';
-import { connect } from '@nats-io/transport-node';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { headers as natsHeaders } from '@nats-io/nats-core';
-import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import type { JetStreamClient } from '@nats-io/jetstream';
 import type { RunResult } from '../../shared/run.ts';
-import { HEADER, STREAM_NAME, eventSubject, resultSubject } from '../../shared/subjects.ts';
-import { ensureRunStream } from '../../shared/run-stream.ts';
+import { eventEnvelope, resultEnvelope } from '../../nats/envelope.ts';
+import type { Envelope } from '../../nats/envelope.ts';
+import { RunPublisher } from '../../nats/publisher.ts';
+import { natsSecrets } from '../../nats/settings.ts';
+import type { NatsSettings } from '../../nats/settings.ts';
+import { describeConnectFailure, shownServers } from '../../nats/server-urls.ts';
 import type { EventSink, SequencedEvent } from './sink.ts';
 import { SpillQueue } from './spill-queue.ts';
-import { fitJson } from './fit-payload.ts';
-import { describeConnectFailure, serverCredentials } from './nats-target.ts';
-import { withoutCredentials } from '../../shared/nats-credentials.ts';
+import type { SpillCodec } from './spill-queue.ts';
+import { fitJsonText } from './fit-payload.ts';
 
 export interface NatsSinkOptions {
-  servers: string | string[];
-  /** Credentials for the driver's connection; never handed to the harness. */
-  user?: string;
-  pass?: string;
-  token?: string;
+  /** Servers and credentials (nats/settings.ts); the credentials are never handed to the harness. */
+  settings: NatsSettings;
   /** Stop trying at this time (ms since epoch): the run's deadline. */
   deliverBy: number;
   /** Where undelivered messages go when NATS never comes back (default: stdout, i.e. the pod log). */
@@ -63,26 +57,21 @@ export interface NatsSinkOptions {
   cancelGraceMs?: number;
 }
 
-interface Envelope {
-  subject: string;
-  msgId: string;
+/** One queued message: its envelope and its payload, serialized once (JSON text). */
+interface Queued {
+  envelope: Envelope;
   runId: string;
   seq: number;
-  kind: 'event' | 'result';
-  type: string;
-  time: string;
-  /** The payload, already fitted to the server's max payload when first published. */
-  data: string;
+  payload: string;
 }
 
-const HEADER_ROOM = 1024;
+/** Only a spilled message is serialized as a whole; weighed by its payload plus a fixed allowance for the rest. */
+const QUEUED: SpillCodec<Queued> = { size: (q) => q.payload.length + 512, encode: (q) => JSON.stringify(q), decode: (line) => JSON.parse(line) as Queued };
 
 export class NatsSink implements EventSink {
   private readonly options: NatsSinkOptions;
-  private readonly queue: SpillQueue;
-  private nc: NatsConnection | undefined;
-  private js: JetStreamClient | undefined;
-  private streamReady = false;
+  private readonly queue: SpillQueue<Queued>;
+  private publisher: RunPublisher | undefined;
   private pumping: Promise<void> | undefined;
   private closing = false;
   private wake: (() => void) | undefined;
@@ -103,7 +92,7 @@ export class NatsSink implements EventSink {
   constructor(options: NatsSinkOptions) {
     this.options = options;
     this.deliverBy = options.deliverBy;
-    this.queue = new SpillQueue(options.spillDir ?? tmpdir(), options.maxMemoryBytes);
+    this.queue = new SpillQueue(options.spillDir ?? tmpdir(), options.maxMemoryBytes, QUEUED);
     if (options.signal?.aborted) this.onCancel();
     else options.signal?.addEventListener('abort', this.onCancel, { once: true });
     // Connect now, not at the first event: a wrong URL is reported before the run has done anything.
@@ -116,33 +105,11 @@ export class NatsSink implements EventSink {
   };
 
   event(record: SequencedEvent): void {
-    this.enqueue({
-      subject: eventSubject(record.runId, record.event.type),
-      msgId: `${this.msgIdPrefix(record.runId)}:${record.seq}`,
-      runId: record.runId,
-      seq: record.seq,
-      kind: 'event',
-      type: record.event.type,
-      time: record.event.timestamp,
-      data: JSON.stringify(record.event),
-    });
+    this.enqueue({ envelope: eventEnvelope(record.runId, this.options.attempt, record.seq, record.event), runId: record.runId, seq: record.seq, payload: JSON.stringify(record.event) });
   }
 
   result(result: RunResult): void {
-    this.enqueue({
-      subject: resultSubject(result.run_id),
-      msgId: `${this.msgIdPrefix(result.run_id)}:result`,
-      runId: result.run_id,
-      seq: result.event_count + 1,
-      kind: 'result',
-      type: 'result',
-      time: result.finished_at,
-      data: JSON.stringify(result),
-    });
-  }
-
-  private msgIdPrefix(runId: string): string {
-    return this.options.attempt ? `${runId}:${this.options.attempt}` : runId;
+    this.enqueue({ envelope: resultEnvelope(result, this.options.attempt), runId: result.run_id, seq: result.event_count + 1, payload: JSON.stringify(result) });
   }
 
   async close(): Promise<void> {
@@ -150,21 +117,19 @@ export class NatsSink implements EventSink {
     this.options.signal?.removeEventListener('abort', this.onCancel);
     this.kick();
     await this.pumping;
-    // Whatever could not be delivered by the deadline goes to the pod log, so it is never silently lost.
+    // Whatever could not be delivered by the deadline goes to the pod log, so it is never silently lost. The
+    // payload is JSON text already: it is spliced in, not parsed and serialized again.
     const left = this.queue.drain();
     const fallback = this.options.fallback ?? ((line: string) => process.stdout.write(`${line}\n`));
-    for (const item of left) {
-      const envelope = JSON.parse(item) as Envelope;
-      fallback(JSON.stringify({ undelivered: true, subject: envelope.subject, run_id: envelope.runId, seq: envelope.seq, data: JSON.parse(envelope.data) }));
-    }
+    for (const q of left) fallback(`{"undelivered":true,"subject":${JSON.stringify(q.envelope.subject)},"run_id":${JSON.stringify(q.runId)},"seq":${q.seq},"data":${q.payload}}`);
     this.stats.undelivered += left.length;
     this.queue.dispose();
     await this.connecting?.catch(() => undefined); // the connection begun in the constructor, if still under way
-    await this.nc?.close().catch(() => undefined);
+    await this.publisher?.close();
   }
 
-  private enqueue(envelope: Envelope): void {
-    this.queue.push(JSON.stringify(envelope));
+  private enqueue(item: Queued): void {
+    this.queue.push(item);
     this.kick();
   }
 
@@ -183,11 +148,12 @@ export class NatsSink implements EventSink {
   /** Connects once at a time; an unreachable server fails fast here and the pump retries until the deadline. */
   private ensureConnected(): Promise<void> {
     if (this.unusable) return Promise.reject(this.unusable);
-    if (this.nc && !this.nc.isClosed()) return Promise.resolve();
-    this.connecting ??= this.connect().then(
-      () => {
+    if (this.publisher && !this.publisher.closed) return Promise.resolve();
+    this.connecting ??= RunPublisher.connect(this.options.settings, this.options.duplicateWindowMs).then(
+      (publisher) => {
+        this.publisher = publisher;
         this.connecting = undefined;
-        if (this.trouble !== undefined) this.warn(`NATS ${this.serversForDisplay()} reachable again; delivering ${this.queue.length} queued message(s)`);
+        if (this.trouble !== undefined) this.warn(`NATS ${shownServers(this.options.settings.servers)} reachable again; delivering ${this.queue.length} queued message(s)`);
         this.trouble = undefined;
       },
       (error: unknown) => {
@@ -199,57 +165,19 @@ export class NatsSink implements EventSink {
     return this.connecting;
   }
 
-  private serversForDisplay(): string {
-    return this.serverList().map(withoutCredentials).join(', ');
-  }
-
-  private serverList(): string[] {
-    return typeof this.options.servers === 'string' ? [this.options.servers] : this.options.servers;
-  }
-
   private warn(message: string): void {
     (this.options.warn ?? ((line: string) => process.stderr.write(`warning: ${line}\n`)))(message);
   }
 
   private reportTrouble(error: unknown): void {
-    const { user, pass, token } = this.options;
-    const secrets = [...serverCredentials(this.serverList()), ...[user, pass, token].filter((s): s is string => Boolean(s))];
-    const failure = describeConnectFailure(error, secrets);
+    const failure = describeConnectFailure(error, natsSecrets(this.options.settings));
     if (failure.permanent) this.unusable = error instanceof Error ? error : new Error(failure.reason);
     if (failure.reason === this.trouble) return;
     this.trouble = failure.reason;
     const what = failure.permanent
       ? 'nothing will be published; the run goes on and its events are written as NDJSON (undelivered) when it ends'
       : `the run goes on; its events are queued and retried until ${new Date(this.deliverBy).toISOString()}, then written as NDJSON (undelivered)`;
-    this.warn(`cannot connect to NATS ${this.serversForDisplay()}: ${failure.reason}; ${what}`);
-  }
-
-  private async connect(): Promise<void> {
-    const { servers, user, pass, token } = this.options;
-    this.nc = await connect({
-      servers,
-      user,
-      pass,
-      token,
-      name: 'tcab-driver',
-      // Once connected, the client itself reconnects through later outages; publishes fail meanwhile and the
-      // pump retries them in order.
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 250,
-      timeout: 2000,
-    });
-    this.js = jetstream(this.nc, { timeout: 2000 });
-    this.streamReady = false;
-  }
-
-  private async ensureStream(): Promise<void> {
-    if (this.streamReady || !this.nc) return;
-    await ensureRunStream(await jetstreamManager(this.nc, { timeout: 2000 }), this.options.duplicateWindowMs);
-    this.streamReady = true;
-  }
-
-  private maxPayload(): number {
-    return (this.nc?.info?.max_payload ?? 1024 * 1024) - HEADER_ROOM;
+    this.warn(`cannot connect to NATS ${shownServers(this.options.settings.servers)}: ${failure.reason}; ${what}`);
   }
 
   private async pump(): Promise<void> {
@@ -258,17 +186,17 @@ export class NatsSink implements EventSink {
       if (Date.now() > this.deliverBy || this.unusable) return; // give up: close() logs the rest
       try {
         await this.ensureConnected();
-        await this.ensureStream();
-        await this.holdForPodStart((JSON.parse(this.queue.peek(1)[0]!) as Envelope).runId);
-        const batch = this.queue.peek(this.options.window ?? 64).map((item) => JSON.parse(item) as Envelope);
-        const acks = await Promise.allSettled(batch.map((envelope) => this.publish(envelope)));
+        const publisher = this.publisher!;
+        await publisher.ensureStream();
+        await this.holdForPodStart(publisher, this.queue.peek(1)[0]!.runId);
+        const batch = this.queue.peek(this.options.window ?? 64);
+        const acks = await Promise.allSettled(batch.map((q) => publisher.publish(q.envelope, this.fitted(q, publisher.maxPayload))));
         const firstFailure = acks.findIndex((a) => a.status === 'rejected');
         const delivered = firstFailure === -1 ? batch.length : firstFailure;
         this.queue.drop(delivered);
         this.stats.published += delivered;
         if (firstFailure !== -1) {
           this.stats.retried += batch.length - delivered;
-          this.streamReady = false; // the server may have restarted without our stream
           throw (acks[firstFailure] as PromiseRejectedResult).reason;
         }
         backoff = 100;
@@ -280,32 +208,24 @@ export class NatsSink implements EventSink {
     }
   }
 
-  private async holdForPodStart(runId: string): Promise<void> {
+  /** The payload cut to the server's max payload; the cut one replaces the queued one, so a retry does not cut again. */
+  private fitted(q: Queued, maxPayload: number): string {
+    const fitted = fitJsonText(q.payload, maxPayload);
+    if (fitted.truncated) {
+      this.stats.truncated += 1;
+      q.payload = fitted.json;
+    }
+    return q.payload;
+  }
+
+  private async holdForPodStart(publisher: RunPublisher, runId: string): Promise<void> {
     const wait = this.options.awaitPodStartMs;
     if (!wait || this.holdDone) return;
     const began = Date.now();
     this.holdUntil ??= began + wait;
-    let seen = false;
-    if (this.holdUntil > began) {
-      const consumer = await this.js!.consumers.get(STREAM_NAME, { filter_subjects: [eventSubject(runId, 'system')], deliver_policy: DeliverPolicy.All });
-      const messages = await consumer.consume();
-      this.options.onHolding?.();
-      const timer = setTimeout(() => void messages.stop(), this.holdUntil - began);
-      try {
-        for await (const m of messages) {
-          const event = m.json<{ stage?: string; status?: string }>();
-          if (event.stage === 'start_container' && (event.status === 'completed' || event.status === 'failed')) {
-            seen = true;
-            break;
-          }
-        }
-      } finally {
-        clearTimeout(timer);
-        await messages.close().catch(() => undefined);
-      }
-    }
+    const outcome = this.holdUntil > began ? await publisher.waitForPodStart(runId, this.holdUntil, this.options.onHolding) : 'timed_out';
     this.holdDone = true;
-    this.stats.podStart = seen ? 'seen' : 'timed_out';
+    this.stats.podStart = outcome;
     this.stats.heldMs += Date.now() - began;
   }
 
@@ -317,22 +237,5 @@ export class NatsSink implements EventSink {
         resolve();
       };
     });
-  }
-
-  private async publish(envelope: Envelope): Promise<void> {
-    const fitted = fitJson(JSON.parse(envelope.data), this.maxPayload());
-    if (fitted.truncated) this.stats.truncated += 1;
-    const h = natsHeaders();
-    h.set(HEADER.runId, envelope.runId);
-    h.set(HEADER.seq, String(envelope.seq));
-    h.set(HEADER.kind, envelope.kind);
-    h.set('ce-specversion', '1.0');
-    h.set('ce-id', envelope.msgId);
-    h.set('ce-source', 'urn:tcab:driver');
-    h.set('ce-type', envelope.kind === 'result' ? 'dev.tcab.run.result' : `dev.tcab.harness.event.${envelope.type}`);
-    h.set('ce-subject', envelope.runId);
-    h.set('ce-time', envelope.time);
-    h.set('content-type', 'application/json');
-    await this.js!.publish(envelope.subject, fitted.json, { msgID: envelope.msgId, headers: h, timeout: 2000 });
   }
 }

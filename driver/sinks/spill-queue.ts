@@ -1,13 +1,23 @@
-// A FIFO of serialized messages that stays bounded in memory: past `maxMemoryBytes` new items are appended to a
-// spill file and read back in order once the memory part drains. Order is preserved across both parts.
+// A FIFO that stays bounded in memory: past `maxMemoryBytes` new items are serialized (the codec) and appended to
+// a spill file, and read back in order once the memory part drains. Order is preserved across both parts. Items in
+// memory are kept as they are: an item is serialized only if it spills.
 // The spill file lives in a fresh private directory (mkdtemp, 0700) created on the first spill and is opened
 // with O_EXCL|O_NOFOLLOW: the driver runs as root and the spill parent is often a shared /tmp, where a guessable
 // file name would let anyone plant a symlink and have root truncate its target.
 import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
-export class SpillQueue {
-  private memory: string[] = [];
+/** How items are weighed in memory and written to / read from the spill file (one line each). */
+export interface SpillCodec<T> {
+  size(item: T): number;
+  encode(item: T): string;
+  decode(line: string): T;
+}
+
+const TEXT: SpillCodec<string> = { size: (item) => item.length, encode: (item) => item, decode: (line) => line };
+
+export class SpillQueue<T = string> {
+  private memory: T[] = [];
   private memoryBytes = 0;
   private spillFd: number | undefined;
   private spillWriteOffset = 0;
@@ -16,11 +26,13 @@ export class SpillQueue {
   private readonly spillParent: string;
   private spillDir: string | undefined;
   private readonly maxMemoryBytes: number;
+  private readonly codec: SpillCodec<T>;
 
   /** @param spillParent the directory the private spill directory is created in (e.g. os.tmpdir()). */
-  constructor(spillParent: string, maxMemoryBytes = 32 * 1024 * 1024) {
+  constructor(spillParent: string, maxMemoryBytes = 32 * 1024 * 1024, codec: SpillCodec<T> = TEXT as unknown as SpillCodec<T>) {
     this.spillParent = spillParent;
     this.maxMemoryBytes = maxMemoryBytes;
+    this.codec = codec;
   }
 
   /** The spill file's path once something was spilled (diagnostics and tests). */
@@ -37,23 +49,27 @@ export class SpillQueue {
     return this.memory.length + this.spilledCount;
   }
 
-  push(item: string): void {
-    if (item.includes('\n')) throw new Error('SpillQueue items must be single-line');
+  push(item: T): void {
+    // Text is checked at once (it may never spill, but it is a caller's mistake either way); the others when encoded.
+    if (typeof item === 'string' && item.includes('\n')) throw new Error('SpillQueue items must be single-line');
     // Once anything is on disk, everything after it goes to disk too, or order would break.
-    if (this.spilledCount === 0 && this.memoryBytes + item.length <= this.maxMemoryBytes) {
+    const size = this.codec.size(item);
+    if (this.spilledCount === 0 && this.memoryBytes + size <= this.maxMemoryBytes) {
       this.memory.push(item);
-      this.memoryBytes += item.length;
+      this.memoryBytes += size;
       return;
     }
+    const encoded = this.codec.encode(item);
+    if (encoded.includes('\n')) throw new Error('SpillQueue items must be single-line');
     this.spillFd ??= this.openSpill();
-    const line = Buffer.from(`${item}\n`);
+    const line = Buffer.from(`${encoded}\n`);
     writeSync(this.spillFd, line, 0, line.length, this.spillWriteOffset);
     this.spillWriteOffset += line.length;
     this.spilledCount += 1;
   }
 
   /** Up to `n` items from the head, without removing them. */
-  peek(n: number): string[] {
+  peek(n: number): T[] {
     if (this.memory.length < n && this.spilledCount > 0) this.refill(n - this.memory.length);
     return this.memory.slice(0, n);
   }
@@ -61,11 +77,11 @@ export class SpillQueue {
   /** Removes `n` items from the head (after they were delivered). */
   drop(n: number): void {
     const removed = this.memory.splice(0, n);
-    for (const item of removed) this.memoryBytes -= item.length;
+    for (const item of removed) this.memoryBytes -= this.codec.size(item);
   }
 
   /** Everything still queued, in order (for the give-up path). */
-  drain(): string[] {
+  drain(): T[] {
     const all = this.peek(Number.MAX_SAFE_INTEGER);
     this.drop(all.length);
     return all;
@@ -91,9 +107,9 @@ export class SpillQueue {
       let start = 0;
       let nl: number;
       while (want > 0 && (nl = pending.indexOf(0x0a, start)) !== -1) {
-        const item = pending.toString('utf8', start, nl);
+        const item = this.codec.decode(pending.toString('utf8', start, nl));
         this.memory.push(item);
-        this.memoryBytes += item.length;
+        this.memoryBytes += this.codec.size(item);
         this.spilledCount -= 1;
         want -= 1;
         start = nl + 1;

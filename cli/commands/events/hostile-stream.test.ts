@@ -12,8 +12,8 @@ import { headers as natsHeaders } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { NatsServer, freePort } from '../../../test/support/nats-server.ts';
-import { ensureRunStream } from '../../../shared/run-stream.ts';
-import { HEADER, eventSubject, resultSubject } from '../../../shared/subjects.ts';
+import { ensureRunStream } from '../../../nats/stream.ts';
+import { HEADER, eventSubject, resultSubject } from '../../../nats/envelope.ts';
 import type { RunResult } from '../../../shared/run.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');

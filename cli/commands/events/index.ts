@@ -4,9 +4,11 @@ import { Option } from 'commander';
 import { HARNESS_EVENT_TYPES } from '../../../shared/events.ts';
 import type { HarnessEventType } from '../../../shared/events.ts';
 import { parseRunId } from '../../../shared/run-id.ts';
-import { readRunStream } from '../../nats-reader.ts';
-import { shownServers } from '../../../shared/nats-credentials.ts';
-import type { StreamItem } from '../../nats-reader.ts';
+import { readRunStream } from '../../../nats/reader.ts';
+import type { StreamItem } from '../../../nats/reader.ts';
+import { checkServerUrls, shownServers } from '../../../nats/server-urls.ts';
+import { natsSettingsFromEnv } from '../../../nats/settings.ts';
+import type { NatsSettings } from '../../../nats/settings.ts';
 import { createEventWriter, outputDrained, resolveFormat } from '../../../shared/format/event-writer.ts';
 import { formatRunResult } from '../../../shared/format/run-result.ts';
 import { EXIT, InfrastructureError } from '../../../shared/exit-codes.ts';
@@ -21,6 +23,12 @@ interface FollowOptions {
 
 const natsOption = () => new Option('--nats <url>', 'NATS server (several: comma-separated)').env('TCAB_NATS_URL').default('nats://127.0.0.1:4222');
 const typeOption = () => new Option('--type <type>', 'only this event type').choices(HARNESS_EVENT_TYPES);
+
+/** `--nats` (or TCAB_NATS_URL) with the credentials of TCAB_NATS_*; a value that is not a URL is exit 2. */
+function settingsOf(nats: string): NatsSettings {
+  checkServerUrls(nats.split(',').map((s) => s.trim()), '--nats');
+  return natsSettingsFromEnv(process.env, nats, '--nats')!;
+}
 
 /** A message that is not a valid event: said on stderr (bounded), while stdout gets it as an `unknown` event. */
 function warnInvalid(item: Extract<StreamItem, { kind: 'invalid' }>): void {
@@ -52,7 +60,7 @@ export function registerEventsCommands(program: Command): void {
       process.once('SIGINT', () => abort.abort());
       let exitCode: number | undefined;
       try {
-        for await (const item of readRunStream({ servers: options.nats, runId, type: options.type, replay: true, untilResult: true, signal: abort.signal })) {
+        for await (const item of readRunStream({ settings: settingsOf(options.nats), runId, type: options.type, replay: true, untilResult: true, signal: abort.signal })) {
           if (item.kind === 'event') writer.event(item.event);
           else if (item.kind === 'result') {
             if (format === 'json') writer.line(JSON.stringify({ type: 'result', ...item.result }));
@@ -84,7 +92,7 @@ export function registerEventsCommands(program: Command): void {
     .action(async (options: FollowOptions) => {
       const abort = new AbortController();
       process.once('SIGINT', () => abort.abort());
-      for await (const item of readRunStream({ servers: options.nats, type: options.type, replay: false, untilResult: false, signal: abort.signal })) {
+      for await (const item of readRunStream({ settings: settingsOf(options.nats), type: options.type, replay: false, untilResult: false, signal: abort.signal })) {
         if (item.kind === 'event') process.stdout.write(`${JSON.stringify({ run_id: item.runId, seq: item.seq, ...item.event })}\n`);
         else if (item.kind === 'result') process.stdout.write(`${JSON.stringify({ type: 'result', ...item.result })}\n`);
         else {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NatsServer } from '../../../test/support/nats-server.ts';
 import { NatsSink } from '../../../driver/sinks/nats.ts';
+import { natsSettings } from '../../../nats/settings.ts';
 import type { RunResult } from '../../../shared/run.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -23,7 +24,7 @@ const result = (runId: string): RunResult => ({
 });
 
 async function publish(runId: string) {
-  const sink = new NatsSink({ servers: server.url, deliverBy: Date.now() + 30_000 });
+  const sink = new NatsSink({ settings: natsSettings(server.url), deliverBy: Date.now() + 30_000 });
   sink.event({ runId, seq: 1, event: { type: 'agent', timestamp: t, message: `hello from ${runId}` } });
   sink.event({ runId, seq: 2, event: { type: 'command', timestamp: t, command: 'ls', is_success: true } });
   sink.result(result(runId));

@@ -2,13 +2,15 @@
 // the result consumer and its followers on its own, and closing (the last step of the SIGTERM path) ends whether
 // or not the server still answers.
 import { afterEach, describe, expect, it } from 'vitest';
-import { readRunStream } from '../../cli/nats-reader.ts';
-import type { StreamItem } from '../../cli/nats-reader.ts';
-import { NatsSink } from '../../driver/sinks/nats.ts';
-import type { HarnessEvent } from '../../shared/events.ts';
-import type { RunResult } from '../../shared/run.ts';
-import { NatsServer } from '../../test/support/nats-server.ts';
-import { RunStream } from './run-stream.ts';
+import { connect } from '@nats-io/transport-node';
+import { readRunStream } from './reader.ts';
+import type { StreamItem } from './reader.ts';
+import { natsSettings } from './settings.ts';
+import { NatsSink } from '../driver/sinks/nats.ts';
+import type { HarnessEvent } from '../shared/events.ts';
+import type { RunResult } from '../shared/run.ts';
+import { NatsServer } from '../test/support/nats-server.ts';
+import { RunStream } from './result-consumer.ts';
 
 let nats: NatsServer | undefined;
 afterEach(async () => {
@@ -19,7 +21,7 @@ afterEach(async () => {
 describe('RunStream.close', () => {
   it('ends within its drain bound when the server stops answering with the results consumer open (a drain alone never ended)', async () => {
     nats = await NatsServer.start();
-    const stream = await RunStream.connect({ servers: [nats.url] });
+    const stream = await RunStream.connect(natsSettings(nats.url));
     await stream.consumeResults(() => undefined, () => undefined);
     nats.freeze();
     // Settles (and does not reject) once the bounded drain gave up and the connection was closed without it.
@@ -29,7 +31,7 @@ describe('RunStream.close', () => {
 
   it('drains normally when the server answers', async () => {
     nats = await NatsServer.start();
-    const stream = await RunStream.connect({ servers: [nats.url] });
+    const stream = await RunStream.connect(natsSettings(nats.url));
     await stream.consumeResults(() => undefined, () => undefined);
     await stream.publish('ns_r', [{ type: 'system', stage: 'pull_image', status: 'completed', message: 'pulled', timestamp: new Date().toISOString() } as never]);
     await expect(stream.close(5_000)).resolves.toBeUndefined();
@@ -46,7 +48,7 @@ const result = (runId: string, message: string, eventCount: number): RunResult =
 
 /** One driver run as a driver Pod publishes it (the sink with the Run's uid as its attempt). */
 async function driverRun(url: string, runId: string, attempt: string, texts: string[]): Promise<void> {
-  const sink = new NatsSink({ servers: url, deliverBy: Date.now() + 30_000, attempt });
+  const sink = new NatsSink({ settings: natsSettings(url), deliverBy: Date.now() + 30_000, attempt });
   texts.forEach((text, i) => sink.event({ runId, seq: i + 1, event: agent(text) }));
   sink.result(result(runId, `${attempt} done`, texts.length));
   await sink.close();
@@ -55,14 +57,14 @@ async function driverRun(url: string, runId: string, attempt: string, texts: str
 /** `tcab events follow <run id>`'s reader: replay from the first stored message to the result. */
 async function follow(url: string, runId: string): Promise<StreamItem[]> {
   const items: StreamItem[] = [];
-  for await (const item of readRunStream({ servers: url, runId, replay: true, untilResult: true })) items.push(item);
+  for await (const item of readRunStream({ settings: natsSettings(url), runId, replay: true, untilResult: true })) items.push(item);
   return items;
 }
 
 describe('a Run deleted and re-created under its name (same run id, new uid)', () => {
   it('its events and result are stored, not dropped as repeats of the old Run\'s (same sequence numbers), and once the old ones are forgotten its followers see only its own', async () => {
     nats = await NatsServer.start();
-    const stream = await RunStream.connect({ servers: [nats.url] });
+    const stream = await RunStream.connect(natsSettings(nats.url));
     const results: { runId: string; message: string }[] = [];
     let next: (() => void) | undefined;
     await stream.consumeResults((runId, r, ack) => {
@@ -87,6 +89,41 @@ describe('a Run deleted and re-created under its name (same run id, new uid)', (
 
     const followed = await follow(nats.url, runId);
     expect(followed.map((i) => (i.kind === 'event' ? (i.event as { message: string }).message : i.kind === 'result' ? i.result.message : i.kind))).toEqual(['new one', 'new two', 'uid-2 done']);
+    await stream.close();
+  });
+});
+
+describe('RunStream.connected (readiness)', () => {
+  it('is true while connected, false while the server is away (the client reconnecting), true again once it is back, false once closed', async () => {
+    nats = await NatsServer.start();
+    const stream = await RunStream.connect(natsSettings(nats.url));
+    expect(stream.connected()).toBe(true);
+    await nats.stop();
+    await expect.poll(() => stream.connected(), { timeout: 10_000 }).toBe(false);
+    await nats.resume();
+    await expect.poll(() => stream.connected(), { timeout: 20_000 }).toBe(true);
+    await stream.close();
+    expect(stream.connected()).toBe(false);
+  });
+});
+
+describe('RunStream.consumeResults', () => {
+  it('drops a result that is not JSON (terminated, logged with its run id) and goes on to the next one', async () => {
+    nats = await NatsServer.start();
+    const stream = await RunStream.connect(natsSettings(nats.url));
+    const logs: string[] = [];
+    const got = Promise.withResolvers<string>();
+    await stream.consumeResults((runId, r, ack) => {
+      ack();
+      got.resolve(`${runId}: ${r.message}`);
+    }, (m) => logs.push(m));
+    const nc = await connect({ servers: nats.url });
+    await nc.publish('tcab.run.bad-run.result', '{not json');
+    await nc.flush();
+    await driverRun(nats.url, 'good-run', 'uid-1', ['one']);
+    expect(await got.promise).toBe('good-run: uid-1 done');
+    expect(logs).toEqual(['result for bad-run is not a RunResult; dropped']);
+    await nc.close();
     await stream.close();
   });
 });

@@ -6,7 +6,7 @@ import { HarnessEvent } from '../shared/events.ts';
 import type { EventOf } from '../shared/events.ts';
 import { RunResult } from '../shared/run.ts';
 import { formatIssues } from '../shared/zod-issues.ts';
-import { HEADER } from '../shared/subjects.ts';
+import { HEADER } from './envelope.ts';
 import { MAX_MESSAGE_DEPTH, jsonTextNestsDeeperThan } from '../shared/json-depth.ts';
 
 /** Deeper JSON is refused before JSON.parse, zod or JSON.stringify see it (shared/json-depth.ts). */

@@ -1,23 +1,22 @@
 // Reads a run's events back from JetStream with an ordered consumer: replay from the first event, then live.
 // Used by `tcab events follow` (one run, stops at the result) and `tcab events tail` (all runs, live).
 // Each message is decoded alone (stream-message.ts): a hostile one costs that message, never the stream.
-import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { HarnessEventType } from '../shared/events.ts';
-import { InvalidInputError } from '../shared/errors.ts';
-import { ensureRunStream } from '../shared/run-stream.ts';
-import { ALL_RUNS_SUBJECT, STREAM_NAME, eventSubject, eventTypeSubject, resultSubject, runSubjects } from '../shared/subjects.ts';
 import { InfrastructureError } from '../shared/exit-codes.ts';
-import { shownServers, withoutCredentials } from '../shared/nats-credentials.ts';
+import { ALL_RUNS_SUBJECT, eventSubject, eventTypeSubject, resultSubject, runSubjects } from './envelope.ts';
+import { STREAM_NAME, ensureRunStream } from './stream.ts';
+import { connectNats } from './settings.ts';
+import type { NatsSettings } from './settings.ts';
+import { reasonOf, shownServers } from './server-urls.ts';
 import { decodeStreamMessage } from './stream-message.ts';
 import type { StreamItem } from './stream-message.ts';
 
 export type { StreamItem } from './stream-message.ts';
 
 export interface ReadOptions {
-  /** One URL, or several separated by commas (a cluster's seeds). */
-  servers: string;
+  settings: NatsSettings;
   /** One run (already checked against shared/run-id.ts); omitted = all runs. */
   runId?: string;
   type?: HarnessEventType;
@@ -26,31 +25,7 @@ export interface ReadOptions {
   /** Stop after the run's result (follow). */
   untilResult: boolean;
   signal?: AbortSignal;
-  user?: string;
-  pass?: string;
-  token?: string;
   now?: () => Date;
-}
-
-/** The server list as the client takes it; a value that is not a URL is the caller's mistake (exit 2). */
-export function parseServers(servers: string): string[] {
-  const list = servers.split(',').map((s) => s.trim());
-  for (const server of list) {
-    let url: URL | undefined;
-    try {
-      url = new URL(server.includes('://') ? server : `nats://${server}`);
-    } catch {
-      url = undefined;
-    }
-    if (!url?.hostname) throw new InvalidInputError('--nats', `"${withoutCredentials(server)}" is not a NATS server URL (e.g. nats://127.0.0.1:4222)`);
-  }
-  return list;
-}
-
-function reasonOf(error: unknown): string {
-  const e = error as Error & { cause?: unknown };
-  const cause = e.cause instanceof Error && e.cause.message !== e.message ? ` (${e.cause.message})` : '';
-  return `${e.message}${cause}`;
 }
 
 function filterSubjects(options: ReadOptions): string[] {
@@ -61,11 +36,10 @@ function filterSubjects(options: ReadOptions): string[] {
 }
 
 export async function* readRunStream(options: ReadOptions): AsyncGenerator<StreamItem> {
-  const servers = parseServers(options.servers);
-  const where = `NATS at ${shownServers(options.servers)}`;
+  const where = `NATS at ${shownServers(options.settings.servers)}`;
   let nc: NatsConnection;
   try {
-    nc = await connect({ servers, user: options.user, pass: options.pass, token: options.token, name: 'tcab-events' });
+    nc = await connectNats(options.settings, { name: 'tcab-events' });
   } catch (error) {
     throw new InfrastructureError(`cannot connect to ${where}: ${reasonOf(error)}`, { cause: error });
   }

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HarnessEvent } from '../shared/events.ts';
-import { HEADER } from '../shared/subjects.ts';
+import { HEADER } from './envelope.ts';
 import { MAX_JSON_DEPTH, MAX_RAW_CHARS, MAX_REASON_CHARS, MAX_SUBJECT_CHARS, decodeStreamMessage } from './stream-message.ts';
 import { jsonTextNestsDeeperThan as jsonNestsDeeperThan } from '../shared/json-depth.ts';
 import type { StreamItem, StreamMessage } from './stream-message.ts';

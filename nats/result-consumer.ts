@@ -1,0 +1,126 @@
+// The dispatcher's NATS side: it relays the cluster's system events (pull_image, start_container, teardown) into
+// the run's subjects, forgets an earlier Run's messages, and, while leader, consumes the drivers' result messages
+// through a durable JetStream consumer, acknowledging each only after the Run status is written, so a restarted
+// dispatcher resumes there.
+import type { NatsConnection } from '@nats-io/transport-node';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { ConsumerMessages } from '@nats-io/jetstream';
+import type { HarnessEvent } from '../shared/events.ts';
+import { RunResult } from '../shared/run.ts';
+import { ALL_RESULTS_SUBJECT, clusterEventEnvelope, parseSubject, runSubjects } from './envelope.ts';
+import { STREAM_NAME, ensureRunStream } from './stream.ts';
+import { connectNats } from './settings.ts';
+import type { NatsSettings } from './settings.ts';
+import { messageHeaders } from './publisher.ts';
+
+export const RESULTS_CONSUMER = 'tcab-dispatcher-results';
+
+/** 'done', 'failed' or, after `ms`, 'timeout'; never rejects (a step of a shutdown must end). */
+async function within(work: () => Promise<unknown>, ms: number): Promise<'done' | 'failed' | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(resolve, ms, 'timeout')));
+  try {
+    return await Promise.race([work().then(() => 'done' as const, () => 'failed' as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function jsonOf(data: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(data)) as unknown;
+  } catch {
+    return undefined; // not JSON: not a RunResult either
+  }
+}
+
+export class RunStream {
+  private consuming: ConsumerMessages | undefined;
+  private readonly nc: NatsConnection;
+  /** Between a disconnect and the reconnect that ends it (the client retries forever: nats/settings.ts). */
+  private reconnecting = false;
+
+  private constructor(nc: NatsConnection) {
+    this.nc = nc;
+    void this.watchStatus();
+  }
+
+  static async connect(settings: NatsSettings): Promise<RunStream> {
+    const nc = await connectNats(settings, { name: 'tcab-dispatcher' });
+    await ensureRunStream(await jetstreamManager(nc));
+    return new RunStream(nc);
+  }
+
+  /** Whether the connection is up now (readiness): false while reconnecting and once closed. */
+  connected(): boolean {
+    return !this.nc.isClosed() && !this.reconnecting;
+  }
+
+  private async watchStatus(): Promise<void> {
+    // Made once connected; the status iterator reports every later disconnect and reconnect, and ends at close.
+    for await (const s of this.nc.status()) {
+      if (s.type === 'disconnect' || s.type === 'reconnecting') this.reconnecting = true;
+      else if (s.type === 'reconnect') this.reconnecting = false;
+    }
+  }
+
+  async publish(runId: string, events: HarnessEvent[]): Promise<void> {
+    const js = jetstream(this.nc);
+    for (const event of events) {
+      const envelope = clusterEventEnvelope(runId, event);
+      await js.publish(envelope.subject, JSON.stringify(event), { msgID: envelope.msgId, headers: messageHeaders(envelope) });
+    }
+  }
+
+  /**
+   * Removes what the stream holds for a run id (every subject of `tcab.run.<id>.>`): called before a Run's driver
+   * Pod is made, when the id's messages can only be an earlier Run's of the same name.
+   */
+  async forget(runId: string): Promise<void> {
+    const jsm = await jetstreamManager(this.nc);
+    await jsm.streams.purge(STREAM_NAME, { filter: runSubjects(runId) });
+  }
+
+  /** Starts delivering driver results (leader only). A malformed result is terminated, never retried forever. */
+  async consumeResults(onResult: (runId: string, result: RunResult, ack: () => void) => void, log: (m: string) => void): Promise<void> {
+    if (this.consuming) return;
+    const jsm = await jetstreamManager(this.nc);
+    await jsm.consumers.add(STREAM_NAME, { durable_name: RESULTS_CONSUMER, filter_subject: ALL_RESULTS_SUBJECT, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ack_wait: 60 * 1_000_000_000 }).catch(() => undefined);
+    const consumer = await jetstream(this.nc).consumers.get(STREAM_NAME, RESULTS_CONSUMER);
+    const messages = await consumer.consume();
+    this.consuming = messages;
+    void (async () => {
+      for await (const m of messages) {
+        const subject = parseSubject(m.subject);
+        if (subject?.kind !== 'result') {
+          log(`message on ${m.subject.slice(0, 256)} is not a run's result subject; dropped`);
+          m.term();
+          continue;
+        }
+        const parsed = RunResult.safeParse(jsonOf(m.data));
+        if (!parsed.success) {
+          log(`result for ${subject.runId} is not a RunResult; dropped`);
+          m.term();
+          continue;
+        }
+        onResult(subject.runId, parsed.data, () => m.ack());
+      }
+    })();
+  }
+
+  async stopConsuming(): Promise<void> {
+    await this.consuming?.close();
+    this.consuming = undefined;
+  }
+
+  /**
+   * Drains (flushing acks of results whose status is written), within `drainMs`. A drain waits for the server's
+   * answer, and a server that went away without closing the connection (the bundled NATS deleted by the same
+   * `helm uninstall`, a partition) never gives one: the drain then hung until the kubelet's SIGKILL. Past the bound
+   * the connection is closed without it; unacked results are redelivered to the next leader.
+   */
+  async close(drainMs = 2000): Promise<void> {
+    await within(() => this.stopConsuming(), drainMs);
+    if ((await within(() => this.nc.drain(), drainMs)) !== 'done' && !this.nc.isClosed()) await this.nc.close();
+  }
+}

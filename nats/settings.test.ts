@@ -1,0 +1,69 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../shared/errors.ts';
+import { connectionOptions, natsSecrets, natsSettings, natsSettingsFromEnv } from './settings.ts';
+
+describe('NATS settings from the environment', () => {
+  it('no TCAB_NATS_URL (or an empty one): no NATS', () => {
+    expect(natsSettingsFromEnv({})).toBeUndefined();
+    expect(natsSettingsFromEnv({ TCAB_NATS_URL: '' })).toBeUndefined();
+  });
+
+  it('reads the comma list and every credential; an empty variable counts as unset (an optional Secret key)', () => {
+    expect(natsSettingsFromEnv({ TCAB_NATS_URL: 'nats://a:4222, nats://b:4222', TCAB_NATS_USER: 'tcab', TCAB_NATS_PASSWORD: 'sk-fake-pw', TCAB_NATS_TOKEN: '', TCAB_NATS_CREDS: '/var/run/tcab/nats/user.creds', TCAB_NATS_CA: '/etc/tcab/ca.pem' })).toEqual({
+      servers: ['nats://a:4222', 'nats://b:4222'],
+      user: 'tcab',
+      pass: 'sk-fake-pw',
+      credsFile: '/var/run/tcab/nats/user.creds',
+      caFile: '/etc/tcab/ca.pem',
+    });
+  });
+
+  it('a flag replaces TCAB_NATS_URL and keeps the credentials of the environment', () => {
+    expect(natsSettingsFromEnv({ TCAB_NATS_URL: 'nats://env:4222', TCAB_NATS_TOKEN: 'tok-fake' }, 'nats://flag:4222', '--nats')).toEqual({ servers: ['nats://flag:4222'], token: 'tok-fake' });
+  });
+
+  it.each([
+    [{ TCAB_NATS_URL: 'nats://a:4222,,nats://b:4222' }, 'TCAB_NATS_URL', /empty server URL/],
+    [{ TCAB_NATS_URL: ' , ' }, 'TCAB_NATS_URL', /empty server URL/],
+  ])('a bad value names its variable: %j', (env, variable, message) => {
+    const thrown = (() => {
+      try {
+        natsSettingsFromEnv(env);
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(thrown).toBeInstanceOf(InvalidInputError);
+    expect((thrown as InvalidInputError).field).toBe(variable);
+    expect((thrown as Error).message).toMatch(message);
+  });
+
+  it('a bad flag value names the flag', () => {
+    expect(() => natsSettingsFromEnv({}, ',', '--nats')).toThrow(/^--nats: /);
+  });
+
+  it('secrets: the password, the token and what URLs carry, never the user name', () => {
+    expect(natsSecrets(natsSettings(['nats://u:sk-fake-url-pw@h:1'], { user: 'tcab', pass: 'sk-fake-pw', token: 'tok-fake' }))).toEqual(['sk-fake-pw', 'tok-fake', 'sk-fake-url-pw']);
+  });
+});
+
+describe('one connect policy', () => {
+  it('reconnects forever every 250 ms once connected, gives up a silent handshake in 2 s, names the client', () => {
+    const options = connectionOptions(natsSettings('nats://127.0.0.1:4222'), { name: 'tcab-driver' });
+    expect(options).toMatchObject({ servers: ['nats://127.0.0.1:4222'], name: 'tcab-driver', maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 2000 });
+    expect(options.authenticator).toBeUndefined();
+    expect(options.tls).toBeUndefined();
+  });
+
+  it('a .creds file becomes an authenticator that reads the file at each (re)connect; a CA file asks for TLS with it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tcab-nats-settings-'));
+    const creds = join(dir, 'user.creds');
+    writeFileSync(creds, 'not yet a creds file');
+    const options = connectionOptions(natsSettings('tls://127.0.0.1:4222', { credsFile: creds, caFile: join(dir, 'ca.pem') }), { name: 'tcab-events' });
+    expect(options.tls).toEqual({ caFile: join(dir, 'ca.pem') });
+    expect(typeof options.authenticator).toBe('function');
+  });
+});
