@@ -4,9 +4,7 @@ import { RunSpec } from '../shared/run.ts';
 import { RunStatus } from '../shared/run-status.ts';
 import { HarnessConfigSpec } from '../shared/harness-config.ts';
 import { structuralSchema } from '../shared/crd.ts';
-
-export const GROUP = 'tcab.dev';
-export const VERSION = 'v1alpha1';
+import { GROUP, VERSION } from '../shared/api-group.ts';
 
 /** Every object's own fields, worded as Kubernetes' built-in types word them, so `kubectl explain` documents them too. */
 const OBJECT_FIELDS = {

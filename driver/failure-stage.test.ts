@@ -11,6 +11,7 @@ import type { ScriptedHarness } from '../test/support/scripted-harness.ts';
 import { executeRun } from './run.ts';
 import { resolveRunUser } from './run-user.ts';
 import { MemorySink } from './sinks/sink.ts';
+import { jsonLines } from '../test/support/log-lines.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 let base: string;
@@ -70,7 +71,8 @@ describe('tcab-driver refuses invalid input before doing anything (exit 2)', () 
     expect(code).toBe(2);
     const known = listHarnesses().map((h) => h.manifest.slug).join(', ');
     expect(known).toMatch(/\bgg\b/);
-    expect(stderr).toBe(`tcab-driver: run spec: harness: "nope" is not a harness (known: ${known})\n`);
+    // One pino line on stderr (stdout is the event stream): the run id was valid, so it is bound.
+    expect(jsonLines(stderr)).toEqual([expect.objectContaining({ level: 'error', component: 'tcab-driver', runId: 'unknown-harness', variable: 'run spec', msg: `run spec: harness: "nope" is not a harness (known: ${known})` })]);
     expect(stdout).toBe('');
     expect(existsSync(runRoot)).toBe(false);
   });
@@ -78,14 +80,16 @@ describe('tcab-driver refuses invalid input before doing anything (exit 2)', () 
   it('finding 11: an invalid setting outside the spec (TCAB_RUN_UID) is a usage error naming it, not exit 1 (harness failed)', async () => {
     const { code, stderr } = await driver({ TCAB_RUN_ID: 'bad-uid', TCAB_RUN_ROOT: join(base, 'driver-uid'), TCAB_RUN_UID: 'abc', TCAB_RUN_SPEC: JSON.stringify({ harness: 'claude', model: 'm', prompt: 'x' }) });
     expect(code).toBe(2);
-    expect(stderr).toBe('tcab-driver: TCAB_RUN_UID: must be a positive integer uid/gid (not root), got "abc"\n');
+    expect(jsonLines(stderr)).toEqual([expect.objectContaining({ level: 'error', component: 'tcab-driver', runId: 'bad-uid', variable: 'TCAB_RUN_UID', msg: 'TCAB_RUN_UID: must be a positive integer uid/gid (not root), got "abc"' })]);
   });
 
   it('a run attempt that is not a header-safe id (a newline in TCAB_RUN_ATTEMPT) is a usage error naming it', async () => {
     const runRoot = join(base, 'driver-attempt');
     const { code, stderr } = await driver({ TCAB_RUN_ID: 'bad-attempt', TCAB_RUN_ROOT: runRoot, TCAB_RUN_ATTEMPT: 'uid\r\nNats-Msg-Id: forged', TCAB_RUN_SPEC: JSON.stringify({ harness: 'claude', model: 'm', prompt: 'x' }) });
     expect(code).toBe(2);
-    expect(stderr).toBe('tcab-driver: TCAB_RUN_ATTEMPT: "uid\\r\\nNats-Msg-Id: forged" is not a run attempt: an attempt is 1-200 characters of letters, digits, "-" and "_", starting with a letter or digit\n');
+    const lines = jsonLines(stderr);
+    expect(lines).toEqual([expect.objectContaining({ level: 'error', component: 'tcab-driver', runId: 'bad-attempt', variable: 'TCAB_RUN_ATTEMPT', msg: 'TCAB_RUN_ATTEMPT: "uid\\r\\nNats-Msg-Id: forged" is not a run attempt: an attempt is 1-200 characters of letters, digits, "-" and "_", starting with a letter or digit' })]);
+    expect(stderr.split('\n')).toHaveLength(2); // one line: the CR LF stays escaped inside the JSON string
     expect(existsSync(runRoot)).toBe(false);
   });
 
@@ -94,6 +98,6 @@ describe('tcab-driver refuses invalid input before doing anything (exit 2)', () 
     const { code, stderr } = await driver({ TCAB_RUN_ID: 'nul-spec', TCAB_RUN_ROOT: join(base, 'driver-nul'), TCAB_RUN_SPEC: JSON.stringify(spec) });
     expect(code).toBe(2);
     const nul = 'must not contain a NUL character (\\0): it cannot be passed to a process';
-    expect(stderr).toBe(`tcab-driver: run spec: model: ${nul}; testCase.init: ${nul}; continuePrompt: ${nul}\n`);
+    expect(jsonLines(stderr)).toEqual([expect.objectContaining({ level: 'error', component: 'tcab-driver', runId: 'nul-spec', variable: 'run spec', msg: `run spec: model: ${nul}; testCase.init: ${nul}; continuePrompt: ${nul}` })]);
   });
 });

@@ -11,6 +11,7 @@ import { findLeftovers, killLeftovers, processRunning } from './leftovers.ts';
 import { executeRun } from './run.ts';
 import type { DriverOptions } from './run.ts';
 import { DEFAULT_KILL_GRACE_MS } from './process.ts';
+import { logLinesOf } from '../test/support/log-lines.ts';
 import { resolveRunUser } from './run-user.ts';
 import type { EventSink, SequencedEvent } from './sinks/sink.ts';
 import { RunSpec } from '../shared/run.ts';
@@ -243,17 +244,20 @@ process.exitCode = result.outcome === 'succeeded' ? 0 : 1;
       driver.stderr.setEncoding('utf8').on('data', (text: string) => (output.stderr += text));
       const exited = new Promise<{ code: number | null; elapsedMs: number }>((resolve) => driver.on('exit', (code) => resolve({ code, elapsedMs: Date.now() - began })));
       const done = exited.finally(() => stub.close());
-      return { output, exited: done, running: () => driver.exitCode === null && driver.signalCode === null, kill: () => driver.kill('SIGKILL') };
+      return { runId, output, exited: done, running: () => driver.exitCode === null && driver.signalCode === null, kill: () => driver.kill('SIGKILL') };
     }
 
     const ndjson = (text: string) => text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    /** The driver's own warning lines (pino JSON on stderr), bound to its run and harness. */
+    const warned = (driver: { runId: string; output: { stderr: string } }, text: string) =>
+      expect(logLinesOf('tcab-driver', driver.output.stderr)).toContainEqual(expect.objectContaining({ level: 'warn', runId: driver.runId, harness: 'gg', msg: expect.stringContaining(text) }));
 
     it('a malformed URL is named (without its password) with the parse error, the run succeeds and its events are dumped as NDJSON at once', async () => {
       const driver = await driverWithNats(`nats://tcab:${password}@[bad-host`, 120);
       try {
         const { code, elapsedMs } = await driver.exited;
         expect(code).toBe(0);
-        expect(driver.output.stderr).toContain('tcab-driver: warning: cannot connect to NATS nats://[bad-host: malformed URL (Invalid URL); nothing will be published');
+        warned(driver, 'cannot connect to NATS nats://[bad-host: malformed URL (Invalid URL); nothing will be published');
         expect(elapsedMs).toBeLessThan(60_000); // far from the 120 s deadline: nothing waits for a URL that cannot work
         const lines = ndjson(driver.output.stdout);
         const events = lines.filter((l) => l.undelivered === undefined);
@@ -269,7 +273,7 @@ process.exitCode = result.outcome === 'succeeded' ? 0 : 1;
     it('an unreachable server is named with the reason while the run is still going; undelivered messages are dumped after the deadline', async () => {
       const driver = await driverWithNats(`nats://tcab:${password}@127.0.0.1:1`, 12);
       try {
-        await vi.waitFor(() => expect(driver.output.stderr).toContain('tcab-driver: warning: cannot connect to NATS nats://127.0.0.1:1: connection refused; the run goes on'), { timeout: 6000, interval: 20 });
+        await vi.waitFor(() => warned(driver, 'cannot connect to NATS nats://127.0.0.1:1: connection refused; the run goes on'), { timeout: 6000, interval: 20 });
         expect(driver.running()).toBe(true);
         const { code } = await driver.exited;
         expect(code).toBe(0);

@@ -2,38 +2,31 @@
 // environment; every event goes to NATS and, as NDJSON, to stdout (the pod log). Exit code = outcome. It holds
 // no Kubernetes credentials and reads no Secret data it was not handed.
 import { readFileSync } from 'node:fs';
-import { RunSpec } from '../shared/run.ts';
-import type { RunSpec as RunSpecType } from '../shared/run.ts';
+import type { RunSpec } from '../shared/run.ts';
 import { InvalidInputError } from '../shared/errors.ts';
 import { listHarnesses } from '../harnesses/registry.ts';
-import { formatIssues } from '../shared/zod-issues.ts';
 import { EXIT, exitCodeFor } from '../shared/exit-codes.ts';
 import { executeRun } from './run.ts';
-import { resolveRunUser } from './run-user.ts';
+import { runUserFor } from './run-user.ts';
 import { OUTCOME_EXIT } from '../shared/outcome-exit.ts';
 import { TerminalSink } from './sinks/terminal.ts';
 import { NatsSink } from './sinks/nats.ts';
-import { serverCredentials } from './sinks/nats-target.ts';
+import { natsSecrets as secretsOf, natsSettingsFromEnv } from '../nats/settings.ts';
 import type { EventSink } from './sinks/sink.ts';
 import { newRunId } from './run-id.ts';
-import { parseRunAttempt, parseRunId } from '../shared/run-id.ts';
+import { parseDriverEnv, parseDriverEnvFields, parseRunSpecText } from '../shared/driver-env.ts';
+import type { DriverSettings } from '../shared/driver-env.ts';
+import { createLogger } from '../shared/log.ts';
+import type { Logger, LoggerOptions } from '../shared/log.ts';
 
-export const DEFAULT_CREDENTIALS_DIR = '/var/run/tcab/credentials';
+/** The driver's own log lines (pino JSON on stderr: stdout is the event stream). Tests pass a destination. */
+export type DriverLogOptions = Pick<LoggerOptions, 'destination'>;
 
-export function specFromEnvironment(env: Readonly<Record<string, string | undefined>>): RunSpecType {
-  const file = env.TCAB_RUN_SPEC_FILE;
-  const text = file ? readFileSync(file, 'utf8') : env.TCAB_RUN_SPEC;
-  if (!text) throw new InvalidInputError('TCAB_RUN_SPEC', 'set TCAB_RUN_SPEC (JSON) or TCAB_RUN_SPEC_FILE');
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (cause) {
-    throw new InvalidInputError(file ? 'TCAB_RUN_SPEC_FILE' : 'TCAB_RUN_SPEC', `not valid JSON: ${(cause as Error).message}`, { cause });
-  }
-  const parsed = RunSpec.safeParse(json);
-  if (!parsed.success) throw new InvalidInputError('run spec', formatIssues(parsed.error));
-  checkHarnessExists(parsed.data.harness);
-  return parsed.data;
+/** The spec the environment names: TCAB_RUN_SPEC, or the file TCAB_RUN_SPEC_FILE holds (the schema saw one is set). */
+export function specFromSettings(settings: Pick<DriverSettings, 'TCAB_RUN_SPEC' | 'TCAB_RUN_SPEC_FILE'>): RunSpec {
+  const spec = settings.TCAB_RUN_SPEC ?? parseRunSpecText(readFileSync(settings.TCAB_RUN_SPEC_FILE!, 'utf8'), 'TCAB_RUN_SPEC_FILE');
+  checkHarnessExists(spec.harness);
+  return spec;
 }
 
 /** An unknown harness is an invalid spec (exit 2), found before anything is installed or any credential read. */
@@ -42,43 +35,60 @@ export function checkHarnessExists(slug: string, root?: string): void {
   if (!known.includes(slug)) throw new InvalidInputError('run spec', `harness: "${slug}" is not a harness (known: ${known.join(', ')})`);
 }
 
-export async function driverMain(env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let spec: RunSpecType;
+/** `{ runId }` when TCAB_RUN_ID alone is set and valid: a line about another bad setting still says whose it is. */
+function runIdIfValid(env: NodeJS.ProcessEnv): Record<string, string> {
   try {
-    spec = specFromEnvironment(env);
+    const { TCAB_RUN_ID } = parseDriverEnvFields(env, ['TCAB_RUN_ID']);
+    return TCAB_RUN_ID === undefined ? {} : { runId: TCAB_RUN_ID };
+  } catch {
+    return {};
+  }
+}
+
+/** The settings and spec, or a usage error logged (naming the variable or spec field) and exit 2. */
+function readSetup(env: NodeJS.ProcessEnv, log: DriverLogOptions): { settings: DriverSettings; spec: RunSpec; logger: Logger } | number {
+  let settings: DriverSettings;
+  try {
+    settings = parseDriverEnv(env);
   } catch (error) {
-    process.stderr.write(`tcab-driver: ${(error as Error).message}\n`);
+    // The level may be what failed to parse, so this line uses the default; the run id is bound if it was valid.
+    createLogger({ component: 'tcab-driver', bindings: runIdIfValid(env), ...log }).error({ variable: (error as InvalidInputError).field }, (error as Error).message);
     return EXIT.usage;
   }
-  let runId: string;
+  // Set (even empty) means the caller chose it (the schema checked its grammar); unset means a fresh one.
+  const runId = settings.TCAB_RUN_ID ?? newRunId();
+  const bound = (harness?: string) => createLogger({ component: 'tcab-driver', level: settings.TCAB_LOG_LEVEL, bindings: { runId, ...(harness ? { harness } : {}) }, ...log });
   try {
-    // Set (even empty) means the caller chose it: it must follow the grammar; unset means a fresh one.
-    runId = env.TCAB_RUN_ID === undefined ? newRunId() : parseRunId(env.TCAB_RUN_ID, 'TCAB_RUN_ID');
-    // Checked before anything runs, like the run id: it only matters once NATS is configured, but a bad one is a
-    // bad setting either way.
-    if (env.TCAB_RUN_ATTEMPT) parseRunAttempt(env.TCAB_RUN_ATTEMPT, 'TCAB_RUN_ATTEMPT');
+    const spec = specFromSettings(settings);
+    return { settings: { ...settings, TCAB_RUN_ID: runId }, spec, logger: bound(spec.harness) };
   } catch (error) {
-    process.stderr.write(`tcab-driver: ${(error as Error).message}\n`);
+    bound().error({ variable: (error as InvalidInputError).field }, (error as Error).message);
     return EXIT.usage;
   }
+}
+
+export async function driverMain(env: NodeJS.ProcessEnv = process.env, log: DriverLogOptions = {}): Promise<number> {
+  const setup = readSetup(env, log);
+  if (typeof setup === 'number') return setup;
+  const { settings, spec, logger } = setup;
+  const runId = settings.TCAB_RUN_ID!;
   const abort = new AbortController();
   process.once('SIGTERM', () => abort.abort());
-  const sinks: EventSink[] = [new TerminalSink(process.stdout, { format: 'json', resultFile: env.TCAB_RESULT_FILE || undefined })];
+  const sinks: EventSink[] = [new TerminalSink(process.stdout, { format: 'json', resultFile: settings.TCAB_RESULT_FILE })];
+  // TCAB_NATS_* (nats/settings.ts); unset TCAB_NATS_URL: no NATS. A bad value is exit 2 naming the variable.
+  const nats = natsSettingsFromEnv(env);
   // Credentials may also sit in the URL (nats://user:password@host): they are scrubbed like the others.
-  const natsSecrets = [env.TCAB_NATS_PASSWORD, env.TCAB_NATS_TOKEN, ...serverCredentials(env.TCAB_NATS_URL?.split(',') ?? [])].filter((s): s is string => Boolean(s));
-  if (env.TCAB_NATS_URL) {
+  const natsSecrets = nats ? secretsOf(nats) : [];
+  if (nats) {
     sinks.push(
       new NatsSink({
-        servers: env.TCAB_NATS_URL.split(','),
-        user: env.TCAB_NATS_USER || undefined,
-        pass: env.TCAB_NATS_PASSWORD || undefined,
-        token: env.TCAB_NATS_TOKEN || undefined,
+        settings: nats,
         deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000,
         // Set by the dispatcher in driver Pods (the Run's uid): a re-created Run of the same name is another attempt.
-        attempt: env.TCAB_RUN_ATTEMPT || undefined, // checked by parseRunAttempt above
+        attempt: settings.TCAB_RUN_ATTEMPT,
         // Set by the dispatcher in driver Pods: its pull_image/start_container events go first on the stream.
-        awaitPodStartMs: Number(env.TCAB_AWAIT_POD_START_SECONDS || 0) * 1000 || undefined,
-        warn: (message) => process.stderr.write(`tcab-driver: warning: ${message}\n`),
+        awaitPodStartMs: settings.TCAB_AWAIT_POD_START_SECONDS * 1000 || undefined,
+        warn: (message) => logger.warn(message),
         // SIGTERM: what NATS cannot take within a few seconds goes to the pod log before the Pod is killed.
         signal: abort.signal,
       }),
@@ -88,8 +98,9 @@ export async function driverMain(env: NodeJS.ProcessEnv = process.env): Promise<
     runId,
     env,
     sinks,
-    user: resolveRunUser(env, process.getuid?.() ?? 1000),
-    credentialSource: { kind: 'mounted', dir: env.TCAB_CREDENTIALS_DIR || DEFAULT_CREDENTIALS_DIR },
+    settings,
+    user: runUserFor(settings, process.getuid?.() ?? 1000),
+    credentialSource: { kind: 'mounted', dir: settings.TCAB_CREDENTIALS_DIR },
     signal: abort.signal,
     secrets: natsSecrets,
   });
@@ -100,8 +111,8 @@ if (import.meta.main) {
   try {
     process.exitCode = await driverMain();
   } catch (error) {
-    // A setting that is wrong (TCAB_RUN_UID, ...) or a driver fault: never exit 1, which says the harness failed.
-    process.stderr.write(`tcab-driver: ${(error as Error).message}\n`);
+    // A driver fault: never exit 1, which says the harness failed.
+    createLogger({ component: 'tcab-driver' }).error({ err: error }, (error as Error).message);
     process.exitCode = exitCodeFor(error);
   }
 }

@@ -8,8 +8,8 @@
 // `<base>/runs/<id>` and never follows a symlink inside it (confined-fs.ts).
 import { chmod, chown, lchown, lstat, mkdir, realpath, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { isRunId, parseRunId } from '../shared/run-id.ts';
+import { parseDriverEnvFields } from '../shared/driver-env.ts';
 import type { RunUser } from './process.ts';
 import { removeConfinedTree } from './confined-fs.ts';
 
@@ -25,8 +25,9 @@ export interface RunDirs {
   npmCache: string;
 }
 
+/** TCAB_RUN_ROOT from an environment (default `$TMPDIR/tcab`), decoded by the driver env schema. */
 export function defaultRunBase(env: Readonly<Record<string, string | undefined>>): string {
-  return env.TCAB_RUN_ROOT || join(tmpdir(), 'tcab');
+  return parseDriverEnvFields(env, ['TCAB_RUN_ROOT']).TCAB_RUN_ROOT;
 }
 
 /** Hands a directory the driver just made to the run user (lchown: the name itself, never a link's target). */

@@ -18,7 +18,9 @@ import { loadCatalog } from '../shared/catalog/load.ts';
 import { SecretScrubber } from './scrub.ts';
 import { childBaseEnv, proxySecrets } from './child-env.ts';
 import { writeHomeFiles } from './home-files.ts';
-import { createRunDirs, defaultRunBase } from './run-dirs.ts';
+import { createRunDirs } from './run-dirs.ts';
+import { baseUrlFor, parseRunSettings } from '../shared/driver-env.ts';
+import type { RunSettings } from '../shared/driver-env.ts';
 import { localTestCaseProblem } from './test-case.ts';
 import { parseRunId } from '../shared/run-id.ts';
 import type { RunUser } from './process.ts';
@@ -32,12 +34,15 @@ import { teardown } from './stages/teardown.ts';
 import type { EventSink } from './sinks/sink.ts';
 import type { Timers } from './stages/stderr-flush.ts';
 
-export const DEFAULT_NPM_REGISTRY = 'https://registry.npmjs.org/';
-
 export interface DriverOptions {
   runId: string;
-  /** The environment auth is resolved from (host env on a workstation, pod env in a Pod). */
+  /**
+   * The environment auth is resolved from (host env on a workstation, pod env in a Pod): API keys, auth modes, the
+   * network variables children inherit. The driver's own settings are not read from it but from `settings`.
+   */
   env: Readonly<Record<string, string | undefined>>;
+  /** Run root, npm registry and cache, model endpoints, catalogue: decoded by the driver env schema. Default: from `env`. */
+  settings?: RunSettings;
   sinks: EventSink[];
   user: RunUser;
   credentialSource: CredentialSource;
@@ -73,6 +78,8 @@ function sumReportedCost(sessions: SessionRecord[]): number | null {
 export async function executeRun(spec: RunSpec, options: DriverOptions): Promise<RunResult> {
   // The id names directories and subjects: a caller that skipped its check is refused before anything is touched.
   parseRunId(options.runId, 'runId');
+  // A caller without settings (`tcab run`, tests) has them decoded from its environment by the same schema.
+  const settings = options.settings ?? parseRunSettings(options.env);
   const clock = options.clock ?? systemClock;
   const startedAt = clock.now();
   const scrubber = new SecretScrubber();
@@ -145,7 +152,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
       };
     }
 
-    const dirs = await createRunDirs(defaultRunBase(options.env), options.runId, options.user, options.env.TCAB_NPM_CACHE || undefined);
+    const dirs = await createRunDirs(settings.TCAB_RUN_ROOT, options.runId, options.user, settings.TCAB_NPM_CACHE);
     ctx = {
       runId: options.runId,
       dirs,
@@ -154,7 +161,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
       signal,
       clock,
       baseEnv: childBaseEnv(options.env, dirs.prefix, dirs.home, dirs.tmp),
-      npmRegistry: options.env.TCAB_NPM_REGISTRY || DEFAULT_NPM_REGISTRY,
+      npmRegistry: settings.TCAB_NPM_REGISTRY,
       emit,
       timings,
       timers: options.timers,
@@ -169,7 +176,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     if (spec.testCase) await initTestCase(ctx, spec.testCase);
 
     // A model endpoint override: the offline stub, or an operator's gateway (TCAB_BASE_URL_<SLUG> wins).
-    const baseUrl = options.stub?.baseUrl ?? (options.env[`TCAB_BASE_URL_${manifest.slug.toUpperCase().replace(/-/g, '_')}`] || options.env.TCAB_BASE_URL || undefined);
+    const baseUrl = options.stub?.baseUrl ?? baseUrlFor(settings, manifest.slug);
     let resumeSessionId: string | undefined;
     for (let index = 0; index < spec.sessions; index++) {
       const invocation = adapter.invocation({
@@ -234,7 +241,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
   const tokens = runTokens(sessions, usageScope);
   const reported = sumReportedCost(sessions);
   const cost = manifest
-    ? priceRun({ model: spec.model, idFamily: manifest.model_ids, tokens, reportedCostUsd: reported, authMode: authMode ?? 'api-key', catalog: loadCatalog(options.env.TCAB_MODEL_CATALOG || undefined) })
+    ? priceRun({ model: spec.model, idFamily: manifest.model_ids, tokens, reportedCostUsd: reported, authMode: authMode ?? 'api-key', catalog: loadCatalog(settings.TCAB_MODEL_CATALOG) })
     : undefined;
   const last = sessions.at(-1);
   const result: RunResult = {

@@ -21,9 +21,18 @@ export function isRunId(value: string): boolean {
 
 /** Returns the id unchanged, or throws an InvalidInputError naming where it came from (`--run-id`, `TCAB_RUN_ID`). */
 export function parseRunId(value: string, field: string): RunId {
-  if (isRunId(value)) return value;
-  const shown = JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
-  throw new InvalidInputError(field, `${shown} is not a run id: a run id is ${RUN_ID_GRAMMAR}`);
+  const problem = runIdProblem(value);
+  if (problem === undefined) return value;
+  throw new InvalidInputError(field, problem);
+}
+
+/** What is wrong with a run id (undefined: nothing), worded for `<field>: <problem>` (schemas name the field). */
+export function runIdProblem(value: string): string | undefined {
+  return isRunId(value) ? undefined : `${shown(value)} is not a run id: a run id is ${RUN_ID_GRAMMAR}`;
+}
+
+function shown(value: string): string {
+  return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
 }
 
 /**
@@ -31,9 +40,14 @@ export function parseRunId(value: string, field: string): RunId {
  * header, so it follows the run id grammar (a Kubernetes uid does); anything else, a newline above all, is refused.
  */
 export function parseRunAttempt(value: string, field: string): string {
-  if (isRunId(value)) return value;
-  const shown = JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
-  throw new InvalidInputError(field, `${shown} is not a run attempt: an attempt is ${RUN_ID_GRAMMAR}`);
+  const problem = runAttemptProblem(value);
+  if (problem === undefined) return value;
+  throw new InvalidInputError(field, problem);
+}
+
+/** What is wrong with a run attempt (undefined: nothing), worded like runIdProblem. */
+export function runAttemptProblem(value: string): string | undefined {
+  return isRunId(value) ? undefined : `${shown(value)} is not a run attempt: an attempt is ${RUN_ID_GRAMMAR}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildDriverPod, clusterRunId, driverPodName } from './driver-pod.ts';
+import { AWAIT_POD_START_SECONDS, CREDENTIALS_MOUNT, buildDriverPod, clusterRunId, driverEnvVars, driverPodName } from './driver-pod.ts';
+import { BASE_URL_VARIABLE, DriverEnvFields, parseDriverEnv } from '../../shared/driver-env.ts';
 import { clusterAvailability } from './availability.ts';
 import { dispatcherConfig } from '../config.ts';
 import { RunSpec } from '../../shared/run.ts';
@@ -128,5 +129,53 @@ describe('driver Pods and the chart extra CA (issue 20)', () => {
   it('a TCAB_DRIVER_EXTRA_CA that is not {configMap, key} stops the dispatcher naming the variable', () => {
     expect(() => dispatcherConfig({ TCAB_DRIVER_EXTRA_CA: '{"configMap":"x"}' })).toThrow(/TCAB_DRIVER_EXTRA_CA: must be a JSON object \{configMap, key\}/);
     expect(() => dispatcherConfig({ TCAB_DRIVER_EXTRA_CA: 'tcab-extra-ca' })).toThrow(/TCAB_DRIVER_EXTRA_CA/);
+  });
+});
+
+describe('the Pod env is the driver env contract (shared/driver-env.ts)', () => {
+  const withCa = dispatcherConfig({
+    TCAB_NATS_URL: 'nats://nats.tcab:4222',
+    TCAB_DRIVER_ENV: JSON.stringify({ TCAB_NPM_REGISTRY: 'http://verdaccio.tcab:4873/', TCAB_BASE_URL_GG: 'http://stub.tcab:8080' }),
+    TCAB_DRIVER_EXTRA_CA: JSON.stringify({ configMap: 'tcab-extra-ca', key: 'ca.pem' }),
+  });
+  const written = (pod: ReturnType<typeof buildDriverPod>) => pod.spec!.containers[0]!.env!;
+  const literal = (pod: ReturnType<typeof buildDriverPod>) => Object.fromEntries(written(pod).flatMap((e) => (e.value === undefined ? [] : [[e.name, e.value]])));
+
+  it('round trip: what buildDriverPod writes for a Run decodes with the driver env schema into the values it meant', () => {
+    const settings = parseDriverEnv(literal(buildDriverPod(run, spec, withCa, [])));
+    expect(settings).toEqual({
+      TCAB_RUN_ID: 'evals_fix-bug-17',
+      TCAB_RUN_ATTEMPT: run.uid,
+      TCAB_RUN_SPEC: spec,
+      TCAB_CREDENTIALS_DIR: CREDENTIALS_MOUNT,
+      TCAB_RUN_ROOT: '/tmp/tcab',
+      TCAB_AWAIT_POD_START_SECONDS: AWAIT_POD_START_SECONDS,
+      TCAB_NPM_REGISTRY: 'http://verdaccio.tcab:4873/',
+      NODE_EXTRA_CA_CERTS: '/etc/tcab/extra-ca/ca.crt',
+      TCAB_CA_BUNDLE: '/tmp/.tcab-ca/ca-certificates.crt',
+      TCAB_LOG_LEVEL: 'info',
+      baseUrls: { TCAB_BASE_URL_GG: 'http://stub.tcab:8080' },
+    });
+    expect(CREDENTIALS_MOUNT).toBe('/var/run/tcab/credentials');
+  });
+
+  it('every TCAB_ variable a Pod carries is the driver env schema\'s (or NATS\'s), each name once', () => {
+    const pod = buildDriverPod(run, spec, { ...config, TCAB_DRIVER_EXTRA_CA: withCa.TCAB_DRIVER_EXTRA_CA }, ['ANTHROPIC_API_KEY']);
+    const names = written(pod).map((e) => e.name);
+    expect(new Set(names).size).toBe(names.length);
+    const known = new Set(Object.keys(DriverEnvFields.shape));
+    expect(names.filter((n) => n.startsWith('TCAB_') && !known.has(n) && !BASE_URL_VARIABLE.test(n) && !n.startsWith('TCAB_NATS_'))).toEqual([]);
+  });
+
+  it('a chart driver.env cannot override what the Run decides (run id, attempt, spec, run root); its other variables pass', () => {
+    const hijack = dispatcherConfig({ TCAB_DRIVER_ENV: JSON.stringify({ TCAB_RUN_ID: 'other_run', TCAB_RUN_SPEC: '{}', TCAB_RUN_ROOT: '/elsewhere', TCAB_LOG_LEVEL: 'debug', HTTPS_PROXY: 'http://proxy:3128' }) });
+    const env = literal(buildDriverPod(run, spec, hijack, []));
+    expect(parseDriverEnv(env)).toMatchObject({ TCAB_RUN_ID: 'evals_fix-bug-17', TCAB_RUN_SPEC: spec, TCAB_RUN_ROOT: '/tmp/tcab', TCAB_LOG_LEVEL: 'debug' });
+    expect(env.HTTPS_PROXY).toBe('http://proxy:3128');
+  });
+
+  it('driverEnvVars is typed by the schema: a value the driver would refuse is refused when the Pod is built', () => {
+    expect(driverEnvVars({ TCAB_AWAIT_POD_START_SECONDS: 15, TCAB_LOG_LEVEL: 'debug' })).toEqual([{ name: 'TCAB_AWAIT_POD_START_SECONDS', value: '15' }, { name: 'TCAB_LOG_LEVEL', value: 'debug' }]);
+    expect(() => driverEnvVars({ TCAB_RUN_ATTEMPT: 'uid\nX' })).toThrow(/not a run attempt/);
   });
 });

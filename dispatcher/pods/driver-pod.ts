@@ -5,16 +5,23 @@
 // read-only root filesystem (HOME, the run root, npm's cache and installs are all under /tmp, an emptyDir), no
 // service-account token (the driver holds no Kubernetes credentials).
 // API keys come by secretKeyRef; a harness's subscription Secret is mounted read-only, keyed by basename.
+// The driver's own variables are written through the driver env schema (shared/driver-env.ts), which the driver
+// decodes: a renamed or retyped variable breaks this file's build, not a Pod at run time.
 import type { V1EnvVar, V1Pod, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { RunSpec } from '../../shared/run.ts';
 import type { DispatcherConfig } from '../config.ts';
-import { runSubjects } from '../../shared/subjects.ts';
+import { runSubjects } from '../../nats/envelope.ts';
 import { RUN_ID_GRAMMAR, clusterRunIdOf } from '../../shared/run-id.ts';
 import { InvalidInputError } from '../../shared/errors.ts';
+import { API_VERSION, GROUP } from '../../shared/api-group.ts';
+import { CREDENTIALS_MOUNT, encodeDriverEnv } from '../../shared/driver-env.ts';
+import type { DriverEnvValues } from '../../shared/driver-env.ts';
 
-export const RUN_LABEL = 'tcab.dev/run';
-export const HARNESS_LABEL = 'tcab.dev/harness';
-export const CREDENTIALS_MOUNT = '/var/run/tcab/credentials';
+export { CREDENTIALS_MOUNT };
+export const RUN_LABEL = `${GROUP}/run`;
+export const HARNESS_LABEL = `${GROUP}/harness`;
+/** The run root on the Pod's scratch volume (the root filesystem is read-only). */
+export const POD_RUN_ROOT = '/tmp/tcab';
 /** Where driver Pods find the chart's extra CA (the same path the dispatcher and npm-cache Pods use). */
 export const EXTRA_CA_DIR = '/etc/tcab/extra-ca';
 export const EXTRA_CA_PATH = `${EXTRA_CA_DIR}/ca.crt`;
@@ -62,6 +69,11 @@ export function eventsSubject(run: RunRef): string {
 /** How long a driver holds its NATS messages for the Pod's start_container event (a failover takes ~5 s). */
 export const AWAIT_POD_START_SECONDS = 15;
 
+/** The driver's variables for typed values, encoded as the driver decodes them (only those given). */
+export function driverEnvVars(values: DriverEnvValues): V1EnvVar[] {
+  return Object.entries(encodeDriverEnv(values)).map(([name, value]) => ({ name, value }));
+}
+
 /**
  * @param keyVars the variables this harness reads a key from (apiKeySources): only those Secrets are referenced,
  *   so a Claude run's Pod never carries the OpenAI key.
@@ -69,19 +81,26 @@ export const AWAIT_POD_START_SECONDS = 15;
 export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherConfig, keyVars: readonly string[]): V1Pod {
   const runId = clusterRunId(run);
   const env: V1EnvVar[] = [
-    { name: 'TCAB_RUN_ID', value: runId },
-    // The run id is `<ns>_<name>`, the same for a Run re-created under its name; its uid tells the two apart.
-    { name: 'TCAB_RUN_ATTEMPT', value: run.uid },
-    { name: 'TCAB_RUN_SPEC', value: JSON.stringify(spec) },
+    ...driverEnvVars({
+      TCAB_RUN_ID: runId,
+      // The run id is `<ns>_<name>`, the same for a Run re-created under its name; its uid tells the two apart.
+      TCAB_RUN_ATTEMPT: run.uid,
+      TCAB_RUN_SPEC: spec,
+      TCAB_CREDENTIALS_DIR: CREDENTIALS_MOUNT,
+      TCAB_RUN_ROOT: POD_RUN_ROOT,
+      // The driver holds its NATS messages until this dispatcher's start_container event for the Pod is on the
+      // stream, so subscribers see pull -> start -> install in that order; long enough to ride out a failover.
+      TCAB_AWAIT_POD_START_SECONDS: AWAIT_POD_START_SECONDS,
+    }),
     { name: 'TCAB_NATS_URL', value: config.TCAB_NATS_URL },
-    { name: 'TCAB_CREDENTIALS_DIR', value: CREDENTIALS_MOUNT },
-    { name: 'TCAB_RUN_ROOT', value: '/tmp/tcab' },
-    // The driver holds its NATS messages until this dispatcher's start_container event for the Pod is on the
-    // stream, so subscribers see pull -> start -> install in that order; long enough to ride out a failover.
-    { name: 'TCAB_AWAIT_POD_START_SECONDS', value: String(AWAIT_POD_START_SECONDS) },
-    ...Object.entries(config.TCAB_DRIVER_ENV).map(([name, value]) => ({ name, value })),
-    ...config.TCAB_API_KEY_SECRETS.filter((ref) => keyVars.includes(ref.env)).map((ref) => ({ name: ref.env, valueFrom: { secretKeyRef: { name: ref.secret, key: ref.key, optional: true } } })),
   ];
+  // The operator's extra driver variables (the chart's driver.env, its npm cache), as given, except the ones this
+  // Pod's Run decides (its id, attempt, spec...): a chart value must not turn one Run's Pod into another's.
+  const ours = new Set(env.map((e) => e.name));
+  env.push(
+    ...Object.entries(config.TCAB_DRIVER_ENV).filter(([name]) => !ours.has(name)).map(([name, value]) => ({ name, value })),
+    ...config.TCAB_API_KEY_SECRETS.filter((ref) => keyVars.includes(ref.env)).map((ref) => ({ name: ref.env, valueFrom: { secretKeyRef: { name: ref.secret, key: ref.key, optional: true } } })),
+  );
   if (config.TCAB_NATS_SECRET) {
     for (const [name, key] of [['TCAB_NATS_USER', 'user'], ['TCAB_NATS_PASSWORD', 'password'], ['TCAB_NATS_TOKEN', 'token']] as const) {
       env.push({ name, valueFrom: { secretKeyRef: { name: config.TCAB_NATS_SECRET, key, optional: true } } });
@@ -102,7 +121,8 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
     // starts anything (git for test cases, curl, python in a harness's tools).
     volumes.push({ name: 'extra-ca', configMap: { name: extraCa.configMap, items: [{ key: extraCa.key, path: 'ca.crt' }] } });
     mounts.push({ name: 'extra-ca', mountPath: EXTRA_CA_DIR, readOnly: true });
-    env.push({ name: 'NODE_EXTRA_CA_CERTS', value: EXTRA_CA_PATH }, { name: 'TCAB_CA_BUNDLE', value: CA_BUNDLE_PATH });
+    env.push(...driverEnvVars({ NODE_EXTRA_CA_CERTS: EXTRA_CA_PATH, TCAB_CA_BUNDLE: CA_BUNDLE_PATH }));
+    // Not the driver's: its children inherit them (driver/child-env.ts).
     for (const name of CA_BUNDLE_VARIABLES) env.push({ name, value: CA_BUNDLE_PATH });
   }
   return {
@@ -112,7 +132,7 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
       name: driverPodName(run),
       namespace: run.namespace,
       labels: { 'app.kubernetes.io/name': 'tcab-driver', 'app.kubernetes.io/managed-by': 'tcab-dispatcher', [RUN_LABEL]: run.name, [HARNESS_LABEL]: spec.harness },
-      ownerReferences: [{ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', name: run.name, uid: run.uid, controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [{ apiVersion: API_VERSION, kind: 'Run', name: run.name, uid: run.uid, controller: true, blockOwnerDeletion: true }],
     },
     spec: {
       restartPolicy: 'Never',
