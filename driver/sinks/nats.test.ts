@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -77,6 +80,29 @@ describe('NatsSink with a real nats-server', () => {
     const seqs = items.filter((i) => i.kind === 'event').map((i) => (i.kind === 'event' ? i.seq : 0));
     expect(seqs).toEqual(Array.from({ length: 150 }, (_, k) => k + 1)); // 0 lost, order kept, no duplicates
     expect(items.at(-1)?.kind).toBe('result');
+  });
+
+  it('spills what does not fit in memory during an outage to disk and delivers it in order, headers intact, once the server is back', async () => {
+    const spillDir = mkdtempSync(join(tmpdir(), 'tcab-sink-spill-'));
+    const sink = new NatsSink({ settings: natsSettings(server.url), deliverBy: Date.now() + 60_000, maxMemoryBytes: 4096, spillDir, attempt: 'uid-9' });
+    await server.stop();
+    for (let i = 1; i <= 100; i++) sink.event({ runId: 'run-spilled', seq: i, event: agent(i) });
+    // Past 4 KiB the queue is on disk (in a private directory under spillDir).
+    expect(readdirSync(spillDir)).toHaveLength(1);
+    await server.resume();
+    sink.result(result('run-spilled', 100));
+    await sink.close();
+    expect(sink.stats).toMatchObject({ published: 101, undelivered: 0 });
+    const items = await readAll('run-spilled');
+    expect(items.map((i) => (i.kind === 'event' ? i.seq : i.kind))).toEqual([...Array.from({ length: 100 }, (_, k) => k + 1), 'result']);
+    expect(items.slice(0, 100).map((i) => (i.kind === 'event' && i.event.type === 'agent' ? i.event.message : ''))).toEqual(Array.from({ length: 100 }, (_, k) => `message ${k + 1}`));
+    const nc = await connect({ servers: server.url });
+    const last = await (await jetstreamManager(nc)).streams.getMessage(STREAM_NAME, { last_by_subj: 'tcab.run.run-spilled.event.agent' });
+    expect(last!.header.get('Nats-Msg-Id')).toBe('run-spilled:uid-9:100');
+    expect(last!.header.get('ce-id')).toBe('run-spilled:uid-9:100');
+    await nc.close();
+    expect(readdirSync(spillDir)).toEqual([]); // disposed
+    rmSync(spillDir, { recursive: true, force: true });
   });
 
   it('in a driver Pod, holds its messages until the start_container end of its Pod is on the stream, so the stream keeps the order things happened in', async () => {
