@@ -93,6 +93,33 @@ describe('tcab-driver refuses invalid input before doing anything (exit 2)', () 
     expect(existsSync(runRoot)).toBe(false);
   });
 
+  it('TCAB_LOG_LEVEL sets the level of its lines (silent: none, the exit code still says it); a bad level is named', async () => {
+    const spec = JSON.stringify({ harness: 'nope', model: 'm', prompt: 'x' });
+    const silent = await driver({ TCAB_RUN_ID: 'log-silent', TCAB_RUN_ROOT: join(base, 'driver-log'), TCAB_LOG_LEVEL: 'silent', TCAB_RUN_SPEC: spec });
+    expect(silent).toMatchObject({ code: 2, stderr: '', stdout: '' });
+    const loud = await driver({ TCAB_RUN_ID: 'log-loud', TCAB_RUN_ROOT: join(base, 'driver-log'), TCAB_LOG_LEVEL: 'loud', TCAB_RUN_SPEC: spec });
+    expect(loud.code).toBe(2);
+    expect(jsonLines(loud.stderr)).toEqual([expect.objectContaining({ level: 'error', runId: 'log-loud', variable: 'TCAB_LOG_LEVEL', msg: 'TCAB_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent, got "loud"' })]);
+  });
+
+  it('a spec file that cannot be read, or is not JSON, is a usage error naming TCAB_RUN_SPEC_FILE; a valid one runs its spec', async () => {
+    const missing = join(base, 'no-such-spec.json');
+    const unreadable = await driver({ TCAB_RUN_ID: 'spec-file-missing', TCAB_RUN_ROOT: join(base, 'driver-spec-file'), TCAB_RUN_SPEC_FILE: missing });
+    expect(unreadable.code).toBe(2);
+    expect(jsonLines(unreadable.stderr)).toEqual([expect.objectContaining({ level: 'error', runId: 'spec-file-missing', variable: 'TCAB_RUN_SPEC_FILE', msg: expect.stringMatching(/^TCAB_RUN_SPEC_FILE: cannot read .*no-such-spec\.json: ENOENT/) })]);
+    const notJson = join(base, 'not-json.json');
+    writeFileSync(notJson, '{harness');
+    const bad = await driver({ TCAB_RUN_ID: 'spec-file-bad', TCAB_RUN_ROOT: join(base, 'driver-spec-file'), TCAB_RUN_SPEC_FILE: notJson });
+    expect(bad.code).toBe(2);
+    expect(jsonLines(bad.stderr)).toEqual([expect.objectContaining({ variable: 'TCAB_RUN_SPEC_FILE', msg: expect.stringMatching(/^TCAB_RUN_SPEC_FILE: not valid JSON: /) })]);
+    const unknown = join(base, 'unknown-harness.json');
+    writeFileSync(unknown, JSON.stringify({ harness: 'nope', model: 'm', prompt: 'x' }));
+    const parsed = await driver({ TCAB_RUN_ID: 'spec-file-read', TCAB_RUN_ROOT: join(base, 'driver-spec-file'), TCAB_RUN_SPEC_FILE: unknown });
+    expect(parsed.code).toBe(2); // the file was read and decoded: its harness is what is refused
+    expect(jsonLines(parsed.stderr)).toEqual([expect.objectContaining({ variable: 'run spec', msg: expect.stringMatching(/^run spec: harness: "nope" is not a harness/) })]);
+    expect(existsSync(join(base, 'driver-spec-file'))).toBe(false);
+  });
+
   it('finding 11: a NUL in a field that becomes argv or env is an invalid spec naming each field', async () => {
     const spec = { harness: 'claude', model: 'claude\u0000x', prompt: 'x', continuePrompt: 'go\u0000', testCase: { init: 'make\u0000' } };
     const { code, stderr } = await driver({ TCAB_RUN_ID: 'nul-spec', TCAB_RUN_ROOT: join(base, 'driver-nul'), TCAB_RUN_SPEC: JSON.stringify(spec) });

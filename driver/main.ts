@@ -1,6 +1,8 @@
-// `tcab-driver`: the driver Pod's entry point. The run spec comes from a file or the environment, NATS from the
-// environment; every event goes to NATS and, as NDJSON, to stdout (the pod log). Exit code = outcome. It holds
-// no Kubernetes credentials and reads no Secret data it was not handed.
+// `tcab-driver`: the driver Pod's entry point. Its settings are the driver env schema's (shared/driver-env.ts),
+// decoded once here and passed down; the run spec comes from a file or the environment, NATS from the environment
+// (nats/settings.ts). Every event goes to NATS and, as NDJSON, to stdout (the pod log); the driver's own log lines
+// are pino JSON on stderr, bound to the run id and harness. Exit code = outcome. It holds no Kubernetes
+// credentials and reads no Secret data it was not handed.
 import { readFileSync } from 'node:fs';
 import type { RunSpec } from '../shared/run.ts';
 import { InvalidInputError } from '../shared/errors.ts';
@@ -24,9 +26,17 @@ export type DriverLogOptions = Pick<LoggerOptions, 'destination'>;
 
 /** The spec the environment names: TCAB_RUN_SPEC, or the file TCAB_RUN_SPEC_FILE holds (the schema saw one is set). */
 export function specFromSettings(settings: Pick<DriverSettings, 'TCAB_RUN_SPEC' | 'TCAB_RUN_SPEC_FILE'>): RunSpec {
-  const spec = settings.TCAB_RUN_SPEC ?? parseRunSpecText(readFileSync(settings.TCAB_RUN_SPEC_FILE!, 'utf8'), 'TCAB_RUN_SPEC_FILE');
+  const spec = settings.TCAB_RUN_SPEC ?? parseRunSpecText(readSpecFile(settings.TCAB_RUN_SPEC_FILE!), 'TCAB_RUN_SPEC_FILE');
   checkHarnessExists(spec.harness);
   return spec;
+}
+
+function readSpecFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw new InvalidInputError('TCAB_RUN_SPEC_FILE', `cannot read ${path}: ${(cause as Error).message}`, { cause });
+  }
 }
 
 /** An unknown harness is an invalid spec (exit 2), found before anything is installed or any credential read. */

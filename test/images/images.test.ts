@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonLines } from '../support/log-lines.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BUILDAH = join(ROOT, 'scripts', 'images', 'buildah.sh');
@@ -190,6 +191,12 @@ describe('npm run images', () => {
     const started = await run(BUILDAH, ['run', '--isolation', 'chroot', PREFIX + 'driver', '--', 'node', '--max-semi-space-size=16', '--import', '/opt/tcab/driver/ca-bundle.ts', '/opt/tcab/driver/main.ts'], { timeoutMs: 60_000 });
     expect(started.stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|Cannot find/);
     expect(started.stderr).toContain('TCAB_RUN_SPEC'); // the first thing it reads after its imports
+    // Its own log line, as in a Pod: pino JSON on stderr (stdout is the event stream, empty here); buildah adds
+    // its own plain line about the exit status, which is not the driver's.
+    const [driverLines, buildahLines] = [true, false].map((json) => started.stderr.split('\n').filter((l) => l && l.startsWith('{') === json));
+    expect(jsonLines(driverLines!.join('\n'))).toEqual([expect.objectContaining({ level: 'error', component: 'tcab-driver', variable: 'TCAB_RUN_SPEC', msg: 'TCAB_RUN_SPEC: set TCAB_RUN_SPEC (JSON) or TCAB_RUN_SPEC_FILE' })]);
+    expect(buildahLines!.every((l) => /exit(ed)? (with )?status 2\b/.test(l)), buildahLines!.join('\n')).toBe(true);
+    expect(started.stdout).toBe('');
     expect(started.code).not.toBe(0);
   });
 
