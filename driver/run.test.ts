@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { processRunning } from './leftovers.ts';
 import { executeRun } from './run.ts';
 import type { DriverOptions } from './run.ts';
@@ -13,6 +13,7 @@ import type { RunSpecInput } from '../shared/run.ts';
 import { HarnessEvent } from '../shared/events.ts';
 import { RunResult } from '../shared/run.ts';
 import { SECRET_MARKER } from './scrub.ts';
+import { InvalidInputError } from '../shared/errors.ts';
 import { createScriptedHarness } from '../test/support/scripted-harness.ts';
 import type { Timers } from './stages/stderr-flush.ts';
 import type { ScriptedHarness } from '../test/support/scripted-harness.ts';
@@ -224,5 +225,26 @@ describe('executeRun', () => {
     expect(JSON.stringify(events)).not.toContain(token);
     expect(result.actual_cost_usd).toBe(0.5); // subscription + a reported figure: that figure
     rmSync(runRoot, { recursive: true, force: true });
+  });
+});
+
+describe('executeRun settings (the driver env schema)', () => {
+  it('a bad setting in a caller\'s environment is a usage error naming it, before any event, with the sinks closed', async () => {
+    const sink = new MemorySink();
+    const env = { TCAB_RUN_ROOT: join(base, 'never'), TCAB_NPM_REGISTRY: 'registry.internal:4873', ANTHROPIC_API_KEY: CANARY };
+    const running = executeRun(RunSpec.parse({ harness: 'scripted', model: 'claude-sonnet-4-5', prompt: 'plain' }), { runId: 'bad-setting', env, sinks: [sink], user: {}, credentialSource: { kind: 'home', home: join(base, 'no-home') }, harnessesRoot: harness.root });
+    await expect(running).rejects.toThrow(new InvalidInputError('TCAB_NPM_REGISTRY', 'must be an http(s) URL, got "registry.internal:4873"'));
+    expect(sink.events).toEqual([]);
+    expect(sink.closed).toBe(true);
+    expect(existsSync(join(base, 'never'))).toBe(false);
+  });
+
+  it('typed settings are used as given: the environment is not read for them (the driver decoded it once)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'tcab-settings-root-'));
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    const { result } = await run({}, { env: { TCAB_RUN_ROOT: join(base, 'not-this-one'), TCAB_NPM_REGISTRY: 'not a url' }, settings: { TCAB_RUN_ROOT: root, TCAB_NPM_REGISTRY: 'https://registry.npmjs.org/', baseUrls: {} } });
+    expect(result.outcome, result.message).toBe('succeeded');
+    expect(existsSync(join(root, 'runs'))).toBe(true);
+    expect(existsSync(join(base, 'not-this-one'))).toBe(false);
   });
 });

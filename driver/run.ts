@@ -78,8 +78,15 @@ function sumReportedCost(sessions: SessionRecord[]): number | null {
 export async function executeRun(spec: RunSpec, options: DriverOptions): Promise<RunResult> {
   // The id names directories and subjects: a caller that skipped its check is refused before anything is touched.
   parseRunId(options.runId, 'runId');
-  // A caller without settings (`tcab run`, tests) has them decoded from its environment by the same schema.
-  const settings = options.settings ?? parseRunSettings(options.env);
+  // A caller without settings (`tcab run`, tests) has them decoded from its environment by the same schema; a bad
+  // one is the caller's usage error, thrown before anything runs (the sinks closed, so none holds the process).
+  let settings: RunSettings;
+  try {
+    settings = options.settings ?? parseRunSettings(options.env);
+  } catch (error) {
+    await Promise.all(options.sinks.map((s) => s.close()));
+    throw error;
+  }
   const clock = options.clock ?? systemClock;
   const startedAt = clock.now();
   const scrubber = new SecretScrubber();
