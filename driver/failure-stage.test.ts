@@ -102,6 +102,15 @@ describe('tcab-driver refuses invalid input before doing anything (exit 2)', () 
     expect(jsonLines(loud.stderr)).toEqual([expect.objectContaining({ level: 'error', runId: 'log-loud', variable: 'TCAB_LOG_LEVEL', msg: 'TCAB_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent, got "loud"' })]);
   });
 
+  it('a bad NATS setting (nats/settings.ts) is a usage error logged as this run\'s line, before anything runs', async () => {
+    const runRoot = join(base, 'driver-nats');
+    const { code, stdout, stderr } = await driver({ TCAB_RUN_ID: 'bad-nats', TCAB_RUN_ROOT: runRoot, TCAB_NATS_URL: ' , ', TCAB_RUN_SPEC: JSON.stringify({ harness: 'claude', model: 'm', prompt: 'x' }) });
+    expect(code).toBe(2);
+    expect(jsonLines(stderr)).toEqual([expect.objectContaining({ level: 'error', component: 'tcab-driver', runId: 'bad-nats', harness: 'claude', variable: 'TCAB_NATS_URL', msg: expect.stringMatching(/^TCAB_NATS_URL: /) })]);
+    expect(stdout).toBe('');
+    expect(existsSync(runRoot)).toBe(false);
+  });
+
   it('a spec file that cannot be read, or is not JSON, is a usage error naming TCAB_RUN_SPEC_FILE; a valid one runs its spec', async () => {
     const missing = join(base, 'no-such-spec.json');
     const unreadable = await driver({ TCAB_RUN_ID: 'spec-file-missing', TCAB_RUN_ROOT: join(base, 'driver-spec-file'), TCAB_RUN_SPEC_FILE: missing });

@@ -80,7 +80,17 @@ function readSetup(env: NodeJS.ProcessEnv, log: DriverLogOptions): { settings: D
 export async function driverMain(env: NodeJS.ProcessEnv = process.env, log: DriverLogOptions = {}): Promise<number> {
   const setup = readSetup(env, log);
   if (typeof setup === 'number') return setup;
-  const { settings, spec, logger } = setup;
+  try {
+    return await runDriver(env, setup);
+  } catch (error) {
+    // A bad NATS setting (exit 2 naming it) or a driver fault: logged as this run's, never exit 1 (harness failed).
+    const fields = error instanceof InvalidInputError ? { variable: error.field } : { err: error };
+    setup.logger.error(fields, (error as Error).message);
+    return exitCodeFor(error);
+  }
+}
+
+async function runDriver(env: NodeJS.ProcessEnv, { settings, spec, logger }: { settings: DriverSettings; spec: RunSpec; logger: Logger }): Promise<number> {
   const runId = settings.TCAB_RUN_ID!;
   const abort = new AbortController();
   process.once('SIGTERM', () => abort.abort());
@@ -121,7 +131,7 @@ if (import.meta.main) {
   try {
     process.exitCode = await driverMain();
   } catch (error) {
-    // A driver fault: never exit 1, which says the harness failed.
+    // Not expected (driverMain logs and maps its own errors): still never exit 1, which says the harness failed.
     createLogger({ component: 'tcab-driver' }).error({ err: error }, (error as Error).message);
     process.exitCode = exitCodeFor(error);
   }
