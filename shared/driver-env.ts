@@ -20,7 +20,10 @@ export const DEFAULT_RUN_ROOT = join(tmpdir(), 'tcab');
 
 /** A file or directory name: any text a path can be (a NUL cannot be passed to the OS). */
 const path = z.string().min(1).refine((v) => !v.includes('\0'), 'must not contain a NUL character (\\0)');
-const httpUrl = z.string().refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), { error: (issue) => `must be an http(s) URL, got ${JSON.stringify(issue.input)}` });
+/** An endpoint; one that carries credentials (`user:pass@`) is not echoed into an error (errors are logged). */
+const httpUrl = z.string().refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), {
+  error: (issue) => `must be an http(s) URL, got ${String(issue.input).includes('@') ? 'a value with "@" (not shown: it may carry credentials)' : JSON.stringify(issue.input)}`,
+});
 
 /** An integer written as decimal digits (no sign, exponent or spaces: `Number()` would accept those). */
 function integer(what: string, min: number) {
@@ -33,7 +36,7 @@ function integer(what: string, min: number) {
 
 const runUserId = z.codec(
   z.string(),
-  z.number(),
+  z.number().int().min(1, 'must be a positive integer uid/gid (not root)'),
   {
     decode: (text, ctx) => {
       const n = Number(text);
