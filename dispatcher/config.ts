@@ -3,6 +3,13 @@
 import { z } from 'zod';
 import { formatIssues } from '../shared/zod-issues.ts';
 import { InvalidInputError } from '../shared/errors.ts';
+import { LogLevel } from '../shared/log.ts';
+
+/** An unset or empty variable takes the default (the chart renders optional values as ""). */
+const unsetIfEmpty = (v: unknown) => (v === '' ? undefined : v);
+const number = (schema: z.ZodNumber, fallback: number) => z.preprocess(unsetIfEmpty, z.coerce.number().pipe(schema).default(fallback));
+const text = (fallback: string) => z.preprocess(unsetIfEmpty, z.string().min(1).default(fallback));
+const optionalText = z.preprocess(unsetIfEmpty, z.string().min(1).optional());
 
 const intOrNull = z
   .string()
@@ -59,6 +66,21 @@ export const DispatcherConfig = z.object({
   TCAB_DRIVER_EXTRA_CA: jsonVariable(ExtraCaRef.nullable(), 'null', 'a JSON object {configMap, key}'),
   TCAB_API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   TCAB_API_TOKEN_FILE: z.string().default('/var/run/tcab/api-token/token'),
+  /** Address the HTTP API listens on. */
+  TCAB_API_HOST: text('0.0.0.0'),
+  /** Seconds a finished driver Pod may wait for its result message before the Run fails without one. */
+  TCAB_RESULT_GRACE_SECONDS: number(z.number().min(0), 30),
+  /** The Lease the replicas elect their leader on. */
+  TCAB_LEADER_LEASE: text('tcab-dispatcher'),
+  /** Seconds a Lease holder that stopped renewing keeps it before a candidate takes it over. */
+  TCAB_LEASE_DURATION_SECONDS: number(z.number().int().min(1), 10),
+  /** Milliseconds between Lease acquire/renew rounds (must be well under the lease duration). */
+  TCAB_LEASE_RETRY_MS: number(z.number().int().min(100), 2000),
+  /** This replica's identity in the Lease; else POD_NAME (the chart's downward API), else the hostname. */
+  TCAB_DISPATCHER_ID: optionalText,
+  POD_NAME: optionalText,
+  /** The dispatcher's own log level (pino). */
+  TCAB_LOG_LEVEL: z.preprocess(unsetIfEmpty, LogLevel.default('info')),
 });
 export type DispatcherConfig = z.infer<typeof DispatcherConfig>;
 

@@ -1,41 +1,44 @@
 // `tcab-dispatcher`: the cluster half. Configuration from the environment (dispatcher/config.ts), Kubernetes
 // credentials in-cluster (its ServiceAccount) or from KUBECONFIG, NATS from TCAB_NATS_URL (+ credentials).
-// Every replica serves the HTTP API; only the Lease holder claims and writes Run status.
+// Every replica serves the HTTP API and keeps its caches warm; only the Lease holder claims and writes Run status.
 import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import { listHarnesses } from '../harnesses/registry.ts';
+import { createLogger, logLevelFrom } from '../shared/log.ts';
 import { buildApi, closeApi } from './api/server.ts';
 import { kubeHarnessConfigStore } from './api/kube-store.ts';
 import { dispatcherConfig } from './config.ts';
 import { Dispatcher } from './controller/dispatcher.ts';
 import { dispatcherMetrics } from './controller/metrics.ts';
+import { errorMessage } from './kube/errors.ts';
 import { LeaderElector } from './kube/leader.ts';
-import { RunStream } from './nats/run-stream.ts';
+import { RunStream } from '../nats/result-consumer.ts';
+import { natsSettingsFromEnv } from '../nats/settings.ts';
 import { shutdownInOrder } from './shutdown.ts';
-
-const log = (message: string) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), component: 'tcab-dispatcher', msg: message })}\n`);
 
 export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const settings = dispatcherConfig(env);
+  const identity = settings.TCAB_DISPATCHER_ID ?? settings.POD_NAME ?? hostname();
+  const log = createLogger({ component: 'tcab-dispatcher', level: settings.TCAB_LOG_LEVEL, bindings: { identity } });
   const config = new KubeConfig();
   if (env.KUBECONFIG) config.loadFromFile(env.KUBECONFIG);
   else config.loadFromCluster();
-  const identity = env.TCAB_DISPATCHER_ID || env.POD_NAME || hostname();
   const metrics = dispatcherMetrics();
-  const stream = await RunStream.connect({ servers: settings.TCAB_NATS_URL.split(','), user: env.TCAB_NATS_USER || undefined, pass: env.TCAB_NATS_PASSWORD || undefined, token: env.TCAB_NATS_TOKEN || undefined });
-  const dispatcher = new Dispatcher({ config, settings, events: stream, metrics, log, resultGraceSeconds: Number(env.TCAB_RESULT_GRACE_SECONDS || 30) });
+  const stream = await RunStream.connect(natsSettingsFromEnv(env, settings.TCAB_NATS_URL)!);
+  const dispatcher = new Dispatcher({ config, settings, events: stream, metrics, log });
   await dispatcher.start();
 
+  const natsLog = log.child({ part: 'nats' });
   const elector = new LeaderElector(config, {
     namespace: settings.TCAB_NAMESPACE,
-    name: env.TCAB_LEADER_LEASE || 'tcab-dispatcher',
+    name: settings.TCAB_LEADER_LEASE,
     identity,
-    leaseDurationSeconds: Number(env.TCAB_LEASE_DURATION_SECONDS || 10),
-    retryMs: Number(env.TCAB_LEASE_RETRY_MS || 2000),
+    leaseDurationSeconds: settings.TCAB_LEASE_DURATION_SECONDS,
+    retryMs: settings.TCAB_LEASE_RETRY_MS,
     onStartedLeading: () => {
       dispatcher.setLeading(true);
-      void stream.consumeResults((runId, result, ack) => dispatcher.onResult(runId, result, ack), log).catch((error: unknown) => log(`results consumer: ${(error as Error).message}`));
+      void stream.consumeResults((runId, result, ack) => dispatcher.onResult(runId, result, ack), (message) => natsLog.info(message)).catch((error: unknown) => natsLog.error({ err: errorMessage(error) }, 'results consumer failed'));
     },
     onStoppedLeading: () => {
       dispatcher.setLeading(false);
@@ -56,17 +59,17 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
       }
     },
     metrics: metrics.registry,
-    ready: () => true,
+    readiness: () => ({ informersSynced: dispatcher.synced(), natsConnected: stream.connected(), leader: dispatcher.isLeader }),
   });
-  await api.listen({ port: settings.TCAB_API_PORT, host: env.TCAB_API_HOST || '0.0.0.0' });
-  log(`${identity} serving the HTTP API on ${settings.TCAB_API_PORT}`);
+  await api.listen({ port: settings.TCAB_API_PORT, host: settings.TCAB_API_HOST });
+  log.info({ port: settings.TCAB_API_PORT }, `${identity} serving the HTTP API on ${settings.TCAB_API_PORT}`);
 
   // Bounded steps (shutdown.ts): well inside the Pod's 30 s grace period, so the kubelet never has to SIGKILL.
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log(`${identity} got ${signal}: releasing the leadership and stopping`);
+    log.info({ signal }, `${identity} got ${signal}: releasing the leadership and stopping`);
     const clean = await shutdownInOrder([
       {
         name: 'stop leading',
@@ -76,7 +79,7 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
           await stream.stopConsuming();
         },
       },
-      { name: 'finish the pass in flight (status writes) and stop the watches', ms: 8000, run: () => dispatcher.stop() },
+      { name: 'finish the reconciles in flight (status writes) and stop the watches', ms: 8000, run: () => dispatcher.stop() },
       { name: 'release the Lease', ms: 3000, run: () => elector.stop() },
       { name: 'close the HTTP API', ms: 2000, run: () => closeApi(api, 1000) },
       { name: 'close NATS', ms: 4000, run: () => stream.close(2000) },
@@ -89,7 +92,16 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
 
 if (import.meta.main) {
   await dispatcherMain().catch((error: unknown) => {
-    log(`fatal: ${(error as Error).message}`);
+    // Before the configuration is read (or when it is bad) there is no configured logger yet.
+    createLogger({ component: 'tcab-dispatcher', level: safeLevel() }).fatal({ err: errorMessage(error) }, `fatal: ${errorMessage(error)}`);
     process.exit(1);
   });
+}
+
+function safeLevel() {
+  try {
+    return logLevelFrom(process.env);
+  } catch {
+    return 'info';
+  }
 }

@@ -6,17 +6,19 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V1Pod } from '@kubernetes/client-node';
-import type { StreamItem } from '../cli/nats-reader.ts';
+import type { StreamItem } from '../nats/reader.ts';
 import { startStubModelServer } from '../driver/stub-models/server.ts';
 import type { StubModelServer } from '../driver/stub-models/server.ts';
 import { NatsServer } from '../test/support/nats-server.ts';
 import { podUrl, realNode } from '../test/cluster/real-node-context.ts';
 import { clusterConfig, createNamespace, kubectl, readRunUntil, waitFor } from '../test/cluster/support.ts';
 import { dispatcherConfig } from './config.ts';
+import { createLogger } from '../shared/log.ts';
 import { Dispatcher } from './controller/dispatcher.ts';
 import { dispatcherMetrics } from './controller/metrics.ts';
 import type { RunObject } from './kube/resources.ts';
-import { RunStream } from './nats/run-stream.ts';
+import { RunStream } from '../nats/result-consumer.ts';
+import { natsSettings } from '../nats/settings.ts';
 
 let ns: string;
 let removeNs: () => Promise<void>;
@@ -42,9 +44,10 @@ beforeAll(async () => {
     TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }]),
     TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: await podUrl(stub.url) }),
   });
-  stream = await RunStream.connect({ servers: [nats.url] });
+  stream = await RunStream.connect(natsSettings(nats.url));
   // The grace after the driver's exit before a Run without a result fails NoResult (30 s in the chart).
-  dispatcher = new Dispatcher({ config: clusterConfig(), settings, events: stream, metrics: dispatcherMetrics(), log: (m) => logs.push(m), resultGraceSeconds: 15 });
+  const log = createLogger({ component: 'tcab-dispatcher', level: 'debug', destination: { write: (line: string) => void logs.push(line.trimEnd()) } });
+  dispatcher = new Dispatcher({ config: clusterConfig(), settings: { ...settings, TCAB_RESULT_GRACE_SECONDS: 15 }, events: stream, metrics: dispatcherMetrics(), log });
   await dispatcher.start();
   dispatcher.setLeading(true); // the only replica: no election needed
   await stream.consumeResults((runId, result, ack) => dispatcher.onResult(runId, result, ack), (m) => logs.push(m));

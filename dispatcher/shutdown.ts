@@ -7,6 +7,7 @@
 //   3. hand the Lease over (released, so the other replica takes it at its next retry, not after expiry);
 //   4. close the HTTP API (idle keep-alive connections at once, requests in flight get a moment, then cut);
 //   5. close NATS (drain: flushes the acks; a server that does not answer is closed without it).
+import type { Logger } from '../shared/log.ts';
 
 /** Resolves with 'done', 'timeout' after `ms`, or the error `work` failed with; never rejects. */
 export async function bounded(work: () => Promise<unknown>, ms: number): Promise<'done' | 'timeout' | Error> {
@@ -29,13 +30,15 @@ export interface ShutdownStep {
 }
 
 /** Runs the steps in order, each bounded; logs each one's time and outcome (one line per step, for the Pod's log). */
-export async function shutdownInOrder(steps: readonly ShutdownStep[], log: (message: string) => void): Promise<boolean> {
+export async function shutdownInOrder(steps: readonly ShutdownStep[], log: Logger): Promise<boolean> {
   let clean = true;
   for (const step of steps) {
     const t0 = Date.now();
     const outcome = await bounded(step.run, step.ms);
     if (outcome !== 'done') clean = false;
-    log(`shutdown: ${step.name} ${outcome === 'done' ? 'done' : outcome === 'timeout' ? `gave up after ${step.ms} ms` : `failed: ${outcome.message}`} (${Date.now() - t0} ms)`);
+    const ms = Date.now() - t0;
+    const how = outcome === 'done' ? 'done' : outcome === 'timeout' ? `gave up after ${step.ms} ms` : `failed: ${outcome.message}`;
+    log[outcome === 'done' ? 'info' : 'warn']({ step: step.name, ms }, `shutdown: ${step.name} ${how} (${ms} ms)`);
   }
   return clean;
 }

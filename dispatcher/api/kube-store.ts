@@ -6,6 +6,7 @@ import type { HarnessConfigSpec } from '../../shared/harness-config.ts';
 import { GROUP, HARNESS_CONFIGS, VERSION } from '../kube/resources.ts';
 import type { HarnessConfigObject } from '../kube/resources.ts';
 import type { HarnessConfigStore } from './server.ts';
+import { isNotFound } from '../kube/errors.ts';
 
 export function kubeHarnessConfigStore(config: KubeConfig): HarnessConfigStore {
   const custom = config.makeApiClient(CustomObjectsApi);
@@ -21,7 +22,7 @@ export function kubeHarnessConfigStore(config: KubeConfig): HarnessConfigStore {
         const current = (await custom.getClusterCustomObject({ ...coordinates, name: slug })) as HarnessConfigObject;
         await custom.replaceClusterCustomObject({ ...coordinates, name: slug, body: { ...body, metadata: { name: slug, resourceVersion: current.metadata?.resourceVersion } } });
       } catch (error) {
-        if ((error as { code?: number }).code !== 404) throw error;
+        if (!isNotFound(error)) throw error;
         await custom.createClusterCustomObject({ ...coordinates, body });
       }
     },

@@ -5,16 +5,18 @@ import { Registry } from 'prom-client';
 import { connect } from 'node:net';
 import { once } from 'node:events';
 import { buildApi, closeApi, tokenMatches } from './server.ts';
+import type { ReadinessInputs } from './server.ts';
 import type { HarnessConfigSpec } from '../../shared/harness-config.ts';
 
 const TOKEN = 'fake-api-token-0123456789';
 const stored = new Map<string, HarnessConfigSpec>([['codex', { maxParallelism: 2 }]]);
+const state: ReadinessInputs = { informersSynced: true, natsConnected: true, leader: true };
 const app = buildApi({
   store: { list: async () => stored, set: async (slug, spec) => void stored.set(slug, spec) },
   slugs: () => ['claude', 'codex', 'gg'],
   token: () => TOKEN,
   metrics: new Registry(),
-  ready: () => true,
+  readiness: () => state,
 });
 let url: string;
 beforeAll(async () => {
@@ -64,6 +66,27 @@ describe('harness-config API', () => {
     const metrics = await fetch(`${url}/metrics`);
     expect(metrics.headers.get('content-type')).toContain('text/plain');
   });
+
+  it('/readyz: not ready until the caches sync, not ready while NATS is down, leadership reported either way', async () => {
+    const readyz = async () => {
+      const res = await fetch(`${url}/readyz`);
+      return { status: res.status, body: await res.json() };
+    };
+    try {
+      Object.assign(state, { informersSynced: false, natsConnected: true, leader: false });
+      expect(await readyz()).toEqual({ status: 503, body: { ready: false, informers: 'syncing', nats: 'connected', role: 'follower' } });
+      state.informersSynced = true; // synced: a follower with warm caches and NATS is ready
+      expect(await readyz()).toEqual({ status: 200, body: { ready: true, informers: 'synced', nats: 'connected', role: 'follower' } });
+      state.natsConnected = false;
+      expect(await readyz()).toEqual({ status: 503, body: { ready: false, informers: 'synced', nats: 'disconnected', role: 'follower' } });
+      Object.assign(state, { natsConnected: true, leader: true });
+      expect(await readyz()).toEqual({ status: 200, body: { ready: true, informers: 'synced', nats: 'connected', role: 'leader' } });
+      state.informersSynced = false; // a watch failed and is restarting
+      expect((await readyz()).status).toBe(503);
+    } finally {
+      Object.assign(state, { informersSynced: true, natsConnected: true, leader: true });
+    }
+  });
 });
 
 describe('tokenMatches', () => {
@@ -78,7 +101,7 @@ describe('tokenMatches', () => {
 
 describe('closeApi', () => {
   it('ends with a request in flight that never completes (fastify close() alone waits for it) and an idle keep-alive connection', async () => {
-    const api = buildApi({ store: { list: async () => new Map(), set: async () => undefined }, slugs: () => ['gg'], token: () => TOKEN, metrics: new Registry(), ready: () => true });
+    const api = buildApi({ store: { list: async () => new Map(), set: async () => undefined }, slugs: () => ['gg'], token: () => TOKEN, metrics: new Registry(), readiness: () => ({ informersSynced: true, natsConnected: true, leader: false }) });
     let received: () => void;
     const inFlight = new Promise<void>((resolve) => (received = resolve));
     api.addHook('onRequest', async (req) => void (req.method === 'POST' && received()));

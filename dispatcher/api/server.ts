@@ -1,6 +1,6 @@
 // The dispatcher's HTTP API (spec: "Per-harness configuration"): GET /harness-config is an open read of every
 // harness (catalogue + gg) with its config or defaults; POST /harness-config/{slug} changes it and needs the
-// bearer token. Plus /healthz, /readyz and /metrics (Prometheus). Bodies are validated with the shared schema.
+// bearer token. Plus /healthz, /readyz (caches synced, NATS connected; leadership reported) and /metrics (Prometheus). Bodies are validated with the shared schema.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
@@ -20,7 +20,29 @@ export interface ApiOptions {
   slugs: () => readonly string[];
   token: () => string;
   metrics: Registry;
-  ready: () => boolean;
+  /** What /readyz reports, asked per request. */
+  readiness: () => ReadinessInputs;
+}
+
+export interface ReadinessInputs {
+  /** Every informer's initial list done and its watch running. */
+  informersSynced: boolean;
+  natsConnected: boolean;
+  /** Whether this replica holds the Lease: reported, not required (a warm follower is ready to take over). */
+  leader: boolean;
+}
+
+/**
+ * Ready = caches synced and NATS connected. Leadership is in the body only: a follower with warm caches serves the
+ * API and is the standby the Service may route to; requiring leadership would make every follower unready.
+ */
+export function readinessReport(inputs: ReadinessInputs) {
+  return {
+    ready: inputs.informersSynced && inputs.natsConnected,
+    informers: inputs.informersSynced ? ('synced' as const) : ('syncing' as const),
+    nats: inputs.natsConnected ? ('connected' as const) : ('disconnected' as const),
+    role: inputs.leader ? ('leader' as const) : ('follower' as const),
+  };
 }
 
 /** Constant-time comparison of a presented bearer token with the configured one (hashes: equal lengths). */
@@ -35,7 +57,10 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 16 * 1024 });
 
   app.get('/healthz', async () => ({ ok: true }));
-  app.get('/readyz', async (_req, reply) => (options.ready() ? { ready: true } : reply.code(503).send({ ready: false })));
+  app.get('/readyz', async (_req, reply) => {
+    const report = readinessReport(options.readiness());
+    return reply.code(report.ready ? 200 : 503).send(report);
+  });
   app.get('/metrics', async (_req, reply) => reply.type(options.metrics.contentType).send(await options.metrics.metrics()));
 
   app.get('/harness-config', async () => {

@@ -5,8 +5,11 @@
 // the fewest slots goes next, so a long queue of one harness never starves another. Inputs are a snapshot; the caller writes
 // the claims with resourceVersion preconditions, so a stale snapshot can only lose a race, never over-claim.
 
-export const OCCUPYING_PHASES = ['Dispatched', 'Starting', 'Running'] as const;
+import { FINAL_PHASES, RUN_PHASES } from '../../shared/run-status.ts';
 import type { RunPhase } from '../../shared/run-status.ts';
+
+/** The phases holding a slot: past the queue (Pending) and not final (shared/run-status.ts). */
+export const OCCUPYING_PHASES: readonly RunPhase[] = RUN_PHASES.filter((p) => p !== 'Pending' && !FINAL_PHASES.has(p));
 
 export type { RunPhase };
 
@@ -35,7 +38,7 @@ export interface ClaimDecision {
 }
 
 export function isOccupying(phase: RunPhase): boolean {
-  return (OCCUPYING_PHASES as readonly string[]).includes(phase);
+  return OCCUPYING_PHASES.includes(phase);
 }
 
 const byAge = (a: QueuedRun, b: QueuedRun) => a.createdAt - b.createdAt || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);

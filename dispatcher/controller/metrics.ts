@@ -5,7 +5,7 @@ export function dispatcherMetrics(registry = new Registry()) {
   return {
     registry,
     queueDepth: new Gauge({ name: 'tcab_dispatcher_queue_depth', help: 'Pending Runs per harness', labelNames: ['harness'], registers: [registry] }),
-    occupied: new Gauge({ name: 'tcab_dispatcher_occupied_slots', help: 'Runs holding a slot (Dispatched, Starting, Running) per harness', labelNames: ['harness'], registers: [registry] }),
+    occupied: new Gauge({ name: 'tcab_dispatcher_occupied_slots', help: 'Runs holding a slot (neither Pending nor final) per harness', labelNames: ['harness'], registers: [registry] }),
     claimLatency: new Histogram({ name: 'tcab_dispatcher_claim_latency_seconds', help: 'Time to claim one Run: availability from config and Secret names, then its Pod create', buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [registry] }),
     claims: new Counter({ name: 'tcab_dispatcher_claims_total', help: 'Runs claimed', labelNames: ['harness'], registers: [registry] }),
     conflicts: new Counter({ name: 'tcab_dispatcher_apiserver_conflicts_total', help: 'Status writes refused with 409 Conflict (stale cache)', registers: [registry] }),

@@ -4,6 +4,8 @@
 import PQueue from 'p-queue';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import type { Counter } from 'prom-client';
+import type { Logger } from '../../shared/log.ts';
+import { errorMessage } from './errors.ts';
 import { GROUP, VERSION } from './resources.ts';
 import type { RunObject } from './resources.ts';
 
@@ -14,9 +16,9 @@ export class RunEventRecorder {
   private readonly queue = new PQueue({ concurrency: EVENTS_IN_FLIGHT });
   private readonly core: CoreV1Api;
   private readonly dropped: Counter;
-  private readonly log: (message: string) => void;
+  private readonly log: Logger;
 
-  constructor(core: CoreV1Api, dropped: Counter, log: (message: string) => void) {
+  constructor(core: CoreV1Api, dropped: Counter, log: Logger) {
     this.core = core;
     this.dropped = dropped;
     this.log = log;
@@ -46,7 +48,7 @@ export class RunEventRecorder {
             count: 1,
           },
         })
-        .catch((error: unknown) => this.log(`event on ${namespace}/${name}: ${(error as Error).message}`)),
+        .catch((error: unknown) => this.log.warn({ run: `${namespace}/${name}`, reason, err: errorMessage(error) }, 'recording an Event on the Run failed')),
     );
   }
 

@@ -3,6 +3,8 @@
 // write carries the Lease's resourceVersion, so of two candidates racing for an expired Lease exactly one wins.
 import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
+import type { Logger } from '../../shared/log.ts';
+import { errorMessage, isAlreadyExists, isConflict, isNotFound } from './errors.ts';
 
 export interface LeaderOptions {
   namespace: string;
@@ -12,10 +14,8 @@ export interface LeaderOptions {
   retryMs: number;
   onStartedLeading: () => void;
   onStoppedLeading: () => void;
-  log: (message: string) => void;
+  log: Logger;
 }
-
-const code = (error: unknown) => (error as { code?: number }).code;
 
 export class LeaderElector {
   private readonly api: CoordinationV1Api;
@@ -39,7 +39,7 @@ export class LeaderElector {
     const loop = async () => {
       if (this.stopped) return;
       const leading = await this.tryAcquireOrRenew().catch((error: unknown) => {
-        this.options.log(`leader election: ${(error as Error).message}`);
+        this.options.log.warn({ err: errorMessage(error) }, 'leader election round failed');
         return false;
       });
       // Stopped meanwhile: a round that just (re)acquired must not start leading again; stop() releases it.
@@ -69,7 +69,7 @@ export class LeaderElector {
   private setLeading(leading: boolean): void {
     if (leading === this.leading) return;
     this.leading = leading;
-    this.options.log(leading ? `${this.options.identity} became the leader` : `${this.options.identity} lost the leadership`);
+    this.options.log.info({ identity: this.options.identity, lease: this.options.name }, leading ? `${this.options.identity} became the leader` : `${this.options.identity} lost the leadership`);
     if (leading) this.options.onStartedLeading();
     else this.options.onStoppedLeading();
   }
@@ -81,12 +81,12 @@ export class LeaderElector {
     try {
       lease = await this.api.readNamespacedLease({ name, namespace });
     } catch (error) {
-      if (code(error) !== 404) throw error;
+      if (!isNotFound(error)) throw error;
       try {
         await this.api.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec: { holderIdentity: identity, leaseDurationSeconds, acquireTime: now, renewTime: now, leaseTransitions: 0 } } });
         return true;
       } catch (createError) {
-        if (code(createError) === 409) return false;
+        if (isAlreadyExists(createError)) return false;
         throw createError;
       }
     }
@@ -107,7 +107,7 @@ export class LeaderElector {
       await this.api.replaceNamespacedLease({ name, namespace, body: lease });
       return true;
     } catch (error) {
-      if (code(error) === 409) return false; // someone else wrote first: they lead
+      if (isConflict(error)) return false; // someone else wrote first: they lead
       throw error;
     }
   }

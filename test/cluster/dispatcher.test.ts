@@ -12,13 +12,15 @@ import { dispatcherMetrics } from '../../dispatcher/controller/metrics.ts';
 import { dispatcherConfig } from '../../dispatcher/config.ts';
 import { LeaderElector } from '../../dispatcher/kube/leader.ts';
 import type { RunObject } from '../../dispatcher/kube/resources.ts';
-import { RunStream } from '../../dispatcher/nats/run-stream.ts';
-import type { StreamItem } from '../../cli/nats-reader.ts';
+import { RunStream } from '../../nats/result-consumer.ts';
+import { natsSettings } from '../../nats/settings.ts';
+import type { StreamItem } from '../../nats/reader.ts';
 import { startStubModelServer } from '../../driver/stub-models/server.ts';
 import type { StubModelServer } from '../../driver/stub-models/server.ts';
 import { NatsServer } from '../support/nats-server.ts';
 import { RUN_LABEL } from '../../dispatcher/pods/driver-pod.ts';
 import { isFinal } from '../../dispatcher/status/transitions.ts';
+import { createLogger } from '../../shared/log.ts';
 import { podUrl, realNode } from './real-node-context.ts';
 import { clusterConfig, createNamespace, kubectl, readRunUntil, waitFor, watchAll } from './support.ts';
 
@@ -97,10 +99,11 @@ async function startDispatcher(identity: string, overrides: Record<string, strin
     TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: await podUrl(stub.url) }),
     ...overrides,
   });
-  const stream = await RunStream.connect({ servers: [nats.url] });
-  const log = (m: string) => logs.push(`${identity}: ${m}`);
+  const stream = await RunStream.connect(natsSettings(nats.url));
+  // The dispatcher's pino lines, kept for failure messages and the canary check.
+  const log = createLogger({ component: 'tcab-dispatcher', level: 'debug', bindings: { identity }, destination: { write: (line: string) => void logs.push(line.trimEnd()) } });
   const metrics = dispatcherMetrics();
-  const dispatcher = new Dispatcher({ config: clusterConfig(), settings, events: stream, metrics, log, resultGraceSeconds });
+  const dispatcher = new Dispatcher({ config: clusterConfig(), settings: { ...settings, TCAB_RESULT_GRACE_SECONDS: resultGraceSeconds }, events: stream, metrics, log });
   await dispatcher.start();
   const elector = new LeaderElector(clusterConfig(), {
     namespace: ns,
@@ -110,7 +113,7 @@ async function startDispatcher(identity: string, overrides: Record<string, strin
     retryMs: 1000,
     onStartedLeading: () => {
       dispatcher.setLeading(true);
-      void stream.consumeResults((runId, result, ack) => dispatcher.onResult(runId, result, ack), log);
+      void stream.consumeResults((runId, result, ack) => dispatcher.onResult(runId, result, ack), (m) => log.info(m));
     },
     onStoppedLeading: () => dispatcher.setLeading(false),
     log,

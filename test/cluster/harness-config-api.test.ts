@@ -21,7 +21,7 @@ beforeAll(async () => {
   expect((await kubectl(['apply', '-f', join(ROOT, 'deploy', 'crds')])).code).toBe(0);
   await kubectl(['wait', '--for=condition=Established', 'crd/harnessconfigs.tcab.dev', '--timeout=30s']);
   await kubectl(['delete', 'harnessconfigs', '--all']);
-  api = buildApi({ store: kubeHarnessConfigStore(clusterConfig()), slugs: () => listHarnesses().map((h) => h.manifest.slug), token: () => TOKEN, metrics: new Registry(), ready: () => true });
+  api = buildApi({ store: kubeHarnessConfigStore(clusterConfig()), slugs: () => listHarnesses().map((h) => h.manifest.slug), token: () => TOKEN, metrics: new Registry(), readiness: () => ({ informersSynced: true, natsConnected: true, leader: false }) });
   url = await api.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(async () => api?.close());

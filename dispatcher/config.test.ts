@@ -1,0 +1,43 @@
+// The dispatcher's environment, one variable at a time: defaults, accepted values, and a bad value named.
+import { describe, expect, it } from 'vitest';
+import { dispatcherConfig } from './config.ts';
+import { InvalidInputError } from '../shared/errors.ts';
+
+describe('dispatcherConfig', () => {
+  it('defaults what is unset or empty', () => {
+    const unset = dispatcherConfig({});
+    expect(unset).toMatchObject({ TCAB_API_HOST: '0.0.0.0', TCAB_RESULT_GRACE_SECONDS: 30, TCAB_LEADER_LEASE: 'tcab-dispatcher', TCAB_LEASE_DURATION_SECONDS: 10, TCAB_LEASE_RETRY_MS: 2000, TCAB_LOG_LEVEL: 'info' });
+    expect(unset.TCAB_DISPATCHER_ID).toBeUndefined();
+    expect(unset.POD_NAME).toBeUndefined();
+    const empty = dispatcherConfig({ TCAB_API_HOST: '', TCAB_RESULT_GRACE_SECONDS: '', TCAB_LEADER_LEASE: '', TCAB_LEASE_DURATION_SECONDS: '', TCAB_LEASE_RETRY_MS: '', TCAB_DISPATCHER_ID: '', POD_NAME: '', TCAB_LOG_LEVEL: '' });
+    expect(empty).toEqual(unset);
+  });
+
+  it.each([
+    ['TCAB_API_HOST', '127.0.0.1', '127.0.0.1'],
+    ['TCAB_RESULT_GRACE_SECONDS', '0', 0],
+    ['TCAB_RESULT_GRACE_SECONDS', '2.5', 2.5],
+    ['TCAB_LEADER_LEASE', 'other-lease', 'other-lease'],
+    ['TCAB_LEASE_DURATION_SECONDS', '5', 5],
+    ['TCAB_LEASE_RETRY_MS', '1000', 1000],
+    ['TCAB_DISPATCHER_ID', 'dispatcher-1', 'dispatcher-1'],
+    ['POD_NAME', 'tcab-dispatcher-abc', 'tcab-dispatcher-abc'],
+    ['TCAB_LOG_LEVEL', 'debug', 'debug'],
+  ])('%s=%s', (name, value, want) => {
+    expect(dispatcherConfig({ [name]: value })[name as keyof ReturnType<typeof dispatcherConfig>]).toEqual(want);
+  });
+
+  it.each([
+    ['TCAB_RESULT_GRACE_SECONDS', 'soon'],
+    ['TCAB_RESULT_GRACE_SECONDS', '-1'],
+    ['TCAB_LEASE_DURATION_SECONDS', '0'],
+    ['TCAB_LEASE_DURATION_SECONDS', '2.5'],
+    ['TCAB_LEASE_RETRY_MS', '10'],
+    ['TCAB_LEASE_RETRY_MS', 'ten'],
+    ['TCAB_LOG_LEVEL', 'verbose'],
+    ['TCAB_API_PORT', '70000'],
+  ])('%s=%s stops the dispatcher naming the variable', (name, value) => {
+    expect(() => dispatcherConfig({ [name]: value })).toThrow(InvalidInputError);
+    expect(() => dispatcherConfig({ [name]: value })).toThrow(new RegExp(`${name}: `));
+  });
+});

@@ -1,0 +1,145 @@
+// The claim pass (Kueue's scheduler over the pure decideClaims, claims/decide.ts): runs when the queue or the
+// capacity changed (a Run queued, a Run or its Pod gone, a HarnessConfig or Secret changed, leadership gained),
+// never per watch event; triggers while a pass runs fold into one more pass (its work queue's dedupe).
+// The claim IS the Pod create: the Pod's name is derived from the Run and the Run owns it, so a second create
+// (another leader, a retry) gets 409 AlreadyExists and there is never a second Pod. A Run whose Pod exists holds
+// its slot whether or not its status says so yet, so a dispatcher that dies between the create and the status
+// write neither loses the Run nor over-claims. Status writes (Dispatched, ...) follow in the Runs' reconciles.
+import type { CoreV1Api } from '@kubernetes/client-node';
+import { getHarness, manifestForModel } from '../../harnesses/registry.ts';
+import { apiKeySources } from '../../shared/auth.ts';
+import type { Logger } from '../../shared/log.ts';
+import { RunSpec } from '../../shared/run.ts';
+import { clusterRunIdOf } from '../../shared/run-id.ts';
+import type { RunStatus } from '../../shared/run-status.ts';
+import { formatIssues } from '../../shared/zod-issues.ts';
+import { concurrently } from '../../shared/concurrently.ts';
+import { decideClaims } from '../claims/decide.ts';
+import type { QueuedRun } from '../claims/decide.ts';
+import type { DispatcherConfig } from '../config.ts';
+import { errorMessage, isAlreadyExists, isNotFound } from '../kube/errors.ts';
+import type { RunObject } from '../kube/resources.ts';
+import { clusterAvailability } from '../pods/availability.ts';
+import { buildDriverPod, clusterRunIdProblem, driverPodName, eventsSubject } from '../pods/driver-pod.ts';
+import type { Observation } from '../status/transitions.ts';
+import { countSlots, setGauges } from './gauges.ts';
+import type { Caches } from './informers.ts';
+import type { DispatcherMetrics } from './metrics.ts';
+import type { RunMemory } from './run-memory.ts';
+import { objectKey, ownedBy, runRef } from './run-view.ts';
+import type { WriteOutcome } from './status-writer.ts';
+import type { ReconcileResult } from './work-queue.ts';
+
+/** Claims (Pod creates) in flight at once, and likewise Run reconciles. */
+export const CLAIM_CONCURRENCY = 16;
+/** A Pod of an earlier Run of the same name still going away: its Run is claimed again after this. */
+const FOREIGN_POD_RETRY_MS = 1000;
+
+export interface ClaimPassDeps {
+  core: CoreV1Api;
+  caches: Caches;
+  memory: RunMemory;
+  settings: DispatcherConfig;
+  metrics: DispatcherMetrics;
+  statusOf: (run: RunObject) => RunStatus;
+  write: (run: RunObject, observation: Observation) => Promise<WriteOutcome>;
+  /** Purges an earlier Run's messages under this run id before the new Run's Pod exists. */
+  forgetRun: (run: RunObject, why: string) => Promise<void>;
+  log: Logger;
+}
+
+const at = () => new Date().toISOString();
+
+export class ClaimPass {
+  private readonly deps: ClaimPassDeps;
+
+  constructor(deps: ClaimPassDeps) {
+    this.deps = deps;
+  }
+
+  async run(): Promise<ReconcileResult> {
+    const { caches, settings, metrics } = this.deps;
+    const runs = caches.runs.list();
+    const queued: QueuedRun[] = [];
+    const byKey = new Map<string, RunObject>();
+    for (const r of runs) {
+      const phase = this.deps.statusOf(r).phase ?? 'Pending';
+      // A Run cancelled before its claim is ended by its reconcile, never claimed.
+      if (phase === 'Pending' && r.spec.cancel === true) continue;
+      const key = objectKey(r);
+      byKey.set(key, r);
+      queued.push({ key, harness: String(r.spec.harness ?? ''), phase, createdAt: new Date(r.metadata!.creationTimestamp ?? 0).getTime() });
+    }
+    const limits = Object.fromEntries(caches.configs.list().map((c) => [c.metadata!.name!, c.spec.maxParallelism]));
+    const started = performance.now();
+    const decision = decideClaims({ runs: queued, limits, maxInFlight: settings.TCAB_DISPATCHER_MAX_INFLIGHT });
+    let retryForeign = false;
+    let failed = 0;
+    // Claims of different Runs are independent: a few at a time keep the apiserver busy without flooding it.
+    await concurrently(decision.claim.map((k) => byKey.get(k)!), CLAIM_CONCURRENCY, async (run) => {
+      const t0 = performance.now();
+      try {
+        if ((await this.claimOne(run)) === 'foreign') retryForeign = true;
+      } catch (error) {
+        failed += 1;
+        this.deps.log.warn({ run: objectKey(run), err: errorMessage(error) }, 'claim failed; retrying with backoff');
+      }
+      metrics.claimLatency.observe((performance.now() - t0) / 1000);
+    });
+    if (decision.claim.length > 0) this.deps.log.info({ claimed: decision.claim.length - failed, failed, ms: Math.round(performance.now() - started) }, 'claimed runs');
+    setGauges(metrics, countSlots(caches.runs.list().map((r) => ({ harness: String(r.spec.harness ?? ''), phase: this.deps.statusOf(r).phase ?? 'Pending' }))));
+    if (failed > 0) throw new Error(`${failed} claim(s) failed`);
+    return retryForeign ? { requeueAfterMs: FOREIGN_POD_RETRY_MS } : undefined;
+  }
+
+  private async claimOne(run: RunObject): Promise<'claimed' | 'refused' | 'foreign'> {
+    const refuse = async (reason: string) => {
+      await this.deps.write(run, { kind: 'unavailable', reason, at: at() });
+      return 'refused' as const;
+    };
+    const parsed = RunSpec.safeParse(run.spec);
+    if (!parsed.success) return refuse(`invalid run spec: ${formatIssues(parsed.error)}`);
+    const spec = parsed.data;
+    const ref = runRef(run);
+    if (clusterRunIdOf(ref.namespace, ref.name) === undefined) return refuse(`invalid metadata.name: ${clusterRunIdProblem(ref)}`);
+    let auth;
+    try {
+      auth = manifestForModel(getHarness(spec.harness), spec.model).auth;
+    } catch {
+      return refuse(`unknown harness "${spec.harness}"`);
+    }
+    const secretNames = new Set(this.deps.caches.secrets.list().map((s) => s.metadata!.name!));
+    const availability = clusterAvailability(auth, spec, this.deps.settings, secretNames, this.deps.settings.TCAB_DRIVER_ENV);
+    if (!availability.available) return refuse(availability.reason);
+    // Before this Run's Pod exists nothing of this Run is on its subjects: what is there is an earlier Run's of the
+    // same name (deleted while no dispatcher led, or its driver's last words after the deletion's purge). Purged
+    // here, at the claim, so the new Run's stream is its own. Its message ids carry its uid (TCAB_RUN_ATTEMPT), so
+    // within the stream's duplicate window they are not dropped as repeats of the old Run's either.
+    const existing = this.deps.caches.pods.get(driverPodName(ref), ref.namespace);
+    if (!existing || !ownedBy(existing, ref.uid)) await this.deps.forgetRun(run, 'claimed again');
+    const made = await this.createPod(run, spec, apiKeySources(spec.harness, auth));
+    if (made === 'foreign') return 'foreign'; // a Pod of an earlier Run of the same name is still going away
+    this.deps.memory.entry(objectKey(run), ref.uid).claimed = { pod: driverPodName(ref), eventsSubject: eventsSubject(ref), at: at() };
+    this.deps.metrics.claims.inc({ harness: spec.harness });
+    return 'claimed';
+  }
+
+  /** Creates the Run's driver Pod. 'exists' = already made (by this or a previous leader): one Pod per Run. */
+  private async createPod(run: RunObject, spec: RunSpec, keyVars: readonly string[]): Promise<'created' | 'exists' | 'foreign'> {
+    const ref = runRef(run);
+    const pod = buildDriverPod(ref, spec, this.deps.settings, keyVars);
+    try {
+      await this.deps.core.createNamespacedPod({ namespace: ref.namespace, body: pod });
+      this.deps.metrics.podWrites.inc();
+      return 'created';
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+      // Gone again since the 409 (an old Pod finishing its deletion): 'foreign', so the claim is tried later.
+      const existing = await this.deps.core.readNamespacedPod({ namespace: ref.namespace, name: pod.metadata!.name! }).catch((readError: unknown) => {
+        if (isNotFound(readError)) return undefined;
+        throw readError;
+      });
+      return existing && ownedBy(existing, ref.uid) ? 'exists' : 'foreign';
+    }
+  }
+}

@@ -1,0 +1,119 @@
+// Every informer (list + watch cache) the dispatcher keeps, built in this one place: the memory-lean informer
+// (kube/lean-informer.ts: paged lists, a per-object transform) replaces client-node's here and nowhere else.
+// Each cache is selected server-side as narrowly as the apiserver allows:
+//   - Runs of the namespace; HarnessConfigs (cluster-scoped, one per harness);
+//   - driver Pods: labelSelector tcab.dev/run (only Pods this dispatcher made);
+//   - kubelet Events: fieldSelector involvedObject.kind=Pod. The apiserver's Event field selectors are exact
+//     matches on involvedObject.{kind,namespace,name,uid,apiVersion,resourceVersion,fieldPath}, reason,
+//     reportingComponent, source, type (pkg/registry/core/event/strategy.go); there is no prefix match and Events
+//     carry no labels, so "Events about our driver Pods" is kind=Pod here plus the pod-name filter in
+//     pod-lifecycle.ts. Without it the cache held every Event of the namespace, including the dispatcher's own
+//     Events on Runs (one per transition: more Events than Runs);
+//   - Secrets: the configured names only, metadata only (kube/metadata-only.ts).
+//
+// Fields each controller reads (what a slim cached object must keep, besides metadata.name/namespace/
+// resourceVersion):
+//   Run (run-reconciler, claim-pass, gauges): metadata.uid, creationTimestamp; spec (whole: RunSpec is parsed at the
+//     claim and handed to the driver Pod; spec.harness, spec.cancel otherwise); status (whole: the status writer
+//     computes the next status from it).
+//   Pod (run-reconciler, pod-lifecycle, claim-pass): metadata.uid, creationTimestamp, deletionTimestamp,
+//     labels[tcab.dev/run], ownerReferences[kind=Run].uid; spec.nodeName; status.phase, reason, message,
+//     conditions[type,status,reason,message] (PodScheduled, DisruptionTarget),
+//     containerStatuses[0].state.terminated.exitCode.
+//   Event (pod-lifecycle): metadata.uid, creationTimestamp; involvedObject.kind, name, uid; reason, message,
+//     lastTimestamp, eventTime.
+//   HarnessConfig (claim-pass): metadata.name, spec.maxParallelism. Secret (claim-pass): metadata.name.
+import { CoreV1Api, CustomObjectsApi, ListWatch, Watch } from '@kubernetes/client-node';
+import type { CoreV1Event, Informer, KubeConfig, KubernetesObject, ObjectCache, V1Pod } from '@kubernetes/client-node';
+import type { Logger } from '../../shared/log.ts';
+import type { DispatcherConfig } from '../config.ts';
+import { errorMessage } from '../kube/errors.ts';
+import { configuredSecretNames, secretMetadataInformer } from '../kube/metadata-only.ts';
+import { GROUP, HARNESS_CONFIGS, harnessConfigsPath, RUNS, runsPath, VERSION } from '../kube/resources.ts';
+import type { HarnessConfigObject, RunObject } from '../kube/resources.ts';
+import { RUN_LABEL } from '../pods/driver-pod.ts';
+
+export type Cache<T extends KubernetesObject> = Informer<T> & Pick<ObjectCache<T>, 'get' | 'list'>;
+
+/** Only kubelet-side Events about Pods (see above). */
+export const POD_EVENTS_FIELD_SELECTOR = 'involvedObject.kind=Pod';
+
+export interface Caches {
+  runs: Cache<RunObject>;
+  configs: Cache<HarnessConfigObject>;
+  pods: Cache<V1Pod>;
+  kubeEvents: Cache<CoreV1Event>;
+  secrets: Cache<KubernetesObject>;
+}
+
+export function buildCaches(config: KubeConfig, settings: DispatcherConfig): Caches {
+  const ns = settings.TCAB_NAMESPACE;
+  const core = config.makeApiClient(CoreV1Api);
+  const custom = config.makeApiClient(CustomObjectsApi);
+  const watch = new Watch(config);
+  const cache = <T extends KubernetesObject>(path: string, list: () => Promise<unknown>, labelSelector?: string, fieldSelector?: string) =>
+    new ListWatch<T>(path, watch, list as never, false, labelSelector, fieldSelector);
+  return {
+    runs: cache<RunObject>(runsPath(ns), () => custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: RUNS })),
+    configs: cache<HarnessConfigObject>(harnessConfigsPath(), () => custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: HARNESS_CONFIGS })),
+    pods: cache<V1Pod>(`/api/v1/namespaces/${ns}/pods`, () => core.listNamespacedPod({ namespace: ns, labelSelector: RUN_LABEL }), RUN_LABEL),
+    kubeEvents: cache<CoreV1Event>(`/api/v1/namespaces/${ns}/events`, () => core.listNamespacedEvent({ namespace: ns, fieldSelector: POD_EVENTS_FIELD_SELECTOR }), undefined, POD_EVENTS_FIELD_SELECTOR),
+    // Which of the configured Secrets exist, never what they hold: listed and watched by name, as metadata only.
+    secrets: secretMetadataInformer(config, ns, configuredSecretNames(settings)) as unknown as Cache<KubernetesObject>,
+  };
+}
+
+/**
+ * Starts and keeps the caches: a watch that fails is restarted after a second (the informer stops on an error).
+ * synced() is true once every cache's initial list is done and its watch runs, false while one is down: the
+ * readiness endpoint reports it.
+ */
+export class CacheSet {
+  readonly caches: Caches;
+  private readonly up = new Map<string, boolean>();
+  private stopped = false;
+  private readonly log: Logger;
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(caches: Caches, log: Logger) {
+    this.caches = caches;
+    this.log = log;
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(Object.entries(this.caches).map(async ([name, informer]: [string, Informer<KubernetesObject>]) => {
+      let failed = false;
+      informer.on('error', (error: unknown) => {
+        failed = true;
+        this.up.set(name, false);
+        if (this.stopped) return; // stopping closes the watches: not an error to recover from
+        this.log.warn({ cache: name, err: error ? errorMessage(error) : 'closed' }, 'watch failed; restarting');
+        const timer = setTimeout(() => {
+          this.timers.delete(timer);
+          if (!this.stopped) void this.startOne(name, informer, () => failed, () => (failed = false));
+        }, 1000);
+        this.timers.add(timer);
+      });
+      await this.startOne(name, informer, () => failed, () => (failed = false));
+    }));
+  }
+
+  private async startOne(name: string, informer: Informer<KubernetesObject>, failed: () => boolean, reset: () => void): Promise<void> {
+    reset();
+    await informer.start();
+    // start() resolves after a failed initial list too (the error callback fired): synced only without one.
+    this.up.set(name, !failed() && !this.stopped);
+  }
+
+  synced(): boolean {
+    return Object.keys(this.caches).every((name) => this.up.get(name) === true);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    await Promise.all(Object.values(this.caches).map((informer: Informer<KubernetesObject>) => informer.stop()));
+    for (const name of Object.keys(this.caches)) this.up.set(name, false);
+  }
+}
