@@ -29,7 +29,9 @@ case "$prompt" in
   daemon)
     # A daemon in its own session (as Cline's hub daemon is): the signal to the harness's group never reaches it.
     setsid sh -c 'echo $$ > "$HOME/../daemon.pid"; exec sleep 600' </dev/null >/dev/null 2>&1 &
-    while [ ! -s "$HOME/../daemon.pid" ]; do :; done ;;
+    # Exit only once the daemon runs sleep (after its exec): teardown names leftovers by their command.
+    while [ ! -s "$HOME/../daemon.pid" ]; do :; done
+    while [ "$(cat "/proc/$(cat "$HOME/../daemon.pid")/comm" 2>/dev/null)" != sleep ]; do :; done ;;
   longline)
     head -c 16777216 /dev/zero | tr '\0' 'x'; printf '\n' ;;
   canary)
