@@ -108,6 +108,8 @@ export async function up(options: UpOptions): Promise<ControlPlane> {
       '--initial-cluster', `default=http://127.0.0.1:${etcdPeer}`, '--listen-metrics-urls', '',
       // Test data: durability across power loss does not matter, speed does.
       '--unsafe-no-fsync', '--log-level', 'warn',
+      // The 100,000-Run dispatcher bench writes ~1.5 GB of revisions between compactions; the 2 GB default is tight.
+      '--quota-backend-bytes', String(8 * 2 ** 30),
     ]);
     await waitFor('etcd health', async () => (await fetch(`http://127.0.0.1:${etcdClient}/health`)).ok, { timeoutMs: 20_000, process: etcd });
     mark('etcd_ms');

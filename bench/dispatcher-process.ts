@@ -1,0 +1,93 @@
+// The dispatcher benchmark's handle on its child (bench/dispatcher-child.ts): requests over IPC, and the child's
+// memory as the kernel sees it (/proc/<pid>/status: VmRSS now, VmHWM the peak), sampled while the bench runs.
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChildRequest } from './dispatcher-child.ts';
+
+/** kB fields of /proc/<pid>/status, in MB; undefined once the process is gone. */
+export function procStatusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Math.round(Number(match[1]) / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface DispatcherProcess {
+  ask<T = Record<string, unknown>>(request: ChildRequest): Promise<T>;
+  /** VmRSS now (MB). */
+  rss(): number;
+  /** The highest VmRSS sampled (every 100 ms) and the kernel's own high-water mark (MB). */
+  peak(): { sampled: number; vm_hwm: number };
+  /** RSS samples [seconds since start, MB], one a second, for the report. */
+  timeline(): [number, number][];
+  stop(): Promise<Record<string, unknown>>;
+  kill(): void;
+}
+
+export async function startDispatcherProcess(env: NodeJS.ProcessEnv, log: (m: string) => void): Promise<DispatcherProcess> {
+  const child: ChildProcess = fork(join(import.meta.dirname, 'dispatcher-child.ts'), [], {
+    env: { ...process.env, ...env },
+    execArgv: ['--expose-gc'],
+    stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+  });
+  // The dispatcher's own log lines go nowhere but a count: a burst of claims logs a line per pass.
+  let stderrTail = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderrTail = (stderrTail + chunk.toString()).slice(-4000)));
+  const pending = new Map<number, { resolve: (v: never) => void; reject: (e: Error) => void }>();
+  let nextId = 0;
+  let ready!: () => void;
+  let failed!: (e: Error) => void;
+  const started = new Promise<void>((resolve, reject) => ([ready, failed] = [resolve, reject]));
+  child.on('message', (message: { id?: number; type?: string; error?: string }) => {
+    if (message.type === 'ready') return ready();
+    const waiter = pending.get(message.id!);
+    pending.delete(message.id!);
+    if (message.error) waiter?.reject(new Error(`dispatcher child: ${message.error}`));
+    else waiter?.resolve(message as never);
+  });
+  child.on('exit', (code, signal) => {
+    const error = new Error(`dispatcher child exited (${code ?? signal}); its stderr ended with:\n${stderrTail}`);
+    failed(error);
+    for (const waiter of pending.values()) waiter.reject(error);
+  });
+  const pid = child.pid!;
+  const t0 = performance.now();
+  let peak = 0;
+  const samples: [number, number][] = [];
+  const sampler = setInterval(() => {
+    const rss = procStatusMb(pid, 'VmRSS');
+    if (rss === undefined) return;
+    peak = Math.max(peak, rss);
+    const second = Math.floor((performance.now() - t0) / 1000);
+    if (samples.at(-1)?.[0] !== second) samples.push([second, rss]);
+  }, 100);
+  sampler.unref();
+  const ask = <T>(request: ChildRequest) =>
+    new Promise<T>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve: resolve as (v: never) => void, reject });
+      child.send({ id, ...request });
+    });
+  await started;
+  log(`dispatcher child ${pid} synced`);
+  return {
+    ask,
+    rss: () => procStatusMb(pid, 'VmRSS') ?? 0,
+    peak: () => ({ sampled: peak, vm_hwm: procStatusMb(pid, 'VmHWM') ?? peak }),
+    timeline: () => samples,
+    async stop() {
+      const reply = await ask<Record<string, unknown>>({ type: 'stop' });
+      clearInterval(sampler);
+      await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(undefined)));
+      return reply;
+    },
+    kill: () => {
+      clearInterval(sampler);
+      child.kill('SIGKILL');
+    },
+  };
+}
