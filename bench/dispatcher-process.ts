@@ -31,7 +31,8 @@ export interface DispatcherProcess {
 export async function startDispatcherProcess(env: NodeJS.ProcessEnv, log: (m: string) => void): Promise<DispatcherProcess> {
   const child: ChildProcess = fork(join(import.meta.dirname, 'dispatcher-child.ts'), [], {
     env: { ...process.env, ...env },
-    execArgv: ['--expose-gc'],
+    // TCAB_BENCH_CPU_PROF=<dir>: the child writes a V8 CPU profile there when it exits (where its time goes).
+    execArgv: ['--expose-gc', ...(process.env.TCAB_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.TCAB_BENCH_CPU_PROF}`] : [])],
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
   });
   // The dispatcher's own log lines go nowhere but a count: a burst of claims logs a line per pass.

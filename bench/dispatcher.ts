@@ -36,7 +36,24 @@ const CLIENT_CONCURRENCY = 32;
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));
 
-export async function benchDispatcher(runs = 10_000, rawPods = 2_000, log: (m: string) => void = () => undefined): Promise<Record<string, unknown>> {
+/** The bench's time budget ran out while waiting: the report says how far it got instead of failing. */
+class OutOfTime extends Error {
+  readonly waitingFor: string;
+  readonly done: number;
+  constructor(waitingFor: string, done: number) {
+    super(`out of time waiting for ${waitingFor} (${done})`);
+    this.waitingFor = waitingFor;
+    this.done = done;
+  }
+}
+
+/**
+ * `until`: how far to go ('deleted': every Run final and deleted; 'dispatched': stop once the claims are reflected).
+ * `budgetS`: seconds from the start after which the bench stops waiting (from the claims on) and reports the phase
+ * it was in.
+ */
+export async function benchDispatcher(runs = 10_000, rawPods = 2_000, log: (m: string) => void = () => undefined, until: 'dispatched' | 'deleted' = 'deleted', budgetS = Infinity): Promise<Record<string, unknown>> {
+  const outOfTimeAt = performance.now() + budgetS * 1000;
   const phases: Record<string, number> = {};
   let phaseStart = performance.now();
   const phase = (name: string) => {
@@ -83,15 +100,18 @@ export async function benchDispatcher(runs = 10_000, rawPods = 2_000, log: (m: s
     phase('dispatcher_start');
     // Polls the child (4 per second); a bench that stops moving for two minutes (the apiserver died, say) fails
     // with what it was waiting for instead of hanging.
+    const step = Math.max(1000, Math.round(runs / 10));
+    let budgeted = false; // the budget applies from the claims on: queueing must finish for any figure
     const waitFor = async (what: string, done: (p: ChildProgress) => boolean, count: (p: ChildProgress) => number) => {
       let last = -1;
       let movedAt = performance.now();
       for (let p = await progress(); !done(p); p = await progress()) {
         const n = count(p);
         if (n !== last) {
-          if (Math.floor(n / 5000) !== Math.floor(last / 5000)) log(`${n}/${runs} ${what}`);
+          if (Math.floor(n / step) !== Math.floor(last / step)) log(`${n}/${runs} ${what}`);
           [last, movedAt] = [n, performance.now()];
         } else if (performance.now() - movedAt > 120_000) throw new Error(`bench stalled: ${n}/${runs} ${what} for 120 s`);
+        if (budgeted && performance.now() > outOfTimeAt) throw new OutOfTime(what, n);
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     };
@@ -103,40 +123,62 @@ export async function benchDispatcher(runs = 10_000, rawPods = 2_000, log: (m: s
     phase('queue_runs');
     const queued = await memory();
 
+    const finalizeAndDelete = async () => {
+      log('delivering every Run\'s result (as the NATS consumer does)');
+      await dispatcher.ask({ type: 'results', runIds: names.map((name) => `bench_${name}`) });
+      await waitFor('Runs final', (p) => p.final >= runs, (p) => p.final);
+      phase('results_to_final');
+      // The dispatcher tears down each finished Run's Pod (a delete each, then the watch shows it gone).
+      await waitFor('driver Pods torn down', (p) => p.pods_cached === 0 && p.pod_writes >= 2 * runs, (p) => p.pod_writes - runs);
+      phase('pods_torn_down');
+
+      log(`deleting ${runs} Runs`);
+      await concurrently(names, CLIENT_CONCURRENCY, (name) => custom.deleteNamespacedCustomObject({ group: 'tcab.dev', version: 'v1alpha1', namespace: 'bench', plural: 'runs', name }));
+      await waitFor('Runs gone from the cache', (p) => p.runs_cached === 0, (p) => runs - p.runs_cached);
+      phase('delete_runs');
+      const afterDelete = await memory();
+      await core.deleteCollectionNamespacedEvent({ namespace: 'bench' });
+      // The Events' deletions reach the dispatcher's Event informer through its watch; wait until the cache is empty.
+      for (let m = await memory(); ; m = await memory()) {
+        const events = (m.caches as Record<string, { objects: number }> | undefined)?.kubeEvents?.objects ?? 0;
+        if (events === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      const afterEvents = await memory();
+      phase('delete_events');
+      return { afterDelete, afterEvents };
+    };
+
     log(`claiming ${runs} Runs`);
     const claimStart = performance.now();
-    await dispatcher.ask({ type: 'lead' });
-    await waitFor('Pods created', (p) => p.pod_writes >= runs, (p) => p.pod_writes);
-    const claimSeconds = (performance.now() - claimStart) / 1000;
-    phase('claims');
-    // Claims come first; the Runs' statuses (Dispatched) follow in the passes after: how long until all show it.
-    await waitFor('Runs showing Dispatched', (p) => p.dispatched >= runs, (p) => p.dispatched);
-    const reflectedSeconds = (performance.now() - claimStart) / 1000;
-    phase('statuses_dispatched');
-    const busiest = await memory(); // every Run, its Pod and its Events cached
-
-    log('delivering every Run\'s result (as the NATS consumer does)');
-    await dispatcher.ask({ type: 'results', runIds: names.map((name) => `bench_${name}`) });
-    await waitFor('Runs final', (p) => p.final >= runs, (p) => p.final);
-    phase('results_to_final');
-    // The dispatcher tears down each finished Run's Pod (a delete each, then the watch shows it gone).
-    await waitFor('driver Pods torn down', (p) => p.pods_cached === 0 && p.pod_writes >= 2 * runs, (p) => p.pod_writes - runs);
-    phase('pods_torn_down');
-
-    log(`deleting ${runs} Runs`);
-    await concurrently(names, CLIENT_CONCURRENCY, (name) => custom.deleteNamespacedCustomObject({ group: 'tcab.dev', version: 'v1alpha1', namespace: 'bench', plural: 'runs', name }));
-    await waitFor('Runs gone from the cache', (p) => p.runs_cached === 0, (p) => runs - p.runs_cached);
-    phase('delete_runs');
-    const afterDelete = await memory();
-    await core.deleteCollectionNamespacedEvent({ namespace: 'bench' });
-    // The Events' deletions reach the dispatcher's Event informer through its watch; wait until the cache is empty.
-    for (let m = await memory(); ; m = await memory()) {
-      const events = (m.caches as Record<string, { objects: number }> | undefined)?.kubeEvents?.objects ?? 0;
-      if (events === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 500));
+    budgeted = true;
+    let claimSeconds: number | undefined;
+    let reflectedSeconds: number | undefined;
+    let busiest: Awaited<ReturnType<typeof memory>> | undefined;
+    let tail: Awaited<ReturnType<typeof finalizeAndDelete>> | undefined;
+    let incomplete: Record<string, unknown> | undefined;
+    let claimedInTime = runs;
+    try {
+      await dispatcher.ask({ type: 'lead' });
+      await waitFor('Pods created', (p) => p.pod_writes >= runs, (p) => p.pod_writes);
+      claimSeconds = (performance.now() - claimStart) / 1000;
+      phase('claims');
+      // Claims come first; the Runs' statuses (Dispatched) follow: how long until all show it.
+      await waitFor('Runs showing Dispatched', (p) => p.dispatched >= runs, (p) => p.dispatched);
+      reflectedSeconds = (performance.now() - claimStart) / 1000;
+      phase('statuses_dispatched');
+      busiest = await memory(); // every Run, its Pod and its Events cached
+      // The rest (results, teardown, deletion) only when asked to go that far (the default): at 100,000 Runs the
+      // claims and the peak can be measured on their own (until = 'dispatched').
+      if (until === 'deleted') tail = await finalizeAndDelete();
+    } catch (error) {
+      if (!(error instanceof OutOfTime)) throw error;
+      const p = await progress();
+      incomplete = { waiting_for: error.waitingFor, done: error.done, of: runs, budget_s: budgetS, progress: p };
+      log(`out of time: ${error.message}`);
+      if (claimSeconds === undefined) [claimSeconds, claimedInTime] = [(performance.now() - claimStart) / 1000, p.pod_writes];
+      busiest ??= await memory();
     }
-    const afterEvents = await memory();
-    phase('delete_events');
     const peak = dispatcher.peak();
     const timeline = dispatcher.timeline();
     const final = await dispatcher.stop();
@@ -144,7 +186,7 @@ export async function benchDispatcher(runs = 10_000, rawPods = 2_000, log: (m: s
 
     const latencies = (final.latencies_ms as number[]).sort((a, b) => a - b);
     const statusWrites = final.status_writes as number;
-    const claimsPerSecond = runs / claimSeconds;
+    const claimsPerSecond = claimedInTime / claimSeconds;
     return {
       runs,
       claims_per_s: Math.round(claimsPerSecond),
@@ -155,27 +197,31 @@ export async function benchDispatcher(runs = 10_000, rawPods = 2_000, log: (m: s
       meets_target: claimsPerSecond / rawPerSecond >= 0.8,
       claim_concurrency: CLAIM_CONCURRENCY,
       claim_latency_ms: { p50: round(quantile(latencies, 0.5)), p99: round(quantile(latencies, 0.99)), max: round(latencies.at(-1) ?? 0), target_p99: 1000, what: 'one claim: spec and availability checks, then the Pod create (the claim)' },
-      all_statuses_dispatched_after_s: round(reflectedSeconds),
+      all_statuses_dispatched_after_s: reflectedSeconds === undefined ? null : round(reflectedSeconds),
+      ...(incomplete && { incomplete }),
       claim_seconds: round(claimSeconds),
       phases_s: phases,
-      apiserver_writes_per_run: { status: round(statusWrites / runs, 2), pod: 2, conflicts: final.conflicts, run_events_dropped: final.events_dropped, what: 'status writes up to final per Run, Pod create + delete; Kubernetes Events on the Run go out behind them (beyond a queue of 5,000 dropped and counted)' },
+      apiserver_writes_per_run: { status: round(statusWrites / runs, 2), pod: until === 'deleted' ? 2 : 1, conflicts: final.conflicts, run_events_dropped: final.events_dropped, what: 'status writes up to final per Run, Pod create + delete; Kubernetes Events on the Run go out behind them (beyond a queue of 5,000 dropped and counted)' },
       dispatcher_rss_mb: {
         idle: idle.rss_mb,
         queued: queued.rss_mb,
         all_dispatched: busiest.rss_mb,
         peak: peak.sampled,
         peak_vm_hwm: peak.vm_hwm,
-        after_delete: afterDelete.rss_mb,
-        after_events_deleted: afterEvents.rss_mb,
-        after_delete_to_idle: round(afterDelete.rss_mb / idle.rss_mb, 2),
-        after_events_deleted_to_idle: round(afterEvents.rss_mb / idle.rss_mb, 2),
-        pool_released: { idle: idle.rss_pool_released_mb, queued: queued.rss_pool_released_mb, all_dispatched: busiest.rss_pool_released_mb, after_delete: afterDelete.rss_pool_released_mb, after_events_deleted: afterEvents.rss_pool_released_mb, after_delete_to_idle: round(afterDelete.rss_pool_released_mb / idle.rss_pool_released_mb, 2), what: 'the same after a last-resort GC, which releases the pages V8 pools for reuse (it does so itself under memory pressure): the live set' },
+        ...(tail && {
+          after_delete: tail.afterDelete.rss_mb,
+          after_events_deleted: tail.afterEvents.rss_mb,
+          after_delete_to_idle: round(tail.afterDelete.rss_mb / idle.rss_mb, 2),
+          after_events_deleted_to_idle: round(tail.afterEvents.rss_mb / idle.rss_mb, 2),
+        }),
+        pool_released: { idle: idle.rss_pool_released_mb, queued: queued.rss_pool_released_mb, all_dispatched: busiest.rss_pool_released_mb, ...(tail && { after_delete: tail.afterDelete.rss_pool_released_mb, after_events_deleted: tail.afterEvents.rss_pool_released_mb, after_delete_to_idle: round(tail.afterDelete.rss_pool_released_mb / idle.rss_pool_released_mb, 2) }), what: 'the same after a last-resort GC, which releases the pages V8 pools for reuse (it does so itself under memory pressure): the live set' },
         target_peak: 1024,
         target_after_to_idle: 1.1,
         what: 'the dispatcher child alone (/proc/<pid>/status); idle, queued and after_* are taken after two forced GCs (V8 keeps the freed pages resident in its pool: see pool_released)',
         timeline_s_mb: timeline.filter((_, i) => i % Math.max(1, Math.ceil(timeline.length / 60)) === 0),
       },
-      dispatcher_memory: { idle, queued, all_dispatched: busiest, after_delete: afterDelete, after_events_deleted: afterEvents },
+      dispatcher_memory: { idle, queued, all_dispatched: busiest, ...(tail && { after_delete: tail.afterDelete, after_events_deleted: tail.afterEvents }) },
+      until,
       control_plane_ready_ms: plane.timings.ready_ms,
     };
   } finally {

@@ -49,10 +49,12 @@ if (want('nats')) {
 }
 
 if (want('dispatcher')) {
-  // TCAB_BENCH_RUNS=100000 for the scale figure (about an hour on 2 cores); the raw baseline stays 2,000 Pods.
+  // TCAB_BENCH_RUNS=100000 for the scale figure; TCAB_BENCH_UNTIL=dispatched stops after the claims (no results,
+  // teardown or deletion: the part that takes longest at that scale); TCAB_BENCH_BUDGET_S stops waiting after that
+  // many seconds and reports how far it got. The raw baseline stays 2,000 Pods.
   const runs = Number(process.env.TCAB_BENCH_RUNS || 10_000);
   log(`dispatcher claims/s and memory for ${runs} queued Runs vs raw Pod creates on the test control plane (builds it on first use)`);
-  report.dispatcher = await benchDispatcher(runs, Number(process.env.TCAB_BENCH_RAW_PODS || 2_000), log);
+  report.dispatcher = await benchDispatcher(runs, Number(process.env.TCAB_BENCH_RAW_PODS || 2_000), log, process.env.TCAB_BENCH_UNTIL === 'dispatched' ? 'dispatched' : 'deleted', Number(process.env.TCAB_BENCH_BUDGET_S || Infinity));
 }
 
 if (want('e2e')) {
