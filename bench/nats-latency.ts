@@ -1,6 +1,7 @@
 // Harness line -> NATS subscriber latency through the driver's real pipeline (split, translate, scrub, sequence,
 // JetStream publish), next to raw NATS JetStream publish -> receive on the same server in the same run, plus
-// events/s through one driver. Loopback only; bounded counts.
+// events/s through one driver and through the sink alone, each with this process's CPU time per event (steadier
+// than wall time on a shared machine). Loopback only; bounded counts.
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { NatsServer } from '../test/support/nats-server.ts';
@@ -89,12 +90,25 @@ export async function benchNatsLatency(count = 2000) {
     const burstSplitter = new LineSplitter();
     const burst = 20_000;
     const start = performance.now();
+    // CPU time of this process (translation, sink, client) per event: steadier than wall time on a busy machine.
+    const cpuBefore = process.cpuUsage();
     let burstSeq = 0;
     for (let i = 0; i < burst; i++) {
       for (const l of burstSplitter.push(`${line(i)}\n`)) for (const event of burstSession.stdout(l)) burstSink.event({ runId: 'bench-burst', seq: ++burstSeq, event });
     }
     await burstSink.close();
     const seconds = (performance.now() - start) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
+
+    // The sink alone (events already translated): its own CPU per event (envelope, serialization, publish, acks).
+    const events = Array.from({ length: burst }, (_, i) => ({ type: 'agent' as const, timestamp: new Date(Date.UTC(2026, 11, 4, 0, 0, 0, i)).toISOString(), message: `message ${i} ${'x'.repeat(200)}` }));
+    const sinkOnly = new NatsSink({ settings: natsSettings(server.url), deliverBy: Date.now() + 300_000 });
+    const sinkStart = performance.now();
+    const sinkCpuBefore = process.cpuUsage();
+    events.forEach((event, i) => sinkOnly.event({ runId: 'bench-sink', seq: i + 1, event }));
+    await sinkOnly.close();
+    const sinkCpu = process.cpuUsage(sinkCpuBefore);
+    const sinkSeconds = (performance.now() - sinkStart) / 1000;
 
     const rawP = percentiles(raw);
     const driverP = percentiles(driver);
@@ -105,7 +119,10 @@ export async function benchNatsLatency(count = 2000) {
       target_p99_ms: +(2 * rawP.p99_ms + 5).toFixed(3),
       meets_target: driverP.p99_ms <= 2 * rawP.p99_ms + 5,
       events_per_s_one_driver: Math.round(burst / seconds),
+      driver_cpu_us_per_event: +((cpu.user + cpu.system) / burst).toFixed(2),
       burst_events: burst,
+      sink_only_events_per_s: Math.round(burst / sinkSeconds),
+      sink_only_cpu_us_per_event: +((sinkCpu.user + sinkCpu.system) / burst).toFixed(2),
     };
   } finally {
     await nc.close();
