@@ -1,7 +1,7 @@
 // What driver Pods and the kubelet's Events about them mean for their Runs. Handlers only note and enqueue:
 //   - a Pod being deleted, evicted or past its deadline, not by this dispatcher: the Run's disruption (how it ends);
 //   - a Pod the cache now shows (or lost): the claim no longer needs remembering;
-//   - a Pod this dispatcher deleted (teardown) gone: the cluster half of `teardown` is published;
+//   - a Pod this dispatcher deleted (teardown) gone: noted, and the reconcile publishes the cluster half of `teardown`;
 //   - an Event about a driver Pod: indexed by Pod, and the Run enqueued; the reconcile publishes the kubelet's
 //     Pulling/Pulled/Created/Started/Failed as the Run's pull_image/start_container system events, once each.
 // Every note is followed by an enqueue of the Run, whose reconcile drops the Run's memory once it is over.
@@ -68,9 +68,10 @@ export class PodLifecycle {
     const memo = this.deps.memory.peek(key, owner);
     // Once the cache shows (or has lost) a Pod this dispatcher created, the cache speaks for the claim.
     if (memo) memo.claimed = undefined;
-    const ours = memo?.teardown?.pod === pod.metadata!.name;
-    if (!ours) this.noteDisruption(key, owner, pod, gone);
-    if (gone && ours) void this.teardownDone(key, owner, pod, memo!.teardown!.startedAt);
+    const teardown = memo?.teardown?.pod === pod.metadata!.name ? memo!.teardown : undefined;
+    if (!teardown) this.noteDisruption(key, owner, pod, gone);
+    // The deletion this dispatcher asked for is done: the reconcile publishes it (teardown completed, now).
+    if (gone && teardown) teardown.goneAt ??= at();
     if (gone) this.deps.capacityChanged();
     this.deps.enqueue(key);
   }
@@ -88,16 +89,16 @@ export class PodLifecycle {
     if (!(disruption === POD_DELETED && memo.disruption)) memo.disruption = disruption;
   }
 
-  private async teardownDone(key: string, owner: string, pod: V1Pod, startedAt: string): Promise<void> {
-    const memo = this.deps.memory.peek(key, owner);
-    if (memo) memo.teardown = undefined;
-    // The Run of this name is gone or is another one now (deleted and re-created): the teardown belongs to no stream.
-    const { namespace, name } = splitKey(key);
-    const run = this.deps.caches.runs.get(name, namespace);
-    if (run?.metadata?.uid !== owner) return;
+  /** The cluster half of `teardown` for a Pod this dispatcher deleted and the cache shows gone; true once done. */
+  async publishTeardown(run: RunObject): Promise<boolean> {
+    const memo = this.deps.memory.peek(`${run.metadata!.namespace}/${run.metadata!.name}`, run.metadata!.uid);
+    const teardown = memo?.teardown;
+    if (!teardown?.goneAt) return teardown === undefined;
+    memo!.teardown = undefined;
     await this.deps.events
-      .publish(clusterRunId(runRef(run)), teardownEvents(pod.metadata!.name!, startedAt, at()))
-      .catch((error: unknown) => this.deps.log.warn({ run: key, pod: pod.metadata!.name, err: errorMessage(error) }, 'publishing teardown events failed'));
+      .publish(clusterRunId(runRef(run)), teardownEvents(teardown.pod, teardown.startedAt, teardown.goneAt))
+      .catch((error: unknown) => this.deps.log.warn({ run: `${run.metadata!.namespace}/${run.metadata!.name}`, pod: teardown.pod, err: errorMessage(error) }, 'publishing teardown events failed'));
+    return true;
   }
 
   private onEvent(e: CoreV1Event, gone: boolean): void {

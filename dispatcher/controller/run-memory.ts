@@ -13,14 +13,14 @@ export interface RunMemo {
   claimed?: { pod: string; eventsSubject: string; at: string };
   /** The last status this dispatcher wrote, until the Run cache shows it (`baseRv`: the version it replaced). */
   lastWrite?: { baseRv: string | undefined; rv: string | undefined; status: RunStatus };
-  /** Phases already recorded as Kubernetes Events on the Run (once per transition). */
-  recorded?: Set<string>;
+  /** Phases already recorded as Kubernetes Events on the Run (once per transition; a few, so a list). */
+  recorded?: string[];
   /** Kubelet Events (by uid) already published as system events. */
   seenEvents?: Set<string>;
   /** When this dispatcher first saw the driver exit (ms): the result's grace period runs from here. */
   exitedAt?: number;
-  /** The driver Pod's deletion this dispatcher asked for (teardown), with its time. */
-  teardown?: { pod: string; startedAt: string };
+  /** The driver Pod's deletion this dispatcher asked for (teardown): when asked, and when the cache showed it gone. */
+  teardown?: { pod: string; startedAt: string; goneAt?: string };
   /** How someone else stopped the Run's Pod (deleted, evicted, ...): ends the Run Failed, not Cancelled. */
   disruption?: Disruption;
 }

@@ -135,8 +135,9 @@ export class RunReconciler {
     if (memo) [memo.claimed, memo.disruption] = [undefined, undefined];
     const pod = this.podOf(run, status.pod);
     if (!pod) {
+      const tornDown = await this.deps.lifecycle.publishTeardown(run);
       // Over: final in the cache (not only in this dispatcher's overlay) and no Pod left to tear down.
-      if (isFinal(run.status ?? {}) && !memo?.teardown) this.deps.memory.forget(key);
+      if (isFinal(run.status ?? {}) && tornDown) this.deps.memory.forget(key);
       return;
     }
     // Asked once: until the watch shows the deletion, a second look must not send the delete again.

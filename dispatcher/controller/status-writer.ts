@@ -77,9 +77,9 @@ export class StatusWriter {
   private recordTransitions(run: RunObject, memo: RunMemo, before: RunStatus, after: RunStatus): void {
     const entered = [...(after.dispatchedTime && !before.dispatchedTime ? ['Dispatched'] : []), ...(after.phase && after.phase !== 'Dispatched' && after.phase !== before.phase ? [after.phase] : [])];
     for (const phase of entered) {
-      memo.recorded ??= new Set();
-      if (memo.recorded.has(phase)) continue;
-      memo.recorded.add(phase);
+      memo.recorded ??= [];
+      if (memo.recorded.includes(phase)) continue;
+      memo.recorded.push(phase);
       const message = phase === 'Dispatched' ? `driver pod ${after.pod} created` : phase === after.phase && after.message ? after.message : `run is ${phase}`;
       this.deps.recorder.record(run, phase, message, phase === 'Failed' ? 'Warning' : 'Normal');
     }

@@ -1,7 +1,7 @@
 // Run status as a pure function of what the dispatcher observed. The dispatcher is the only writer of Run
 // status; every write goes through here, so phases only move forward and a finished Run never changes again.
 import type { RunResult } from '../../shared/run.ts';
-import { FINAL_PHASES } from '../../shared/run-status.ts';
+import { FINAL_PHASES, RUN_PHASES } from '../../shared/run-status.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
 import { POD_DELETED } from './pod-disruption.ts';
 import type { Disruption } from './pod-disruption.ts';
@@ -16,7 +16,8 @@ export type Observation =
   | { kind: 'result'; result: RunResult; disruption?: Disruption; at: string }
   | { kind: 'cancel'; at: string };
 
-const ORDER = ['Pending', 'Dispatched', 'Starting', 'Running'];
+/** The phases before the end, in order (shared/run-status.ts lists every phase in order). */
+const ORDER: readonly string[] = RUN_PHASES.filter((p) => !FINAL_PHASES.has(p));
 
 export function isFinal(status: RunStatus): boolean {
   return status.phase !== undefined && FINAL_PHASES.has(status.phase);
