@@ -23,7 +23,8 @@ import { RELEASE, forwardService, installChart, kubectlOf } from '../test/e2e/re
 import type { ClusterAccess } from '../test/e2e/real-chart.ts';
 import { RunTimeline, runStages } from '../test/e2e/stages.ts';
 import type { StreamEvent } from '../test/e2e/stages.ts';
-import { readRunStream } from '../cli/nats-reader.ts';
+import { readRunStream } from '../nats/reader.ts';
+import { natsSettings } from '../nats/settings.ts';
 import type { RunObject } from '../dispatcher/kube/resources.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -111,7 +112,7 @@ export async function benchRunLatency(runs = 3, log: (m: string) => void = () =>
       // The dispatcher relays the kubelet's pull_image/start_container first; the driver's own first event follows.
       let firstDriverEvent: number | undefined;
       const reading = (async () => {
-        for await (const item of readRunStream({ servers: `nats://${nats.address}`, runId: `${NS}_${name}`, replay: true, untilResult: true, signal: abort.signal })) {
+        for await (const item of readRunStream({ settings: natsSettings(`nats://${nats.address}`), runId: `${NS}_${name}`, replay: true, untilResult: true, signal: abort.signal })) {
           timeline.markFirstEvent();
           messages++;
           if (item.kind !== 'event') continue;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_LINE_DEPTH, MAX_MESSAGE_DEPTH, jsonTextNestsDeeperThan, nestedDeeperThan } from './json-depth.ts';
 import { MAX_JSON_DEPTH as ENGINE_DEPTH } from './translate/json-line.ts';
-import { MAX_JSON_DEPTH as READER_DEPTH, decodeStreamMessage } from '../cli/stream-message.ts';
+import { MAX_JSON_DEPTH as READER_DEPTH, decodeStreamMessage } from '../nats/stream-message.ts';
 import { listHarnesses, loadAdapter } from '../harnesses/registry.ts';
 import { translateText } from '../test/support/translate-fixture.ts';
 

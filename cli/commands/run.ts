@@ -17,6 +17,7 @@ import { localTestCaseProblem } from '../../driver/test-case.ts';
 import { OUTCOME_EXIT } from '../../shared/outcome-exit.ts';
 import { TerminalSink } from '../../driver/sinks/terminal.ts';
 import { NatsSink } from '../../driver/sinks/nats.ts';
+import { natsSettingsFromEnv } from '../../nats/settings.ts';
 import type { EventSink } from '../../driver/sinks/sink.ts';
 import { startOfflineStub } from '../../driver/offline-stub.ts';
 import { defaultRunBase } from '../../driver/run-dirs.ts';
@@ -119,7 +120,7 @@ Exit status: 0 succeeded, 1 harness failed, 2 invalid flags or run spec (e.g. un
       const format = resolveFormat(options, process.stdout.isTTY === true);
       const abort = new AbortController();
       const sinks: EventSink[] = [new TerminalSink(process.stdout, { format, fullReasoning: options.fullReasoning, resultFile: options.result })];
-      if (options.nats) sinks.push(new NatsSink({ servers: options.nats, deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000, fallback: (line) => process.stderr.write(`${line}\n`), warn: (message) => process.stderr.write(`tcab: warning: ${message}\n`), signal: abort.signal }));
+      if (options.nats) sinks.push(new NatsSink({ settings: natsSettingsFromEnv(process.env, options.nats, '--nats')!, deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000, fallback: (line) => process.stderr.write(`${line}\n`), warn: (message) => process.stderr.write(`tcab: warning: ${message}\n`), signal: abort.signal }));
 
       const stub = options.stub ? await startOfflineStub(manifest, spec, defaultRunBase(process.env), runId) : undefined;
       const onSignal = () => abort.abort();

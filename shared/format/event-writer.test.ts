@@ -10,6 +10,7 @@ import { createEventWriter } from './event-writer.ts';
 import type { HarnessEvent } from '../events.ts';
 import type { RunResult } from '../run.ts';
 import { NatsSink } from '../../driver/sinks/nats.ts';
+import { natsSettings } from '../../nats/settings.ts';
 import { NatsServer } from '../../test/support/nats-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tcab-event-writer-'));
@@ -139,7 +140,7 @@ process.stderr.write('maxrss ' + process.resourceUsage().maxRSS + '\\n');
 
   it('finding 5: `tcab events follow --json` on a pipe shows a run’s event while the run is still going', async () => {
     const server = await NatsServer.start();
-    const sink = new NatsSink({ servers: server.url, deliverBy: Date.now() + 60_000 });
+    const sink = new NatsSink({ settings: natsSettings(server.url), deliverBy: Date.now() + 60_000 });
     let closing: Promise<void> | undefined;
     const closeSink = () => (closing ??= sink.close());
     const runId = 'live-follow';

@@ -6,9 +6,10 @@ import { promisify } from 'node:util';
 import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { inject } from 'vitest';
-import { readRunStream } from '../../cli/nats-reader.ts';
+import { readRunStream } from '../../nats/reader.ts';
+import { natsSettings } from '../../nats/settings.ts';
 import { getJson, watchAll as watchAllOf } from './watch-all.ts';
-import type { StreamItem } from '../../cli/nats-reader.ts';
+import type { StreamItem } from '../../nats/reader.ts';
 
 const run = promisify(execFile);
 
@@ -98,7 +99,7 @@ export async function readRunUntil(servers: string, runId: string, done: (items:
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), timeoutMs);
   try {
-    for await (const item of readRunStream({ servers, runId, replay: true, untilResult: false, signal: abort.signal })) {
+    for await (const item of readRunStream({ settings: natsSettings(servers), runId, replay: true, untilResult: false, signal: abort.signal })) {
       items.push(item);
       if (done(items)) return items;
     }

@@ -10,6 +10,7 @@ import { executeRun } from '../../driver/run.ts';
 import { MemorySink } from '../../driver/sinks/sink.ts';
 import type { EventSink, SequencedEvent } from '../../driver/sinks/sink.ts';
 import { NatsSink } from '../../driver/sinks/nats.ts';
+import { natsSettings } from '../../nats/settings.ts';
 import { resolveRunUser } from '../../driver/run-user.ts';
 import { startOfflineStub, STUB_API_KEY } from '../../driver/offline-stub.ts';
 import { getHarness } from '../../harnesses/registry.ts';
@@ -58,7 +59,7 @@ describe('claude (real CLI) against the stub model', () => {
       const result = await executeRun(spec, {
         runId,
         env,
-        sinks: [memory, watch, new NatsSink({ servers: nats.url, deliverBy: Date.now() + 120_000 })],
+        sinks: [memory, watch, new NatsSink({ settings: natsSettings(nats.url), deliverBy: Date.now() + 120_000 })],
         user: resolveRunUser(env, process.getuid!()),
         credentialSource: { kind: 'home', home: join(base, 'nobody') },
         stub: { baseUrl: stub.baseUrl, apiKey: stub.apiKey },
