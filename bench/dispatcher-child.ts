@@ -51,6 +51,28 @@ const dispatcher = new Dispatcher({
   log: (message) => process.stderr.write(`dispatcher: ${message}\n`),
 });
 let resultsAcked = 0;
+/**
+ * Results are handed over as the JetStream consumer (nats/result-consumer.ts) hands them over: at most
+ * MAX_ACK_PENDING unacknowledged at once (the server's default for a consumer), the next one when one is acked.
+ */
+const MAX_ACK_PENDING = 1000;
+const pendingResults: string[] = [];
+let nextResult = 0;
+let unacked = 0;
+function deliverResults(): void {
+  while (unacked < MAX_ACK_PENDING && nextResult < pendingResults.length) {
+    const runId = pendingResults[nextResult++]!;
+    unacked += 1;
+    let acked = false;
+    dispatcher.onResult(runId, result(runId), () => {
+      if (acked) return;
+      acked = true;
+      unacked -= 1;
+      resultsAcked += 1;
+      deliverResults();
+    });
+  }
+}
 
 /** What a driver publishes when its run succeeded: the smallest valid RunResult. */
 function result(runId: string): RunResult {
@@ -159,7 +181,8 @@ async function handle(request: ChildRequest): Promise<unknown> {
       dispatcher.setLeading(true);
       return {};
     case 'results':
-      for (const runId of request.runIds) dispatcher.onResult(runId, result(runId), () => void (resultsAcked += 1));
+      pendingResults.push(...request.runIds);
+      deliverResults();
       return {};
     case 'progress':
       return progress();

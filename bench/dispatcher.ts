@@ -124,7 +124,7 @@ export async function benchDispatcher(runs = 10_000, rawPods = 2_000, log: (m: s
     const queued = await memory();
 
     const finalizeAndDelete = async () => {
-      log('delivering every Run\'s result (as the NATS consumer does)');
+      log('delivering every Run\'s result (as the NATS consumer does: at most 1,000 unacked)');
       await dispatcher.ask({ type: 'results', runIds: names.map((name) => `bench_${name}`) });
       await waitFor('Runs final', (p) => p.final >= runs, (p) => p.final);
       phase('results_to_final');
