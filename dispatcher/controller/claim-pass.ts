@@ -21,8 +21,8 @@ import { errorMessage, isAlreadyExists, isNotFound } from '../kube/errors.ts';
 import type { RunObject } from '../kube/resources.ts';
 import { clusterAvailability } from '../pods/availability.ts';
 import { buildDriverPod, clusterRunIdProblem, driverPodName, eventsSubject } from '../pods/driver-pod.ts';
+import { isFinal } from '../status/transitions.ts';
 import type { Observation } from '../status/transitions.ts';
-import { countSlots, setGauges } from './gauges.ts';
 import type { Caches } from './informers.ts';
 import type { DispatcherMetrics } from './metrics.ts';
 import type { RunMemory } from './run-memory.ts';
@@ -52,23 +52,32 @@ const at = () => new Date().toISOString();
 
 export class ClaimPass {
   private readonly deps: ClaimPassDeps;
+  /** The Pod creates of the pass in flight, if it is making any. */
+  private claiming: Promise<void> | undefined;
 
   constructor(deps: ClaimPassDeps) {
     this.deps = deps;
   }
 
+  /**
+   * Resolves once no claims are being made. Run reconciles wait on it, so under a burst starting work comes first
+   * and statuses follow; a pass with nothing to claim (most passes: a Run ended, nothing queued) holds nobody up.
+   */
+  settled(): Promise<void> {
+    return this.claiming ?? Promise.resolve();
+  }
+
   async run(): Promise<ReconcileResult> {
     const { caches, settings, metrics } = this.deps;
-    const runs = caches.runs.list();
     const queued: QueuedRun[] = [];
     const byKey = new Map<string, RunObject>();
-    for (const r of runs) {
+    for (const r of caches.runs.list()) {
       const phase = this.deps.statusOf(r).phase ?? 'Pending';
-      // A Run cancelled before its claim is ended by its reconcile, never claimed.
-      if (phase === 'Pending' && r.spec.cancel === true) continue;
+      // Final Runs hold nothing; a Run cancelled before its claim is ended by its reconcile, never claimed.
+      if (isFinal({ phase }) || (phase === 'Pending' && r.spec.cancel === true)) continue;
       const key = objectKey(r);
-      byKey.set(key, r);
-      queued.push({ key, harness: String(r.spec.harness ?? ''), phase, createdAt: new Date(r.metadata!.creationTimestamp ?? 0).getTime() });
+      if (phase === 'Pending') byKey.set(key, r);
+      queued.push({ key, harness: String(r.spec.harness ?? ''), phase, createdAt: phase === 'Pending' ? new Date(r.metadata!.creationTimestamp ?? 0).getTime() : 0 });
     }
     const limits = Object.fromEntries(caches.configs.list().map((c) => [c.metadata!.name!, c.spec.maxParallelism]));
     const started = performance.now();
@@ -76,7 +85,7 @@ export class ClaimPass {
     let retryForeign = false;
     let failed = 0;
     // Claims of different Runs are independent: a few at a time keep the apiserver busy without flooding it.
-    await concurrently(decision.claim.map((k) => byKey.get(k)!), CLAIM_CONCURRENCY, async (run) => {
+    const claiming = concurrently(decision.claim.map((k) => byKey.get(k)!), CLAIM_CONCURRENCY, async (run) => {
       const t0 = performance.now();
       try {
         if ((await this.claimOne(run)) === 'foreign') retryForeign = true;
@@ -86,8 +95,13 @@ export class ClaimPass {
       }
       metrics.claimLatency.observe((performance.now() - t0) / 1000);
     });
+    if (decision.claim.length > 0) this.claiming = claiming;
+    try {
+      await claiming;
+    } finally {
+      this.claiming = undefined;
+    }
     if (decision.claim.length > 0) this.deps.log.info({ claimed: decision.claim.length - failed, failed, ms: Math.round(performance.now() - started) }, 'claimed runs');
-    setGauges(metrics, countSlots(caches.runs.list().map((r) => ({ harness: String(r.spec.harness ?? ''), phase: this.deps.statusOf(r).phase ?? 'Pending' }))));
     if (failed > 0) throw new Error(`${failed} claim(s) failed`);
     return retryForeign ? { requeueAfterMs: FOREIGN_POD_RETRY_MS } : undefined;
   }

@@ -3,8 +3,8 @@
 // Run, fed by the caches' handlers and the NATS result consumer) and one for the claim pass (claim-pass.ts, one
 // key: runs when the queue or the capacity changed). Both sit behind the leadership wrapper (leader-aware.ts):
 // every replica keeps its caches warm, only the Lease holder acts, and a new leader enqueues everything.
-// Claims go before status writes: a Run's reconcile waits while a claim pass runs, so under a burst starting work
-// comes first and statuses follow.
+// Claims go before status writes: a Run's reconcile waits while a claim pass is creating Pods, so under a burst
+// starting work comes first and statuses follow.
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createLogger } from '../../shared/log.ts';
@@ -25,6 +25,7 @@ import { PodLifecycle } from './pod-lifecycle.ts';
 import type { SystemEventPublisher } from './pod-lifecycle.ts';
 import { ResultInbox, RunMemory } from './run-memory.ts';
 import { RunReconciler } from './run-reconciler.ts';
+import { countSlots, setGauges } from './gauges.ts';
 import { effectiveStatus, objectKey, runKeyOfRunId } from './run-view.ts';
 import { StatusWriter } from './status-writer.ts';
 import { systemClock, WorkQueue } from './work-queue.ts';
@@ -64,6 +65,8 @@ export class Dispatcher {
   private readonly secrets;
   private readonly cacheSet: CacheSet;
   private readonly memory = new RunMemory();
+  /** Keys of the Runs the cache shows queued (no phase or Pending): a claim pass has work only when some are. */
+  private readonly queued = new Set<string>();
   private readonly inbox: ResultInbox;
   private readonly runQueue: WorkQueue;
   private readonly claimQueue: WorkQueue;
@@ -92,54 +95,65 @@ export class Dispatcher {
     const writer = new StatusWriter({ custom, metrics, recorder: this.recorder, memory, statusOf, log });
     const write = writer.write.bind(writer);
     const enqueue = (key: string) => this.runQueue.add(key);
-    const capacityChanged = () => this.claimQueue.add(CLAIMS);
+    // A slot freed, a limit or a Secret changed: only a queue can make use of it.
+    const capacityChanged = () => {
+      if (this.queued.size > 0) this.claimQueue.add(CLAIMS);
+    };
     this.lifecycle = new PodLifecycle({ caches, memory, events: deps.events, enqueue, capacityChanged, log });
     const reconciler = new RunReconciler({ core, caches, memory, inbox: this.inbox, lifecycle: this.lifecycle, settings, metrics, statusOf, write, clock, log });
     const claims = new ClaimPass({ core, caches, memory, settings, metrics, statusOf, write, forgetRun: (run, why) => this.forgetRun(run, why), log });
     this.leadership = new Leadership(() => {
+      // The claim pass first: its claims start before the Runs' reconciles, which then wait for them.
+      this.claimQueue.add(CLAIMS);
       for (const run of caches.runs.list()) enqueue(objectKey(run));
       for (const runId of this.inbox.runIds()) {
         const key = runKeyOfRunId(settings.TCAB_NAMESPACE, runId);
         if (key) enqueue(key);
       }
-      capacityChanged();
     });
     const onError = (key: string, error: unknown) => log.error({ run: key, err: errorMessage(error), stack: (error as Error).stack }, 'reconcile failed; retrying with backoff');
     this.claimQueue = new WorkQueue(this.leadership.wrap(() => claims.run()), { name: CLAIMS, concurrency: 1, clock, onError });
     this.runQueue = new WorkQueue(
       this.leadership.wrap(
         async (key) => {
-          await this.claimQueue.idle();
+          await claims.settled();
           return reconciler.reconcile(key);
         },
         (key) => reconciler.forgetIfOver(key),
       ),
       { name: 'runs', concurrency: CLAIM_CONCURRENCY, clock, onError },
     );
-    this.watchRunsAndCapacity(caches);
+    this.watchRunsAndCapacity(caches, capacityChanged);
+    metrics.countSlotsWith(() => setGauges(metrics, countSlots(caches.runs.list().map((r) => ({ harness: String(r.spec.harness ?? ''), phase: statusOf(r).phase ?? 'Pending' })))));
   }
 
   /** Handlers only filter and enqueue: the Run's key, and the claim pass when the queue or the capacity changed. */
-  private watchRunsAndCapacity(caches: ReturnType<typeof buildCaches>): void {
-    const queueOrCapacity = (run: RunObject) => {
-      const phase = run.status?.phase;
-      return phase === undefined || phase === 'Pending' || FINAL_PHASES.has(phase);
-    };
+  private watchRunsAndCapacity(caches: ReturnType<typeof buildCaches>, capacityChanged: () => void): void {
     const onRun = (run: RunObject) => {
-      this.runQueue.add(objectKey(run));
-      if (queueOrCapacity(run)) this.claimQueue.add(CLAIMS);
+      const key = objectKey(run);
+      this.runQueue.add(key);
+      const phase = run.status?.phase;
+      if (phase === undefined || phase === 'Pending') {
+        this.queued.add(key);
+        this.claimQueue.add(CLAIMS);
+      } else {
+        this.queued.delete(key);
+        if (FINAL_PHASES.has(phase)) capacityChanged();
+      }
     };
     caches.runs.on('add', onRun);
     caches.runs.on('update', onRun);
     caches.runs.on('delete', (run) => {
-      this.runQueue.add(objectKey(run));
-      this.claimQueue.add(CLAIMS);
+      const key = objectKey(run);
+      this.queued.delete(key);
+      this.runQueue.add(key);
+      capacityChanged();
       // A deleted Run's messages go with it: its run id (`<ns>_<name>`) will name the next Run of that name, whose
       // followers (`tcab events follow`, started before its apply as the README shows) would otherwise replay the
       // old Run's stream. Consumers that keep every run's history read it live (`tcab events tail`).
       void this.forgetRun(run, 'deleted');
     });
-    for (const cache of [caches.configs, caches.secrets]) cache.on('change', () => this.claimQueue.add(CLAIMS));
+    for (const cache of [caches.configs, caches.secrets]) cache.on('change', capacityChanged);
   }
 
   async start(): Promise<void> {

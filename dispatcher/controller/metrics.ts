@@ -2,9 +2,15 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export function dispatcherMetrics(registry = new Registry()) {
+  /** Counts the queue and the slots (gauges.ts) when scraped: O(Runs) per scrape, not per change. */
+  let slots: (() => void) | undefined;
   return {
     registry,
-    queueDepth: new Gauge({ name: 'tcab_dispatcher_queue_depth', help: 'Pending Runs per harness', labelNames: ['harness'], registers: [registry] }),
+    /** Where the queue and occupancy gauges come from (the dispatcher's caches); read at each scrape. */
+    countSlotsWith(refresh: () => void) {
+      slots = refresh;
+    },
+    queueDepth: new Gauge({ name: 'tcab_dispatcher_queue_depth', help: 'Pending Runs per harness', labelNames: ['harness'], registers: [registry], collect: () => slots?.() }),
     occupied: new Gauge({ name: 'tcab_dispatcher_occupied_slots', help: 'Runs holding a slot (neither Pending nor final) per harness', labelNames: ['harness'], registers: [registry] }),
     claimLatency: new Histogram({ name: 'tcab_dispatcher_claim_latency_seconds', help: 'Time to claim one Run: availability from config and Secret names, then its Pod create', buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5], registers: [registry] }),
     claims: new Counter({ name: 'tcab_dispatcher_claims_total', help: 'Runs claimed', labelNames: ['harness'], registers: [registry] }),
