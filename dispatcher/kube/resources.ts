@@ -2,9 +2,9 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { HarnessConfigSpec } from '../../shared/harness-config.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
+import { GROUP, VERSION } from '../../shared/api-group.ts';
 
-export const GROUP = 'tcab.dev';
-export const VERSION = 'v1alpha1';
+export { GROUP, VERSION };
 export const RUNS = 'runs';
 export const HARNESS_CONFIGS = 'harnessconfigs';
 
