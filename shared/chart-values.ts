@@ -1,6 +1,7 @@
 // The Helm chart's values (charts/tcab/values.yaml) as a zod schema: charts/tcab/values.schema.json is generated
 // from it, so `helm install` refuses a bad value with its path named before anything reaches the cluster.
 import { z } from 'zod';
+import { LogLevel } from './log.ts';
 
 const quantity = z.union([z.string().regex(/^[0-9]+(\.[0-9]+)?(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/), z.number().positive()]);
 const image = z.strictObject({ repository: z.string().min(1), tag: z.string(), pullPolicy: z.enum(['Always', 'IfNotPresent', 'Never']).optional() });
@@ -15,6 +16,7 @@ export const ChartValues = z.strictObject({
     resources: z.record(z.string(), z.unknown()),
     api: z.strictObject({ port: z.int().min(1).max(65535), existingTokenSecret: z.union([z.literal(''), secretName]) }),
     leaseDurationSeconds: z.int().min(2),
+    logLevel: LogLevel,
     nodeSelector: z.record(z.string(), z.string()),
     tolerations: z.array(z.record(z.string(), z.unknown())),
   }),

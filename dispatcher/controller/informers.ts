@@ -23,7 +23,10 @@
 //   Event (pod-lifecycle): metadata.uid, creationTimestamp; involvedObject.kind, name, uid; reason, message,
 //     lastTimestamp, eventTime.
 //   HarnessConfig (claim-pass): metadata.name, spec.maxParallelism. Secret (claim-pass): metadata.name.
-import { CoreV1Api, CustomObjectsApi, ListWatch, Watch } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { makeLeanInformer } from '../kube/lean-informer.ts';
+import type { ListPageFn } from '../kube/lean-informer.ts';
+import { leanEvent, leanObject, leanPod } from '../kube/lean-transforms.ts';
 import type { CoreV1Event, Informer, KubeConfig, KubernetesObject, ObjectCache, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/log.ts';
 import type { DispatcherConfig } from '../config.ts';
@@ -50,14 +53,14 @@ export function buildCaches(config: KubeConfig, settings: DispatcherConfig): Cac
   const ns = settings.TCAB_NAMESPACE;
   const core = config.makeApiClient(CoreV1Api);
   const custom = config.makeApiClient(CustomObjectsApi);
-  const watch = new Watch(config);
-  const cache = <T extends KubernetesObject>(path: string, list: () => Promise<unknown>, labelSelector?: string, fieldSelector?: string) =>
-    new ListWatch<T>(path, watch, list as never, false, labelSelector, fieldSelector);
+  // Lean informers (kube/lean-informer.ts): paged lists, and each object slimmed to what the controllers read.
+  const lean = <T extends KubernetesObject>(path: string, list: (page: { limit: number; _continue?: string }) => Promise<unknown>, transform: (object: T) => T, labelSelector?: string, fieldSelector?: string) =>
+    makeLeanInformer<T>(config, path, list as ListPageFn<T>, { transform, labelSelector, fieldSelector });
   return {
-    runs: cache<RunObject>(runsPath(ns), () => custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: RUNS })),
-    configs: cache<HarnessConfigObject>(harnessConfigsPath(), () => custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: HARNESS_CONFIGS })),
-    pods: cache<V1Pod>(`/api/v1/namespaces/${ns}/pods`, () => core.listNamespacedPod({ namespace: ns, labelSelector: RUN_LABEL }), RUN_LABEL),
-    kubeEvents: cache<CoreV1Event>(`/api/v1/namespaces/${ns}/events`, () => core.listNamespacedEvent({ namespace: ns, fieldSelector: POD_EVENTS_FIELD_SELECTOR }), undefined, POD_EVENTS_FIELD_SELECTOR),
+    runs: lean<RunObject>(runsPath(ns), (page) => custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: RUNS, ...page }), leanObject),
+    configs: lean<HarnessConfigObject>(harnessConfigsPath(), (page) => custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: HARNESS_CONFIGS, ...page }), leanObject),
+    pods: lean<V1Pod>(`/api/v1/namespaces/${ns}/pods`, (page) => core.listNamespacedPod({ namespace: ns, labelSelector: RUN_LABEL, ...page }), leanPod, RUN_LABEL),
+    kubeEvents: lean<CoreV1Event>(`/api/v1/namespaces/${ns}/events`, (page) => core.listNamespacedEvent({ namespace: ns, fieldSelector: POD_EVENTS_FIELD_SELECTOR, ...page }), leanEvent, undefined, POD_EVENTS_FIELD_SELECTOR),
     // Which of the configured Secrets exist, never what they hold: listed and watched by name, as metadata only.
     secrets: secretMetadataInformer(config, ns, configuredSecretNames(settings)) as unknown as Cache<KubernetesObject>,
   };

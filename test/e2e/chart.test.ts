@@ -40,6 +40,15 @@ describe('charts/tcab', () => {
     expect(bad.stderr).toContain('/credentials/apiKeys/0/env');
   });
 
+  it('passes dispatcher.logLevel to the dispatcher as TCAB_LOG_LEVEL and refuses a level pino does not know', async () => {
+    const rendered = await tool('helm', ['template', 't', CHART, '--set', 'dispatcher.logLevel=debug', '--show-only', 'templates/deployment.yaml']);
+    expect(rendered.code).toBe(0);
+    expect(rendered.stdout).toMatch(/- name: TCAB_LOG_LEVEL\n\s+value: "debug"/);
+    const bad = await tool('helm', ['template', 't', CHART, '--set', 'dispatcher.logLevel=verbose']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('/dispatcher/logLevel');
+  });
+
   it('renders manifests that kubeconform -strict accepts for Kubernetes 1.37.2, and catches a wrong field', async () => {
     for (const set of [[], ['--set', 'npmCache.enabled=true', '--set', 'nats.credentialsSecret=nats-creds']]) {
       const rendered = await tool('helm', ['template', 'tcab', CHART, '-n', 'tcab', '--include-crds', ...set]);
