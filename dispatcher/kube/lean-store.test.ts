@@ -26,7 +26,7 @@ describe('ObjectStore', () => {
     expect(names(store.list('two'))).toEqual(['b']);
     expect(store.list('none')).toEqual([]);
     expect(store.get('a')).toBeUndefined();
-    expect(store.get('a', 'one')).toBeDefined();
+    expect(store.get('a', 'one')).toEqual(obj('a', '1', 'one'));
   });
 
   it('a relist reports what was added, changed and deleted, and keeps the cached object of an unchanged one', () => {
