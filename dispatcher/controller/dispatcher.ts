@@ -100,7 +100,7 @@ export class Dispatcher {
       if (this.queued.size > 0) this.claimQueue.add(CLAIMS);
     };
     this.lifecycle = new PodLifecycle({ caches, memory, events: deps.events, enqueue, capacityChanged, log });
-    const reconciler = new RunReconciler({ core, caches, memory, inbox: this.inbox, lifecycle: this.lifecycle, settings, metrics, statusOf, write, clock, log });
+    const reconciler = new RunReconciler({ core, caches, memory, inbox: this.inbox, lifecycle: this.lifecycle, settings, metrics, recorder: this.recorder, statusOf, write, clock, log });
     const claims = new ClaimPass({ core, caches, memory, settings, metrics, statusOf, write, forgetRun: (run, why) => this.forgetRun(run, why), log });
     this.leadership = new Leadership(() => {
       // The claim pass first: its claims start before the Runs' reconciles, which then wait for them.

@@ -1,5 +1,6 @@
 // Prometheus metrics of the dispatcher (served on /metrics by the HTTP API).
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { REJECTION_REASONS } from '../status/first-result.ts';
 
 export function dispatcherMetrics(registry = new Registry()) {
   /** Counts the queue and the slots (gauges.ts) when scraped: O(Runs) per scrape, not per change. */
@@ -19,6 +20,13 @@ export function dispatcherMetrics(registry = new Registry()) {
     podWrites: new Counter({ name: 'tcab_dispatcher_pod_writes_total', help: 'Driver Pod creates and deletes', registers: [registry] }),
     eventsDropped: new Counter({ name: 'tcab_dispatcher_run_events_dropped_total', help: 'Kubernetes Events on Runs dropped because too many were queued', registers: [registry] }),
     outcomes: new Counter({ name: 'tcab_dispatcher_runs_total', help: 'Finished Runs by outcome', labelNames: ['outcome'], registers: [registry] }),
+    resultsRejected: zeroed(new Counter({ name: 'tcab_results_rejected_total', help: 'Driver results refused (first result wins): duplicate = the Run already has another result, late = the Run ended without one', labelNames: ['reason'], registers: [registry] }), REJECTION_REASONS),
   };
+}
+
+/** Every reason shown from the start (at 0): an alert on the rate needs the series before the first refusal. */
+function zeroed(counter: Counter<'reason'>, reasons: readonly string[]): Counter<'reason'> {
+  for (const reason of reasons) counter.inc({ reason }, 0);
+  return counter;
 }
 export type DispatcherMetrics = ReturnType<typeof dispatcherMetrics>;

@@ -64,44 +64,61 @@ export const UNKNOWN_RESULT_HOLD_MS = 120_000;
 /**
  * Driver results from the NATS consumer, by run id, until the Run's status carries them (then acked). A result for a
  * run id of no Run here is held UNKNOWN_RESULT_HOLD_MS (the Run may be on its way through the cache), then acked.
+ * A run id's results wait in arrival order and are settled one at a time from the first: the first result wins
+ * (status/first-result.ts), so a second one arriving before the first is written must not take its place.
  */
 export class ResultInbox {
-  private readonly byRunId = new Map<string, PendingResult>();
+  private readonly byRunId = new Map<string, PendingResult[]>();
   private readonly clock: Clock;
   private readonly timers = new Map<string, unknown>();
+  private count = 0;
 
   constructor(clock: Clock) {
     this.clock = clock;
   }
 
   put(runId: string, result: RunResult, ack: () => void, foreign: boolean): void {
-    this.byRunId.set(runId, { result, ack, since: this.clock.now() });
+    const waiting = this.byRunId.get(runId);
+    const pending = { result, ack, since: this.clock.now() };
+    if (waiting) waiting.push(pending);
+    else this.byRunId.set(runId, [pending]);
+    this.count += 1;
     if (!foreign || this.timers.has(runId)) return;
     this.timers.set(runId, this.clock.setTimeout(() => {
       this.timers.delete(runId);
-      this.settle(runId);
+      this.letGo(runId);
     }, UNKNOWN_RESULT_HOLD_MS));
   }
 
+  /** The run id's first result still waiting. */
   get(runId: string): PendingResult | undefined {
-    return this.byRunId.get(runId);
+    return this.byRunId.get(runId)?.[0];
   }
 
-  /** Acks and drops the run id's result (written, or let go). */
+  /** Acks and drops the run id's first waiting result (written, refused, or let go). */
   settle(runId: string): void {
-    const pending = this.byRunId.get(runId);
-    this.byRunId.delete(runId);
-    pending?.ack();
+    const waiting = this.byRunId.get(runId);
+    const pending = waiting?.shift();
+    if (!pending) return;
+    this.count -= 1;
+    if (waiting!.length === 0) this.byRunId.delete(runId);
+    pending.ack();
   }
 
-  /** Milliseconds until a result of a run id with no Run is let go (0: now). */
+  /** Acks and drops every result of the run id (no Run for it). */
+  letGo(runId: string): void {
+    while (this.get(runId)) this.settle(runId);
+  }
+
+  /** Milliseconds until the results of a run id with no Run are let go (0: now). */
   holdLeft(runId: string): number {
-    const pending = this.byRunId.get(runId);
+    const pending = this.get(runId);
     return pending ? Math.max(0, pending.since + UNKNOWN_RESULT_HOLD_MS - this.clock.now()) : 0;
   }
 
+  /** Results waiting, all run ids together. */
   get size(): number {
-    return this.byRunId.size;
+    return this.count;
   }
 
   runIds(): string[] {

@@ -12,8 +12,10 @@ import { clusterRunIdOf } from '../../shared/run-id.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
 import type { DispatcherConfig } from '../config.ts';
 import { isNotFound } from '../kube/errors.ts';
+import type { RunEventRecorder } from '../kube/event-recorder.ts';
 import type { RunObject } from '../kube/resources.ts';
 import { driverPodName } from '../pods/driver-pod.ts';
+import { judgeResult, RESULT_REJECTED } from '../status/first-result.ts';
 import { POD_DELETED, podDisruption } from '../status/pod-disruption.ts';
 import type { Disruption } from '../status/pod-disruption.ts';
 import { isFinal } from '../status/transitions.ts';
@@ -34,6 +36,8 @@ export interface RunReconcilerDeps {
   lifecycle: PodLifecycle;
   settings: Pick<DispatcherConfig, 'TCAB_RESULT_GRACE_SECONDS'>;
   metrics: DispatcherMetrics;
+  /** Where a refused result is recorded (a Kubernetes Event on its Run). */
+  recorder: RunEventRecorder;
   statusOf: (run: RunObject) => RunStatus;
   write: (run: RunObject, observation: Observation) => Promise<WriteOutcome>;
   clock: Clock;
@@ -61,13 +65,14 @@ export class RunReconciler {
       if (runId === undefined || !this.deps.inbox.get(runId)) return;
       const left = this.deps.inbox.holdLeft(runId);
       if (left > 0) return { requeueAfterMs: left };
-      this.deps.inbox.settle(runId);
+      this.deps.inbox.letGo(runId);
       return;
     }
     const memo = this.deps.memory.peek(key, run.metadata!.uid);
     // The cache shows a version after this dispatcher's last write: the write's overlay has done its job.
     if (memo?.lastWrite && run.metadata!.resourceVersion !== memo.lastWrite.baseRv) memo.lastWrite = undefined;
-    if (runId !== undefined && this.deps.inbox.get(runId)) {
+    // In arrival order: the first settles the Run, any after it is judged against the status it wrote.
+    while (runId !== undefined && this.deps.inbox.get(runId)) {
       const settled = await this.settleResult(run, runId);
       if (settled) return settled;
     }
@@ -89,13 +94,21 @@ export class RunReconciler {
     if (!run || (isFinal(run.status ?? {}) && !this.podOf(run, run.status?.pod))) this.deps.memory.forget(key);
   }
 
-  /** The driver's result (from NATS): the Run's final status. Acked once written (or when already final). */
+  /**
+   * The driver's result (from NATS): the Run's final status if it is the first (status/first-result.ts). Acked once
+   * written, or at once when it is a redelivery or refused: a refused result is not redelivered, it is recorded.
+   */
   private async settleResult(run: RunObject, runId: string): Promise<ReconcileResult> {
     const { result } = this.deps.inbox.get(runId)!;
-    if (!isFinal(this.deps.statusOf(run))) {
+    const verdict = judgeResult(this.deps.statusOf(run), result);
+    if (verdict.kind === 'write') {
       const disruption = result.outcome === 'cancelled' && run.spec.cancel !== true ? await this.disruptionOf(run) : undefined;
       const written = await this.deps.write(run, { kind: 'result', result, disruption, at: at() });
       if (written === 'conflict') return after(written);
+    } else if (verdict.kind === 'rejected') {
+      this.deps.metrics.resultsRejected.inc({ reason: verdict.reason });
+      this.deps.recorder.record(run, RESULT_REJECTED, verdict.message, 'Warning');
+      this.deps.log.warn({ run: objectKey(run), reason: verdict.reason, outcome: result.outcome }, 'driver result refused (first result wins)');
     }
     this.deps.inbox.settle(runId);
   }

@@ -47,6 +47,27 @@ function finish(status: RunStatus, phase: 'Succeeded' | 'Failed' | 'Cancelled', 
   };
 }
 
+/**
+ * What a driver's result puts in the Run status besides the phase, the start time and (when a disruption
+ * overrides a "cancelled" result) the outcome and message. `sessionIds` is always among them (RunResult requires
+ * session_ids) and no other observation sets it: a final status carries a result exactly when it has sessionIds
+ * (first-result.ts relies on that).
+ */
+export function resultFields(r: RunResult) {
+  return {
+    outcome: r.outcome,
+    message: r.message,
+    harnessVersion: r.harness_version ?? undefined,
+    canonicalModel: r.canonical_model ?? undefined,
+    authMode: r.auth_mode ?? undefined,
+    sessionIds: r.session_ids,
+    ...(r.tokens ? { usage: r.tokens } : {}),
+    actualCostUsd: r.actual_cost_usd,
+    comparableCostUsd: r.comparable_cost_usd,
+    ...(r.catalog_version ? { catalogVersion: r.catalog_version } : {}),
+  } satisfies Partial<RunStatus>;
+}
+
 export function nextStatus(status: RunStatus, observation: Observation): RunStatus {
   if (isFinal(status)) return status;
   const at = observation.at;
@@ -66,24 +87,7 @@ export function nextStatus(status: RunStatus, observation: Observation): RunStat
       const disruption = r.outcome === 'cancelled' ? observation.disruption : undefined;
       const outcome = disruption?.outcome ?? r.outcome;
       const phase = outcome === 'succeeded' ? 'Succeeded' : outcome === 'cancelled' ? 'Cancelled' : 'Failed';
-      return finish(
-        status,
-        phase,
-        {
-          outcome,
-          message: disruption?.message ?? r.message,
-          harnessVersion: r.harness_version ?? undefined,
-          canonicalModel: r.canonical_model ?? undefined,
-          authMode: r.auth_mode ?? undefined,
-          sessionIds: r.session_ids,
-          ...(r.tokens ? { usage: r.tokens } : {}),
-          actualCostUsd: r.actual_cost_usd,
-          comparableCostUsd: r.comparable_cost_usd,
-          ...(r.catalog_version ? { catalogVersion: r.catalog_version } : {}),
-          startTime: status.startTime ?? r.started_at,
-        },
-        at,
-      );
+      return finish(status, phase, { ...resultFields(r), outcome, message: disruption?.message ?? r.message, startTime: status.startTime ?? r.started_at }, at);
     }
     case 'pod':
       switch (observation.phase) {
