@@ -27,6 +27,17 @@ export const NatsSettings = z.strictObject({
   credsFile: text.optional(),
   /** PEM file of the CA that signed the servers' certificates; set, the connection requires TLS. */
   caFile: text.optional(),
+  /**
+   * The prefix of this client's reply subjects (nats.js `inboxPrefix`; default `_INBOX`). A run's driver must use
+   * `_INBOX_<run>` and a reader `_TCAB_READER_INBOX` (nats/auth/permissions.ts): their credentials may subscribe to
+   * nothing else. One subject token or more, no wildcard, no space.
+   */
+  inboxPrefix: z.string().regex(/^[^\s*>.]+(\.[^\s*>.]+)*$/, 'subject tokens without wildcards or spaces').optional(),
+  /**
+   * A .creds TEXT (not a path): the dispatcher's identities, minted in memory and never written to disk. Never
+   * read from the environment. Wins over credsFile.
+   */
+  credsText: text.optional(),
 });
 export type NatsSettings = z.infer<typeof NatsSettings>;
 
@@ -38,7 +49,8 @@ export const NATS_ENV = {
   token: 'TCAB_NATS_TOKEN',
   credsFile: 'TCAB_NATS_CREDS',
   caFile: 'TCAB_NATS_CA',
-} as const satisfies Record<keyof NatsSettings, string>;
+  inboxPrefix: 'TCAB_NATS_INBOX_PREFIX',
+} as const satisfies Record<Exclude<keyof NatsSettings, 'credsText'>, string>;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -58,11 +70,12 @@ export function natsSettingsFromEnv(env: Env, servers = env[NATS_ENV.servers], s
     token: value(NATS_ENV.token),
     credsFile: value(NATS_ENV.credsFile),
     caFile: value(NATS_ENV.caFile),
+    inboxPrefix: value(NATS_ENV.inboxPrefix),
   };
   const parsed = NatsSettings.safeParse(candidate);
   if (parsed.success) return parsed.data;
   const field = parsed.error.issues[0]?.path[0] as keyof NatsSettings | undefined;
-  throw new InvalidInputError(field === 'servers' ? serversFrom : field ? NATS_ENV[field] : 'NATS settings', formatIssues(parsed.error, '', { maxIssues: 3 }).replace(/^[^:]*: /, ''));
+  throw new InvalidInputError(field === 'servers' ? serversFrom : field && field !== 'credsText' ? NATS_ENV[field] : 'NATS settings', formatIssues(parsed.error, '', { maxIssues: 3 }).replace(/^[^:]*: /, ''));
 }
 
 /** The settings for one server list given as a flag or in a test (no credentials). */
@@ -70,9 +83,14 @@ export function natsSettings(servers: string | readonly string[], rest: Omit<Par
   return NatsSettings.parse({ servers: typeof servers === 'string' ? servers.split(',').map((s) => s.trim()) : [...servers], ...rest });
 }
 
-/** Every secret the settings carry (for the driver's scrubber and error texts): password, token, URL credentials. */
+/** The NKey seed lines of a .creds text (the secret part; the JWT is signed but public). */
+function credsSeeds(creds: string | undefined): string[] {
+  return creds ? [...creds.matchAll(/\bS[A-Z][A-Z2-7]{56}\b/g)].map((m) => m[0]) : [];
+}
+
+/** Every secret the settings carry (for the driver's scrubber and error texts): password, token, URL credentials, seed. */
 export function natsSecrets(settings: NatsSettings): string[] {
-  return [settings.pass, settings.token, ...serverCredentials(settings.servers)].filter((s): s is string => Boolean(s));
+  return [settings.pass, settings.token, ...serverCredentials(settings.servers), ...credsSeeds(settings.credsText)].filter((s): s is string => Boolean(s));
 }
 
 export interface ConnectOptions {
@@ -82,13 +100,14 @@ export interface ConnectOptions {
 
 /** The nats.js options for the settings (the policy above); exported for the tests that check it. */
 export function connectionOptions(settings: NatsSettings, { name }: ConnectOptions): ConnectionOptions {
-  const { servers, user, pass, token, credsFile, caFile } = settings;
+  const { servers, user, pass, token, credsFile, caFile, inboxPrefix, credsText } = settings;
   return {
     servers,
     user,
     pass,
     token,
-    authenticator: credsFile ? credsAuthenticator(() => readFileSync(credsFile)) : undefined,
+    authenticator: credsText ? credsAuthenticator(new TextEncoder().encode(credsText)) : credsFile ? credsAuthenticator(() => readFileSync(credsFile)) : undefined,
+    inboxPrefix,
     tls: caFile ? { caFile } : undefined,
     name,
     maxReconnectAttempts: -1,

@@ -1,0 +1,67 @@
+// Minting user credentials (a user JWT signed by an account key, plus the user's own NKey seed, in the `.creds`
+// text format nats.js and the nats CLI read). A new user key per credential, so one can be revoked alone.
+import { createUser, decode, encodeUser, fmtCreds } from '@nats-io/jwt';
+import type { NatsAuthBundle } from './bundle.ts';
+import { keyPair } from './bundle.ts';
+import { dispatcherPermissions, readerPermissions, runInboxPrefix, runUserPermissions } from './permissions.ts';
+import type { UserPermissions } from './permissions.ts';
+
+export interface MintedCredentials {
+  /** The `.creds` text (JWT + seed): a secret; goes only into a Secret, a 0600 file or memory. */
+  creds: string;
+  /** The user's public key (U...): what a revocation names. */
+  publicKey: string;
+}
+
+export interface RunCredentials extends MintedCredentials {
+  /** The nats.js inboxPrefix the run's driver must use (TCAB_NATS_INBOX_PREFIX): its only replies subject. */
+  inboxPrefix: string;
+}
+
+/**
+ * The longest a run credential may live. Revocations older than this are pruned from the account JWT (revoke.ts):
+ * any credential they named has expired by then, so the account JWT stays small however many runs there were.
+ */
+export const MAX_RUN_CREDENTIAL_LIFETIME_MS = 7 * 24 * 3600_000;
+
+async function mintUser(accountSeed: string, name: string, permissions: UserPermissions, expiresAt?: Date): Promise<MintedCredentials> {
+  const user = createUser();
+  const exp = expiresAt ? { exp: Math.floor(expiresAt.getTime() / 1000) } : {};
+  const jwt = await encodeUser(name, user, keyPair(accountSeed), permissions, exp);
+  return { creds: new TextDecoder().decode(fmtCreds(jwt, user)), publicKey: user.getPublicKey() };
+}
+
+/**
+ * One run's driver credential: may publish only that run's subjects, expires at `expiresAt` (the Run's deadline
+ * plus a margin; at most MAX_RUN_CREDENTIAL_LIFETIME_MS away).
+ */
+export async function mintRunCredentials(bundle: NatsAuthBundle, runId: string, expiresAt: Date, now = new Date()): Promise<RunCredentials> {
+  const lifetime = expiresAt.getTime() - now.getTime();
+  if (!(lifetime > 0 && lifetime <= MAX_RUN_CREDENTIAL_LIFETIME_MS)) {
+    throw new RangeError(`a run credential must expire within ${MAX_RUN_CREDENTIAL_LIFETIME_MS / 3600_000} h from now (got ${expiresAt.toISOString()})`);
+  }
+  const minted = await mintUser(bundle.account.seed, `run-${runId}`, runUserPermissions(runId), expiresAt);
+  return { ...minted, inboxPrefix: runInboxPrefix(runId) };
+}
+
+/** A read-only credential (`tcab events`, console, exporters); long-lived unless `expiresAt` is given. */
+export function mintReaderCredentials(bundle: Pick<NatsAuthBundle, 'account'>, expiresAt?: Date): Promise<MintedCredentials> {
+  return mintUser(bundle.account.seed, 'reader', readerPermissions(), expiresAt);
+}
+
+/** The dispatcher's own credential: full rights in TCAB. Minted in memory at startup, never written anywhere. */
+export function mintDispatcherCredentials(bundle: NatsAuthBundle): Promise<MintedCredentials> {
+  return mintUser(bundle.account.seed, 'dispatcher', dispatcherPermissions());
+}
+
+/** A SYS account user (dispatcher only, in memory): sends account-JWT updates, i.e. revocations (revoke.ts). */
+export function mintSystemCredentials(bundle: NatsAuthBundle): Promise<MintedCredentials> {
+  return mintUser(bundle.systemAccount.seed, 'dispatcher-system', dispatcherPermissions());
+}
+
+/** The user public key of a `.creds` text (to revoke a credential read back from its Secret). */
+export function credentialsPublicKey(creds: string): string {
+  const jwt = /-----BEGIN NATS USER JWT-----\s*([^\s-][^\s]*)\s*------END NATS USER JWT------/.exec(creds)?.[1];
+  if (!jwt) throw new Error('not a NATS .creds text (no user JWT)');
+  return decode(jwt).sub;
+}

@@ -1,0 +1,114 @@
+// What each NATS identity may publish and subscribe, as pure functions (the JWT claims are built from these).
+// Each JetStream API subject below is one nats.js really sends for what that identity does; the tests in
+// permissions.server.test.ts prove each against a real nats-server (allowed works, the rest is refused).
+//
+// nats.js subjects used (from @nats-io/jetstream 3.x sources):
+//   jetstreamManager(nc)          -> $JS.API.INFO (account info; its API check)
+//   jsm.streams.info(s)           -> $JS.API.STREAM.INFO.<s>
+//   jsm.direct.getMessage(s, {seq, next_by_subj}) -> $JS.API.DIRECT.GET.<s>  (last_by_subj: ...GET.<s>.<subject>)
+//   js.publish(subj)              -> subj, reply on <inboxPrefix>.<nuid>.<token>; the ack comes to that inbox
+//   ordered consumer create       -> $JS.API.CONSUMER.CREATE.<s>.<name>[.<filter>] (name oc_<nuid>_<n>)
+//   pull (consume)                -> $JS.API.CONSUMER.MSG.NEXT.<s>.<name>; messages and heartbeats to the inbox
+//   ordered consumer reset/stop   -> $JS.API.CONSUMER.DELETE.<s>.<name>, $JS.API.CONSUMER.INFO.<s>.<name>
+import { runSubjects } from '../envelope.ts';
+import { STREAM_NAME } from '../stream.ts';
+import { RESULTS_CONSUMER } from '../result-consumer.ts';
+
+export interface SubjectPermission {
+  allow: string[];
+  deny: string[];
+}
+
+export interface UserPermissions {
+  pub: SubjectPermission;
+  sub: SubjectPermission;
+}
+
+/** A run user's inbox prefix: nats.js `inboxPrefix`, so the run may subscribe to its own replies only. */
+export function runInboxPrefix(runId: string): string {
+  // runSubjects checks the run id grammar; the prefix is then one subject token.
+  runSubjects(runId);
+  return `_INBOX_${runId}`;
+}
+
+/**
+ * The reader's inbox prefix. Not of the form `_INBOX_<run id>` (a run id starts with a letter or digit, and this
+ * does not start with `_INBOX_`), so no run user can subscribe to a reader's replies, nor a reader to a run's.
+ */
+export const READER_INBOX_PREFIX = '_TCAB_READER_INBOX';
+
+const API = '$JS.API';
+
+/**
+ * The driver of one run: publish that run's subjects (events, result) through JetStream; read its Pod's start back
+ * (direct get of the stored system events, a core subscription to the live ones); see its own replies.
+ * Nothing else: no consumer, no stream change, no other run, no `tcab.run.>`.
+ */
+export function runUserPermissions(runId: string): UserPermissions {
+  const own = runSubjects(runId);
+  return {
+    pub: { allow: [own, `${API}.INFO`, `${API}.STREAM.INFO.${STREAM_NAME}`, `${API}.DIRECT.GET.${STREAM_NAME}`], deny: [] },
+    sub: { allow: [own, `${runInboxPrefix(runId)}.>`], deny: [] },
+  };
+}
+
+/**
+ * A reader (`tcab events follow/tail`, console, exporters): ordered (ephemeral) consumers on the run stream, direct
+ * get, stream info, its own inbox. It publishes nothing to `tcab.>` and cannot read, pull, ack, delete or
+ * (re)create the dispatcher's results consumer.
+ */
+export function readerPermissions(): UserPermissions {
+  const consumer = (verb: string) => `${API}.CONSUMER.${verb}.${STREAM_NAME}`;
+  const results = (verb: string) => `${consumer(verb)}.${RESULTS_CONSUMER}`;
+  return {
+    pub: {
+      allow: [
+        `${API}.INFO`,
+        `${API}.STREAM.INFO.${STREAM_NAME}`,
+        `${API}.DIRECT.GET.${STREAM_NAME}`,
+        `${API}.DIRECT.GET.${STREAM_NAME}.>`,
+        `${consumer('CREATE')}.*`,
+        `${consumer('CREATE')}.*.>`,
+        `${consumer('MSG.NEXT')}.*`,
+        `${consumer('INFO')}.*`,
+        `${consumer('DELETE')}.*`,
+      ],
+      deny: [
+        'tcab.>',
+        results('CREATE'),
+        `${results('CREATE')}.>`,
+        results('MSG.NEXT'),
+        results('INFO'),
+        results('DELETE'),
+        `$JS.ACK.${STREAM_NAME}.${RESULTS_CONSUMER}.>`,
+      ],
+    },
+    sub: { allow: [`${READER_INBOX_PREFIX}.>`], deny: [] },
+  };
+}
+
+/** The dispatcher: everything in the TCAB account (it owns the stream and the results consumer). */
+export function dispatcherPermissions(): UserPermissions {
+  return { pub: { allow: [], deny: [] }, sub: { allow: [], deny: [] } };
+}
+
+/**
+ * Whether a NATS subject matches a permission pattern (`*` one token, `>` one or more trailing tokens). Pure; the
+ * server's own rule, used by the property test that one run's permissions never reach another run's subjects.
+ */
+export function subjectMatches(pattern: string, subject: string): boolean {
+  const p = pattern.split('.');
+  const s = subject.split('.');
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '>') return s.length > i;
+    if (i >= s.length) return false;
+    if (p[i] !== '*' && p[i] !== s[i]) return false;
+  }
+  return p.length === s.length;
+}
+
+/** Whether a permission (allow minus deny; empty allow = all) admits a subject. */
+export function permits(permission: SubjectPermission, subject: string): boolean {
+  const allowed = permission.allow.length === 0 || permission.allow.some((p) => subjectMatches(p, subject));
+  return allowed && !permission.deny.some((p) => subjectMatches(p, subject));
+}

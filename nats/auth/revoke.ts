@@ -1,0 +1,76 @@
+// Revoking a user: the TCAB account JWT lists revoked user keys (key -> "credentials issued up to this second are
+// void"); a new account JWT, signed by the operator, is pushed to the servers through the system account
+// ($SYS.REQ.ACCOUNT.<account>.CLAIMS.UPDATE). The servers disconnect the user at once and refuse it from then on;
+// the `full` resolver stores the JWT, so a restarted server still refuses it.
+//
+// The current JWT is read back from the servers first (CLAIMS.LOOKUP), never taken from the bundle: the bundle's
+// is the install's first, and pushing it with one more entry would un-revoke every earlier one. Revocations are
+// serialized in-process for the same reason (two concurrent read-modify-writes would lose one).
+import type { NatsConnection } from '@nats-io/transport-node';
+import { decode } from '@nats-io/jwt';
+import type { Account } from '@nats-io/jwt';
+import { connectNats } from '../settings.ts';
+import type { NatsSettings } from '../settings.ts';
+import type { NatsAuthBundle } from './bundle.ts';
+import { encodeTcabAccount, publicKeyOf } from './bundle.ts';
+import { MAX_RUN_CREDENTIAL_LIFETIME_MS, mintSystemCredentials } from './mint.ts';
+
+const REQUEST_TIMEOUT_MS = 5000;
+
+/**
+ * The revocations after revoking `userPublicKey` at `now`: the new entry, minus entries old enough that every
+ * credential they could name has expired (mint.ts caps a run credential's life). Pure.
+ */
+export function nextRevocations(current: Readonly<Record<string, number>>, userPublicKey: string, now: Date): Record<string, number> {
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const oldest = nowSeconds - Math.ceil(MAX_RUN_CREDENTIAL_LIFETIME_MS / 1000);
+  const kept = Object.entries(current).filter(([, at]) => at >= oldest);
+  return { ...Object.fromEntries(kept), [userPublicKey]: nowSeconds };
+}
+
+/** The dispatcher's connection to the system account: pushes TCAB account updates (revocations). */
+export class NatsAccountAdmin {
+  private readonly nc: NatsConnection;
+  private readonly bundle: NatsAuthBundle;
+  private readonly accountKey: string;
+  private last: Promise<unknown> = Promise.resolve();
+
+  private constructor(nc: NatsConnection, bundle: NatsAuthBundle) {
+    this.nc = nc;
+    this.bundle = bundle;
+    this.accountKey = publicKeyOf(bundle.account.seed);
+  }
+
+  /** Connects as a SYS user minted in memory from the bundle (the settings' own credentials are not used). */
+  static async connect(settings: NatsSettings, bundle: NatsAuthBundle): Promise<NatsAccountAdmin> {
+    const { creds } = await mintSystemCredentials(bundle);
+    const system: NatsSettings = { servers: settings.servers, caFile: settings.caFile, credsText: creds };
+    return new NatsAccountAdmin(await connectNats(system, { name: 'tcab-dispatcher-system' }), bundle);
+  }
+
+  /** Revokes every credential of this user issued up to now; resolves once the servers took the new account JWT. */
+  revoke(userPublicKey: string, now = new Date()): Promise<void> {
+    const next = this.last.then(() => this.revokeNow(userPublicKey, now));
+    this.last = next.catch(() => undefined);
+    return next;
+  }
+
+  private async revokeNow(userPublicKey: string, now: Date): Promise<void> {
+    const claims = `$SYS.REQ.ACCOUNT.${this.accountKey}.CLAIMS`;
+    const current = await this.nc.request(`${claims}.LOOKUP`, '', { timeout: REQUEST_TIMEOUT_MS });
+    const revocations = decode<Account>(current.string()).nats.revocations ?? {};
+    const jwt = await encodeTcabAccount(this.bundle, nextRevocations(revocations, userPublicKey, now));
+    const reply = await this.nc.request(`${claims}.UPDATE`, jwt, { timeout: REQUEST_TIMEOUT_MS });
+    const answer = reply.json<{ error?: { description?: string }; data?: { code?: number } }>();
+    if (answer.error) throw new Error(`the NATS server refused the account update: ${answer.error.description ?? 'no reason given'}`);
+  }
+
+  async close(): Promise<void> {
+    await this.nc.close().catch(() => undefined);
+  }
+}
+
+/** Revokes one run's user (by its public key, as minted or read back with credentialsPublicKey). */
+export function revokeRunUser(admin: NatsAccountAdmin, userPublicKey: string, now?: Date): Promise<void> {
+  return admin.revoke(userPublicKey, now);
+}
