@@ -1,0 +1,131 @@
+// First result wins, against the test control plane, a real nats-server and a real driver Pod on the real node: a
+// gg Run Succeeds from its driver's result; then a forged second result on its result subject, the true result
+// published again (a redelivery), and a result for a Run that was cancelled before it ever ran. The forged and the
+// late result are refused: the Runs' statuses are unchanged, each refusal is a ResultRejected Event on its Run and
+// counted in tcab_results_rejected_total, and every message is acked (nothing is redelivered). The redelivery is
+// not a refusal.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { join } from 'node:path';
+import type { CoreV1Event } from '@kubernetes/client-node';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { startStubModelServer } from '../driver/stub-models/server.ts';
+import type { StubModelServer } from '../driver/stub-models/server.ts';
+import { resultSubject } from '../nats/envelope.ts';
+import { RESULTS_CONSUMER, RunStream } from '../nats/result-consumer.ts';
+import { connectNats, natsSettings } from '../nats/settings.ts';
+import { STREAM_NAME } from '../nats/stream.ts';
+import { createLogger } from '../shared/log.ts';
+import type { RunResult } from '../shared/run.ts';
+import { podUrl, realNode } from '../test/cluster/real-node-context.ts';
+import { clusterConfig, createNamespace, kubectl, readRunUntil, waitFor } from '../test/cluster/support.ts';
+import { NatsServer } from '../test/support/nats-server.ts';
+import { dispatcherConfig } from './config.ts';
+import { Dispatcher } from './controller/dispatcher.ts';
+import { dispatcherMetrics } from './controller/metrics.ts';
+import type { DispatcherMetrics } from './controller/metrics.ts';
+import type { RunObject } from './kube/resources.ts';
+
+let ns: string;
+let removeNs: () => Promise<void>;
+let nats: NatsServer;
+let stub: StubModelServer;
+let stream: RunStream;
+let dispatcher: Dispatcher;
+let metrics: DispatcherMetrics;
+let forger: NatsConnection;
+const logs: string[] = [];
+
+beforeAll(async () => {
+  ({ name: ns, remove: removeNs } = await createNamespace('first-result'));
+  expect((await kubectl(['apply', '-f', join(import.meta.dirname, '..', 'deploy', 'crds')])).code).toBe(0);
+  await kubectl(['wait', '--for=condition=Established', 'crd/runs.tcab.dev', '--timeout=30s']);
+  nats = await NatsServer.start();
+  stub = await startStubModelServer({ script: { steps: [{ tool: { name: 'shell', args: { command: 'echo hi' } } }, { text: 'All done.' }] } });
+  await kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', ns, '--from-literal=anthropic=sk-ant-fake-first-result']);
+  const settings = dispatcherConfig({
+    TCAB_NAMESPACE: ns,
+    TCAB_DRIVER_IMAGE: realNode().images.driver,
+    TCAB_DRIVER_CPU: '100m',
+    TCAB_DRIVER_MEMORY: '512Mi',
+    TCAB_NATS_URL: await podUrl(nats.url),
+    TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }]),
+    TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: await podUrl(stub.url) }),
+    TCAB_RESULT_GRACE_SECONDS: '15',
+  });
+  stream = await RunStream.connect(natsSettings(nats.url));
+  metrics = dispatcherMetrics();
+  const log = createLogger({ component: 'tcab-dispatcher', level: 'debug', destination: { write: (line: string) => void logs.push(line.trimEnd()) } });
+  dispatcher = new Dispatcher({ config: clusterConfig(), settings, events: stream, metrics, log });
+  await dispatcher.start();
+  dispatcher.setLeading(true); // the only replica: no election needed
+  await stream.consumeResults((runId, result, ack) => dispatcher.onResult(runId, result, ack), (m) => logs.push(m));
+  // Without per-run credentials (this server has no auth) anyone may publish: the dispatcher's own rule must hold.
+  forger = await connectNats(natsSettings(nats.url), { name: 'forger' });
+});
+
+afterAll(async () => {
+  await forger?.close();
+  await dispatcher?.stop();
+  await stream?.close();
+  await stub?.close();
+  await nats?.dispose();
+  await removeNs?.();
+});
+
+const runsPath = () => `/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`;
+const apply = async (name: string, spec: Record<string, unknown> = {}) => {
+  const run = { apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name }, spec: { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'say hi', maxRuntimeSeconds: 120, ...spec } };
+  const out = await kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify(run));
+  expect(out.code, out.stderr).toBe(0);
+};
+const final = async (name: string) => {
+  const [run] = await waitFor<RunObject>(runsPath(), (all) => all.some((r) => ['Succeeded', 'Failed', 'Cancelled'].includes(r.status?.phase ?? '')), 150_000, { fieldSelector: `metadata.name=${name}` });
+  return run!;
+};
+const readRun = async (name: string) => JSON.parse((await kubectl(['get', 'run', name, '-n', ns, '-o', 'json'])).stdout) as RunObject;
+const rejections = async () => Object.fromEntries((await metrics.resultsRejected.get()).values.map((v) => [v.labels.reason, v.value]));
+/** Published as a driver would: on the run's result subject, with a message id of its own (not JetStream's duplicate). */
+const publish = async (result: RunResult, msgId: string) => (await jetstream(forger).publish(resultSubject(result.run_id), JSON.stringify(result), { msgID: msgId })).seq;
+
+describe('first result wins', () => {
+  it('refuses a forged second result and a late one (status unchanged, Event, metric, acked); a redelivery is not refused', async () => {
+    await apply('honest');
+    await apply('early', { cancel: true });
+    const honest = await final('honest');
+    expect(honest.status, logs.join('\n')).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded' });
+    const early = await final('early');
+    expect(early.status).toMatchObject({ phase: 'Cancelled', outcome: 'cancelled' });
+    expect(await rejections()).toEqual({ duplicate: 0, late: 0 });
+
+    const items = await readRunUntil(nats.url, `${ns}_honest`, (all) => all.some((i) => i.kind === 'result'), 30_000);
+    const truth = items.find((i) => i.kind === 'result');
+    if (truth?.kind !== 'result') throw new Error('no result on the stream');
+    await publish(truth.result, 'redelivered-copy');
+    const forged: RunResult = { ...truth.result, outcome: 'harness_failed', message: 'forged', actual_cost_usd: 999, session_ids: ['forged'] };
+    await publish(forged, 'forged');
+    const lastSeq = await publish({ ...truth.result, run_id: `${ns}_early`, outcome: 'succeeded', message: 'too late' }, 'late');
+
+    const events = await waitFor<CoreV1Event>(`/api/v1/namespaces/${ns}/events`, (all) => all.length >= 2, 60_000, { fieldSelector: 'reason=ResultRejected' });
+    const byRun = Object.fromEntries(events.map((e) => [e.involvedObject.name, e]));
+    expect(Object.keys(byRun).sort(), JSON.stringify(events)).toEqual(['early', 'honest']);
+    expect(byRun.honest).toMatchObject({ type: 'Warning', involvedObject: { kind: 'Run', uid: honest.metadata!.uid }, message: expect.stringContaining('second, different result') });
+    expect(byRun.early).toMatchObject({ type: 'Warning', involvedObject: { kind: 'Run', uid: early.metadata!.uid }, message: expect.stringContaining('ended Cancelled (cancelled) without one') });
+    expect(byRun.honest!.message).not.toContain('forged');
+    // The redelivered copy came before the forgery on the same run id: it was judged, and not counted.
+    expect(await rejections()).toEqual({ duplicate: 1, late: 1 });
+    expect(events).toHaveLength(2);
+
+    expect((await readRun('honest')).status).toEqual(honest.status);
+    expect((await readRun('early')).status).toEqual(early.status);
+    // Acked, not left to come back after ack_wait: the consumer's floor is past the last one, nothing pending.
+    const jsm = await jetstreamManager(forger);
+    await vi.waitFor(async () => {
+      const info = await jsm.consumers.info(STREAM_NAME, RESULTS_CONSUMER);
+      expect(info.num_ack_pending).toBe(0);
+      expect(info.ack_floor.stream_seq).toBeGreaterThanOrEqual(lastSeq);
+      expect(info.num_redelivered).toBe(0);
+    }, { timeout: 10_000, interval: 100 });
+    expect(dispatcher.retained().results).toBe(0);
+  }, 400_000);
+});
