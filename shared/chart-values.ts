@@ -27,6 +27,8 @@ export const ChartValues = z.strictObject({
   }),
   nats: z.strictObject({
     url: z.union([z.literal(''), z.string().regex(/^(nats|tls|ws|wss):\/\//)]),
+    // Per-run NATS identities (decentralized JWT auth); existingSecret: an operator's own keys (`tcab nats auth init`).
+    auth: z.strictObject({ enabled: z.boolean(), existingSecret: z.union([z.literal(''), secretName]) }),
     credentialsSecret: z.union([z.literal(''), secretName]),
     bundled: z.strictObject({ enabled: z.boolean(), image, storage: quantity }),
   }),

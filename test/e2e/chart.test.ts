@@ -30,8 +30,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('charts/tcab', () => {
   it('lints clean under --strict with its defaults and with every option on', async () => {
     expect(await tool('helm', ['lint', '--strict', CHART])).toMatchObject({ code: 0 });
-    const all = await tool('helm', ['lint', '--strict', CHART, '--set', 'npmCache.enabled=true', '--set', 'nats.url=nats://nats.example:4222', '--set', 'nats.credentialsSecret=nats-creds', '--set', 'credentials.subscriptions.claude=claude-sub', '--set-json', 'credentials.apiKeys=[{"env":"ANTHROPIC_API_KEY","secret":"keys","key":"anthropic"}]']);
+    const all = await tool('helm', ['lint', '--strict', CHART, '--set', 'npmCache.enabled=true', '--set', 'nats.url=nats://nats.example:4222', '--set', 'nats.auth.enabled=false', '--set', 'nats.credentialsSecret=nats-creds', '--set', 'credentials.subscriptions.claude=claude-sub', '--set-json', 'credentials.apiKeys=[{"env":"ANTHROPIC_API_KEY","secret":"keys","key":"anthropic"}]']);
     expect(all).toMatchObject({ code: 0 });
+    const ownNats = await tool('helm', ['lint', '--strict', CHART, '--set', 'nats.url=nats://nats.example:4222', '--set', 'nats.auth.existingSecret=tcab-nats-keys']);
+    expect(ownNats).toMatchObject({ code: 0 });
   });
 
   it('refuses a bad value with its path named', async () => {
@@ -50,7 +52,8 @@ describe('charts/tcab', () => {
   });
 
   it('renders manifests that kubeconform -strict accepts for Kubernetes 1.37.2, and catches a wrong field', async () => {
-    for (const set of [[], ['--set', 'npmCache.enabled=true', '--set', 'nats.credentialsSecret=nats-creds']]) {
+    const variants = [[], ['--set', 'npmCache.enabled=true', '--set', 'nats.auth.enabled=false', '--set', 'nats.credentialsSecret=nats-creds'], ['--set', 'nats.url=nats://nats.example:4222', '--set', 'nats.auth.existingSecret=tcab-nats-keys']];
+    for (const set of variants) {
       const rendered = await tool('helm', ['template', 'tcab', CHART, '-n', 'tcab', '--include-crds', ...set]);
       expect(rendered.code).toBe(0);
       const file = join(dir, 'rendered.yaml');

@@ -20,10 +20,35 @@ app.kubernetes.io/component: dispatcher
 {{- default (printf "%s-api-token" (include "tcab.fullname" .)) .Values.dispatcher.api.existingTokenSecret -}}
 {{- end -}}
 
+{{/* "true" when the chart deploys its own NATS: nats.bundled.enabled and no nats.url. */}}
+{{- define "tcab.natsBundled" -}}
+{{- if and .Values.nats.bundled.enabled (not .Values.nats.url) -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+The Secret holding the install's NATS keys (bundle.json, auth.conf, reader.creds), or "" with nats.auth off.
+Refuses the combinations that would only fail at run time: a user/password Secret next to JWT auth, existingSecret
+without auth, and an own NATS (nats.url) with auth on but no keys its server already knows.
+*/}}
+{{- define "tcab.natsAuthSecret" -}}
+{{- $auth := .Values.nats.auth -}}
+{{- if $auth.enabled -}}
+{{- if .Values.nats.credentialsSecret -}}
+{{- fail "nats.credentialsSecret (user/password or token) is for a NATS without tcab's JWT auth: set nats.auth.enabled=false, or drop it" -}}
+{{- end -}}
+{{- if and .Values.nats.url (not $auth.existingSecret) -}}
+{{- fail "nats.url with nats.auth.enabled: name the Secret `tcab nats auth init` made (its auth.conf included by your server) in nats.auth.existingSecret, or set nats.auth.enabled=false (README: Using your own NATS)" -}}
+{{- end -}}
+{{- default (printf "%s-nats-auth" (include "tcab.fullname" .)) $auth.existingSecret -}}
+{{- else if $auth.existingSecret -}}
+{{- fail "nats.auth.existingSecret needs nats.auth.enabled=true" -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "tcab.natsUrl" -}}
 {{- if .Values.nats.url -}}
 {{- .Values.nats.url -}}
-{{- else if .Values.nats.bundled.enabled -}}
+{{- else if include "tcab.natsBundled" . -}}
 {{- printf "nats://%s-nats.%s.svc:4222" (include "tcab.fullname" .) .Release.Namespace -}}
 {{- else -}}
 {{- fail "set nats.url, or nats.bundled.enabled=true to try it with a bundled NATS" -}}

@@ -1,0 +1,85 @@
+// The chart's NATS auth values (nats.auth), rendered with the pinned helm: the bundled NATS runs `-c` its ConfigMap,
+// which includes only the auth Secret's auth.conf key (never bundle.json, which holds the seeds); the dispatcher is
+// told the Secret's name and may get that Secret by name and create Secrets (its key Secret on first start, one
+// run credential per Run), nothing more; an operator's own NATS takes nats.auth.existingSecret; the combinations
+// that could only fail at run time are refused at install with a message saying what to set.
+import { parseAllDocuments } from 'yaml';
+import { describe, expect, inject, it } from 'vitest';
+import { join } from 'node:path';
+import type { V1ConfigMap, V1Deployment, V1PolicyRule, V1Role, V1StatefulSet } from '@kubernetes/client-node';
+import { runCaptured } from '../cluster/support.ts';
+
+const CHART = join(import.meta.dirname, '..', '..', 'charts', 'tcab');
+type Manifest = { kind: string; metadata: { name: string } } & Record<string, unknown>;
+
+async function render(...set: string[]): Promise<Manifest[]> {
+  const out = await runCaptured(join(inject('clusterBinDir'), 'helm'), ['template', 't', CHART, '-n', 'ns', ...set]);
+  expect(out.code, out.stderr).toBe(0);
+  return parseAllDocuments(out.stdout).map((d) => d.toJS() as Manifest).filter(Boolean);
+}
+const refused = async (...set: string[]) => {
+  const out = await runCaptured(join(inject('clusterBinDir'), 'helm'), ['template', 't', CHART, ...set]);
+  expect(out.code).not.toBe(0);
+  return out.stderr;
+};
+const one = <T>(all: Manifest[], kind: string, name: string) => all.find((m) => m.kind === kind && m.metadata.name === name) as T | undefined;
+const dispatcherEnv = (all: Manifest[]) => Object.fromEntries(one<V1Deployment>(all, 'Deployment', 't-tcab-dispatcher')!.spec!.template.spec!.containers[0]!.env!.map((e) => [e.name, e.value]));
+const secretRules = (all: Manifest[]): V1PolicyRule[] => one<V1Role>(all, 'Role', 't-tcab-dispatcher')!.rules!.filter((r) => r.resources?.includes('secrets'));
+
+describe('charts/tcab nats.auth', () => {
+  it('by default: the bundled NATS runs -c its ConfigMap, which includes auth.conf, the only key it mounts of the auth Secret', async () => {
+    const all = await render();
+    const conf = one<V1ConfigMap>(all, 'ConfigMap', 't-tcab-nats')!.data!['nats.conf']!;
+    expect(conf).toMatch(/^port: 4222$/m);
+    expect(conf).toMatch(/^http_port: 8222$/m);
+    expect(conf).toMatch(/^jetstream \{ store_dir: \/data \}$/m);
+    expect(conf).toMatch(/^include \.\/auth\.conf$/m);
+    const pod = one<V1StatefulSet>(all, 'StatefulSet', 't-tcab-nats')!.spec!.template.spec!;
+    expect(pod.containers[0]!.args).toEqual(['-c', '/etc/nats/nats.conf']);
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(pod.containers[0]!.volumeMounts).toContainEqual({ name: 'config', mountPath: '/etc/nats', readOnly: true });
+    const sources = pod.volumes!.find((v) => v.name === 'config')!.projected!.sources!;
+    expect(sources).toEqual([
+      { configMap: { name: 't-tcab-nats', items: [{ key: 'nats.conf', path: 'nats.conf' }] } },
+      { secret: { name: 't-tcab-nats-auth', items: [{ key: 'auth.conf', path: 'auth.conf' }] } },
+    ]);
+    // Nothing else in the chart mounts or names the Secret's other keys.
+    expect(JSON.stringify(all)).not.toMatch(/bundle\.json|reader\.creds/);
+  });
+
+  it('by default: the dispatcher is told the auth Secret and may get it by name and create Secrets; list, watch, update and delete stay out', async () => {
+    const all = await render();
+    expect(dispatcherEnv(all)).toMatchObject({ TCAB_NATS_URL: 'nats://t-tcab-nats.ns.svc:4222', TCAB_NATS_AUTH_SECRET: 't-tcab-nats-auth' });
+    expect(dispatcherEnv(all)).not.toHaveProperty('TCAB_NATS_SECRET');
+    expect(secretRules(all)).toEqual([
+      { apiGroups: [''], resources: ['secrets'], resourceNames: ['t-tcab-nats-auth'], verbs: ['get'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+    ]);
+  });
+
+  it('an own NATS with nats.auth.existingSecret: no bundled server or config, the dispatcher uses that Secret', async () => {
+    const all = await render('--set', 'nats.url=nats://nats.example:4222', '--set', 'nats.auth.existingSecret=tcab-nats-keys');
+    expect(all.filter((m) => m.metadata.name.startsWith('t-tcab-nats'))).toEqual([]);
+    expect(dispatcherEnv(all)).toMatchObject({ TCAB_NATS_URL: 'nats://nats.example:4222', TCAB_NATS_AUTH_SECRET: 'tcab-nats-keys' });
+    expect(secretRules(all)[0]).toEqual({ apiGroups: [''], resources: ['secrets'], resourceNames: ['tcab-nats-keys'], verbs: ['get'] });
+  });
+
+  it('nats.auth.enabled=false: the bundled NATS without auth, no auth Secret anywhere, no Secret rules beyond the credentials ones', async () => {
+    const all = await render('--set', 'nats.auth.enabled=false');
+    const conf = one<V1ConfigMap>(all, 'ConfigMap', 't-tcab-nats')!.data!['nats.conf']!;
+    expect(conf).not.toContain('include');
+    const sources = one<V1StatefulSet>(all, 'StatefulSet', 't-tcab-nats')!.spec!.template.spec!.volumes!.find((v) => v.name === 'config')!.projected!.sources!;
+    expect(sources.map((s) => Object.keys(s)[0])).toEqual(['configMap']);
+    expect(dispatcherEnv(all)).not.toHaveProperty('TCAB_NATS_AUTH_SECRET');
+    expect(secretRules(all)).toEqual([]);
+    expect(JSON.stringify(all)).not.toContain('nats-auth');
+  });
+
+  it('refuses the values that could only fail at run time, saying what to set', async () => {
+    expect(await refused('--set', 'nats.url=nats://nats.example:4222')).toMatch(/nats\.auth\.existingSecret.*nats\.auth\.enabled=false/);
+    expect(await refused('--set', 'nats.credentialsSecret=nats-creds')).toMatch(/nats\.credentialsSecret .*nats\.auth\.enabled=false/);
+    expect(await refused('--set', 'nats.auth.enabled=false', '--set', 'nats.auth.existingSecret=keys')).toContain('nats.auth.existingSecret needs nats.auth.enabled=true');
+    expect(await refused('--set', 'nats.auth.enabled=yes')).toContain('/nats/auth/enabled');
+    expect(await refused('--set', 'nats.auth.existingSecret=Not_A_Name')).toContain('/nats/auth/existingSecret');
+  });
+});
