@@ -11,6 +11,7 @@ import { connectNats } from './settings.ts';
 import type { NatsSettings } from './settings.ts';
 import { reasonOf, shownServers } from './server-urls.ts';
 import { decodeStreamMessage } from './stream-message.ts';
+import { READER_INBOX_PREFIX } from './auth/permissions.ts';
 import type { StreamItem } from './stream-message.ts';
 
 export type { StreamItem } from './stream-message.ts';
@@ -28,18 +29,29 @@ export interface ReadOptions {
   now?: () => Date;
 }
 
-function filterSubjects(options: ReadOptions): string[] {
-  if (options.runId) {
-    return options.type ? [eventSubject(options.runId, options.type), resultSubject(options.runId)] : [runSubjects(options.runId)];
-  }
-  return [options.type ? eventTypeSubject(options.type) : ALL_RUNS_SUBJECT];
+/**
+ * The one subject the consumer is filtered on. One, not a list: nats.js creates a consumer with a single filter
+ * through `$JS.API.CONSUMER.CREATE.<stream>.<name>.<filter>`, the subject a reader credential may use (a list goes
+ * through the bare `...CREATE.<stream>`, whose body names the consumer, which could then be the dispatcher's
+ * results consumer: nats/auth/permissions.ts). One run with a type is read whole and the other types skipped here.
+ */
+function filterSubject(options: ReadOptions): string {
+  if (options.runId) return runSubjects(options.runId);
+  return options.type ? eventTypeSubject(options.type) : ALL_RUNS_SUBJECT;
+}
+
+/** Whether a message of the filtered subject is one the reader asked for (its type, or the run's result). */
+function wanted(options: ReadOptions, subject: string): boolean {
+  if (!options.runId || !options.type) return true;
+  return subject === eventSubject(options.runId, options.type) || subject === resultSubject(options.runId);
 }
 
 export async function* readRunStream(options: ReadOptions): AsyncGenerator<StreamItem> {
   const where = `NATS at ${shownServers(options.settings.servers)}`;
   let nc: NatsConnection;
   try {
-    nc = await connectNats(options.settings, { name: 'tcab-events' });
+    // A reader credential may subscribe only to the reader's inbox (nats/auth): use it unless told otherwise.
+    nc = await connectNats({ ...options.settings, inboxPrefix: options.settings.inboxPrefix ?? READER_INBOX_PREFIX }, { name: 'tcab-events' });
   } catch (error) {
     throw new InfrastructureError(`cannot connect to ${where}: ${reasonOf(error)}`, { cause: error });
   }
@@ -50,7 +62,7 @@ export async function* readRunStream(options: ReadOptions): AsyncGenerator<Strea
       // Following before the first run anywhere is normal (right after install): the stream is made, then waited on.
       await ensureRunStream(await jetstreamManager(nc));
       const consumer = await jetstream(nc).consumers.get(STREAM_NAME, {
-        filter_subjects: filterSubjects(options),
+        filter_subjects: filterSubject(options),
         deliver_policy: options.replay ? DeliverPolicy.All : DeliverPolicy.New,
       });
       messages = await consumer.consume();
@@ -59,6 +71,7 @@ export async function* readRunStream(options: ReadOptions): AsyncGenerator<Strea
     }
     options.signal?.addEventListener('abort', () => void messages.stop(), { once: true });
     for await (const m of messages) {
+      if (!wanted(options, m.subject)) continue;
       const item = decodeStreamMessage({ subject: m.subject, header: (name) => m.headers?.get(name), data: m.data }, now);
       yield item;
       if (options.untilResult && (item.kind === 'result' || (item.kind === 'invalid' && item.isResult))) break;

@@ -7,7 +7,11 @@
 //   jsm.streams.info(s)           -> $JS.API.STREAM.INFO.<s>
 //   jsm.direct.getMessage(s, {seq, next_by_subj}) -> $JS.API.DIRECT.GET.<s>  (last_by_subj: ...GET.<s>.<subject>)
 //   js.publish(subj)              -> subj, reply on <inboxPrefix>.<nuid>.<token>; the ack comes to that inbox
-//   ordered consumer create       -> $JS.API.CONSUMER.CREATE.<s>.<name>[.<filter>] (name oc_<nuid>_<n>)
+//   ordered consumer create       -> one filter (a string, as reader.ts passes): $JS.API.CONSUMER.CREATE.<s>.<name>.<filter>
+//                                    (name oc_<nuid>_<n>; the server requires the body's name to be the subject's).
+//                                    A filter LIST goes to the bare $JS.API.CONSUMER.CREATE.<s> with the name only
+//                                    in the body: a reader allowed that could name the dispatcher's results consumer
+//                                    and turn it into an ephemeral one (proven against the server), so it is not allowed.
 //   pull (consume)                -> $JS.API.CONSUMER.MSG.NEXT.<s>.<name>; messages and heartbeats to the inbox
 //   ordered consumer reset/stop   -> $JS.API.CONSUMER.DELETE.<s>.<name>, $JS.API.CONSUMER.INFO.<s>.<name>
 import { runSubjects } from '../envelope.ts';
@@ -53,9 +57,10 @@ export function runUserPermissions(runId: string): UserPermissions {
 }
 
 /**
- * A reader (`tcab events follow/tail`, console, exporters): ordered (ephemeral) consumers on the run stream, direct
- * get, stream info, its own inbox. It publishes nothing to `tcab.>` and cannot read, pull, ack, delete or
- * (re)create the dispatcher's results consumer.
+ * A reader (`tcab events follow/tail`, console, exporters): ordered consumers on the run stream (one filter subject),
+ * direct get, stream info, its own inbox. It publishes nothing to `tcab.>` and cannot create, update, read, pull,
+ * ack or delete the dispatcher's results consumer. (It could make a consumer of its own durable: that costs the
+ * server some storage, never the integrity of a run or a result.)
  */
 export function readerPermissions(): UserPermissions {
   const consumer = (verb: string) => `${API}.CONSUMER.${verb}.${STREAM_NAME}`;
@@ -67,7 +72,6 @@ export function readerPermissions(): UserPermissions {
         `${API}.STREAM.INFO.${STREAM_NAME}`,
         `${API}.DIRECT.GET.${STREAM_NAME}`,
         `${API}.DIRECT.GET.${STREAM_NAME}.>`,
-        `${consumer('CREATE')}.*`,
         `${consumer('CREATE')}.*.>`,
         `${consumer('MSG.NEXT')}.*`,
         `${consumer('INFO')}.*`,
@@ -75,7 +79,6 @@ export function readerPermissions(): UserPermissions {
       ],
       deny: [
         'tcab.>',
-        results('CREATE'),
         `${results('CREATE')}.>`,
         results('MSG.NEXT'),
         results('INFO'),

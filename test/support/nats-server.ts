@@ -6,6 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { renderAuthConf } from '../../nats/auth/bundle.ts';
+import type { NatsAuthBundle } from '../../nats/auth/bundle.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -30,16 +32,22 @@ export class NatsServer {
   private child: ChildProcess | undefined;
   private readonly binary: string;
   private readonly maxPayload: number | undefined;
+  private readonly auth: NatsAuthBundle | undefined;
 
-  private constructor(binary: string, port: number, storeDir: string, maxPayload?: number) {
+  private constructor(binary: string, port: number, storeDir: string, maxPayload?: number, auth?: NatsAuthBundle) {
     this.binary = binary;
     this.port = port;
     this.storeDir = storeDir;
     this.maxPayload = maxPayload;
+    this.auth = auth;
   }
 
-  static async start(options: { maxPayload?: number } = {}): Promise<NatsServer> {
-    const server = new NatsServer(natsServerBinary(), await freePort(), mkdtempSync(join(tmpdir(), 'tcab-nats-')), options.maxPayload);
+  /**
+   * @param auth operator mode (decentralized JWT auth, issue 22): the server includes the bundle's auth.conf, as
+   * the chart's NATS does, with its account resolver's JWTs in the store (kept across stop/resume, like its volume).
+   */
+  static async start(options: { maxPayload?: number; auth?: NatsAuthBundle } = {}): Promise<NatsServer> {
+    const server = new NatsServer(natsServerBinary(), await freePort(), mkdtempSync(join(tmpdir(), 'tcab-nats-')), options.maxPayload, options.auth);
     await server.resume();
     return server;
   }
@@ -52,7 +60,12 @@ export class NatsServer {
   resume(): Promise<void> {
     // max_payload has no command-line flag: it goes in a config file.
     const config = join(this.storeDir, 'nats.conf');
-    writeFileSync(config, this.maxPayload ? `max_payload: ${this.maxPayload}\n` : '');
+    const lines = this.maxPayload ? [`max_payload: ${this.maxPayload}`] : [];
+    if (this.auth) {
+      writeFileSync(join(this.storeDir, 'auth.conf'), renderAuthConf(this.auth, join(this.storeDir, 'jwt')));
+      lines.push('include ./auth.conf');
+    }
+    writeFileSync(config, lines.map((l) => `${l}\n`).join(''));
     const args = ['-c', config, '-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', join(this.storeDir, 'js')];
     const child = spawn(this.binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     this.child = child;
