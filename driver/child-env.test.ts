@@ -10,6 +10,9 @@ describe('childBaseEnv', () => {
     TCAB_NATS_URL: 'nats://tcab:sk-fake-nats-url-pass@nats:4222',
     TCAB_NATS_PASSWORD: 'sk-fake-nats-password',
     TCAB_NATS_TOKEN: 'sk-fake-nats-token',
+    // Issue 22: the run's own NATS user, a root-only file in the Pod, and its inbox prefix.
+    TCAB_NATS_CREDS: '/var/run/tcab/nats/nats.creds',
+    TCAB_NATS_INBOX_PREFIX: '_INBOX_ns_run',
     TCAB_CREDENTIALS_DIR: '/var/run/tcab/credentials',
     ANTHROPIC_API_KEY: 'sk-ant-fake-key',
     NODE_EXTRA_CA_CERTS: '/etc/tcab/extra-ca/ca.crt',
@@ -20,7 +23,7 @@ describe('childBaseEnv', () => {
   it('carries no TCAB_ variable and no key: only its own basics and the network pass-through', () => {
     const env = childBaseEnv(podEnv, '/p', '/h', '/t');
     expect(Object.keys(env).filter((k) => k.startsWith('TCAB_'))).toEqual([]);
-    expect(JSON.stringify(env)).not.toMatch(/sk-fake-nats|sk-ant-fake|secret prompt/);
+    expect(JSON.stringify(env)).not.toMatch(/sk-fake-nats|sk-ant-fake|secret prompt|nats\.creds|_INBOX_/);
     expect(env).toMatchObject({ HOME: '/h', TMPDIR: '/t', NODE_EXTRA_CA_CERTS: '/etc/tcab/extra-ca/ca.crt', SSL_CERT_FILE: '/tmp/.tcab-ca/ca-certificates.crt', HTTPS_PROXY: podEnv.HTTPS_PROXY });
     expect(NETWORK_PASSTHROUGH.some((name) => name.startsWith('TCAB_'))).toBe(false);
   });

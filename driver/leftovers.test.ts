@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { environHasHome, findLeftovers, killLeftovers, processRunning } from './leftovers.ts';
+import { canReadEnvironOf, environHasHome, findLeftovers, hasEffectiveCapability, killLeftovers, killLeftoversAs, processRunning } from './leftovers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tcab-leftovers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,6 +48,43 @@ describe('findLeftovers / killLeftovers', () => {
       expect(await killLeftovers(home)).toEqual([{ pid: mine.pid, name: 'sleep' }]);
       await exited;
       expect(await processRunning(mine.pid!)).toBe(false);
+      expect(await processRunning(theirs.pid!)).toBe(true);
+    } finally {
+      theirs.kill('SIGKILL');
+    }
+  });
+});
+
+describe('a driver that cannot read the run user\'s environs (the Pod\'s root without SYS_PTRACE)', () => {
+  it('reads CapEff\'s bits: SYS_PTRACE is bit 19', () => {
+    expect(hasEffectiveCapability('CapPrm:\t0000000000080000\nCapEff:\t0000000000080000\n', 19n)).toBe(true);
+    // The driver Pod's set: CHOWN, DAC_OVERRIDE, FOWNER, KILL, SETGID, SETUID.
+    expect(hasEffectiveCapability('CapEff:\t00000000000000eb\n', 19n)).toBe(false);
+    expect(hasEffectiveCapability('CapPrm:\t0000000000080000\nCapEff:\t0000000000000000\n', 19n)).toBe(false);
+    expect(hasEffectiveCapability('no capabilities here', 19n)).toBe(false);
+  });
+
+  it('a driver running as the run user, or holding SYS_PTRACE, scans in-process', async () => {
+    expect(await canReadEnvironOf({})).toBe(true);
+    const proc = join(dir, 'proc-caps');
+    mkdirSync(join(proc, 'self'), { recursive: true });
+    writeFileSync(join(proc, 'self', 'status'), 'CapEff:\t00000000000000eb\n');
+    expect(await canReadEnvironOf({ uid: 4242, gid: 4242 }, proc)).toBe(process.getuid?.() === 4242);
+    writeFileSync(join(proc, 'self', 'status'), 'CapEff:\t00000000000800eb\n');
+    expect(await canReadEnvironOf({ uid: 4242, gid: 4242 }, proc)).toBe(true);
+  });
+
+  it('the run user scans and kills its own leftovers (this file as a program): the one with the HOME, not another run\'s', async () => {
+    expect(process.getuid!()).toBe(0); // the suite runs as root, like the driver it stands for
+    const home = join(dir, 'home-as');
+    const other = join(dir, 'home-other');
+    const start = (h: string) => spawn('sleep', ['600'], { env: { PATH: '/usr/bin:/bin', HOME: h }, uid: 1000, gid: 1000, detached: true, stdio: 'ignore' });
+    const mine = start(home);
+    const theirs = start(other);
+    try {
+      const exited = new Promise((resolve) => mine.once('exit', resolve));
+      expect(await killLeftoversAs(home, { uid: 1000, gid: 1000 })).toEqual([{ pid: mine.pid, name: 'sleep' }]);
+      await exited;
       expect(await processRunning(theirs.pid!)).toBe(true);
     } finally {
       theirs.kill('SIGKILL');

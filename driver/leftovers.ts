@@ -3,7 +3,15 @@
 // Jenkins' process-tree killer finds a build's: by a cookie in their environment, here the run's own HOME, which
 // every descendant inherits. In a driver Pod the container's end would kill them anyway; on a workstation
 // (`tcab run`, `tcab harnesses verify`) nothing else would.
+//
+// Reading another uid's /proc/<pid>/environ takes CAP_SYS_PTRACE (the kernel's ptrace access check). A root driver
+// that has it (a workstation's `sudo tcab run`) scans itself; the driver Pod's root keeps only what it needs
+// (dispatcher/pods/driver-pod.ts: no SYS_PTRACE), so there the scan runs as the run user, who may read and kill
+// its own processes: this file run as a program, `node leftovers.ts <home>`, printing what it killed as JSON.
 import { readdir, readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { runProcess } from './process.ts';
+import type { RunUser } from './process.ts';
 
 /** Whether a NUL-separated environ block (as /proc/<pid>/environ) carries HOME=home exactly. */
 export function environHasHome(environ: string, home: string): boolean {
@@ -24,11 +32,9 @@ export async function processRunning(pid: number, procRoot = '/proc'): Promise<b
   }
 }
 
-export interface Leftover {
-  pid: number;
-  /** The executable's short name (/proc/<pid>/comm): no arguments, which may carry the prompt or a key. */
-  name: string;
-}
+/** The executable's short name (/proc/<pid>/comm): no arguments, which may carry the prompt or a key. */
+const Leftover = z.strictObject({ pid: z.int().positive(), name: z.string().max(64) });
+export type Leftover = z.infer<typeof Leftover>;
 
 /** Live processes (not this one) whose environment says HOME=home. Unreadable ones (other users) are skipped. */
 export async function findLeftovers(home: string, procRoot = '/proc'): Promise<Leftover[]> {
@@ -67,4 +73,49 @@ export async function killLeftovers(home: string, procRoot = '/proc', waitMs = 2
     alive = (await Promise.all(alive.map(async (pid) => ((await processRunning(pid, procRoot)) ? pid : undefined)))).filter((pid): pid is number => pid !== undefined);
   }
   return leftovers;
+}
+
+/** CAP_SYS_PTRACE's bit in /proc/<pid>/status's capability masks. */
+const CAP_SYS_PTRACE = 19n;
+
+/** Whether a status text's CapEff holds a capability (by bit number). */
+export function hasEffectiveCapability(status: string, bit: bigint): boolean {
+  const mask = /^CapEff:\s*([0-9a-f]+)$/m.exec(status)?.[1];
+  return mask !== undefined && ((BigInt(`0x${mask}`) >> bit) & 1n) === 1n;
+}
+
+/** Whether this process can read the environ of the run user's processes: it is that user, or holds SYS_PTRACE. */
+export async function canReadEnvironOf(user: RunUser, procRoot = '/proc'): Promise<boolean> {
+  if (user.uid === undefined || user.uid === process.getuid?.()) return true;
+  return hasEffectiveCapability(await readFile(`${procRoot}/self/status`, 'utf8'), CAP_SYS_PTRACE);
+}
+
+/** The scan and kill done by the run user itself (this file as a program), for a driver that cannot read environs. */
+export async function killLeftoversAs(home: string, user: RunUser, deadline = Date.now() + 10_000): Promise<Leftover[]> {
+  let out = '';
+  const errors: string[] = [];
+  // No HOME=home in its own environment: the scanner is not a leftover of the run.
+  const outcome = await runProcess({
+    argv: [process.execPath, import.meta.filename, home],
+    cwd: '/',
+    env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' },
+    user,
+    deadline,
+    onStdout: (line) => (out += line.text),
+    onStderr: (line) => void errors.push(line.text),
+  });
+  if (outcome.code !== 0) throw new Error(`the leftover scan as uid ${user.uid} failed (${outcome.spawnError?.message ?? `exit ${outcome.code ?? outcome.signal}`}): ${errors.slice(-3).join(' ')}`);
+  // The run user wrote this: it is checked like any of its output.
+  return z.array(Leftover).parse(JSON.parse(out));
+}
+
+/** Kills what the run left behind, scanning in this process when it can read the run user's environs. */
+export async function killRunLeftovers(home: string, user: RunUser): Promise<Leftover[]> {
+  return (await canReadEnvironOf(user)) ? killLeftovers(home) : killLeftoversAs(home, user);
+}
+
+if (import.meta.main) {
+  const home = process.argv[2];
+  if (!home) throw new Error('usage: node leftovers.ts <run home>');
+  process.stdout.write(`${JSON.stringify(await killLeftovers(home))}\n`);
 }

@@ -1,6 +1,8 @@
-// Who runs the harness. A driver started as root (a workstation `sudo`, CI) drops to a
-// configured unprivileged uid/gid: Claude Code refuses permission bypass as root, and a harness must never hold
-// more rights than the run needs. A driver that is already unprivileged (the Pod: uid 1000) runs it as itself.
+// Who runs the harness. A driver started as root (a workstation `sudo`, CI, the driver Pod) drops to a
+// configured unprivileged uid/gid: Claude Code refuses permission bypass as root, a harness must never hold more
+// rights than the run needs, and a uid of its own keeps the harness out of the driver's environment, memory,
+// signals and root-only files (its NATS credential). A driver that is already unprivileged (a plain `tcab run`)
+// runs it as itself.
 import { parseDriverEnvFields } from '../shared/driver-env.ts';
 import type { DriverSettings } from '../shared/driver-env.ts';
 import type { RunUser } from './process.ts';

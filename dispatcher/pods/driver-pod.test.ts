@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AWAIT_POD_START_SECONDS, CREDENTIALS_MOUNT, buildDriverPod, clusterRunId, driverEnvVars, driverPodName } from './driver-pod.ts';
+import { AWAIT_POD_START_SECONDS, CREDENTIALS_MOUNT, NATS_CREDS_DIR, NATS_CREDS_PATH, buildDriverPod, clusterRunId, driverEnvVars, driverPodName, runInboxPrefix } from './driver-pod.ts';
 import { BASE_URL_VARIABLE, DriverEnvFields, parseDriverEnv } from '../../shared/driver-env.ts';
 import { clusterAvailability } from './availability.ts';
 import { dispatcherConfig } from '../config.ts';
@@ -29,10 +29,22 @@ describe('buildDriverPod', () => {
     expect(pod.metadata!.ownerReferences).toEqual([{ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', name: 'fix-bug-17', uid: run.uid, controller: true, blockOwnerDeletion: true }]);
   });
 
-  it('is hardened: non-root 1000, no escalation, no capabilities, RuntimeDefault seccomp, a read-only root (scratch on the /tmp emptyDir), no service-account token', () => {
+  it('is hardened: the driver root with only the capabilities to hand the run to uid 1000, no escalation, RuntimeDefault seccomp, a read-only root (scratch on the /tmp emptyDir), no service-account token', () => {
     expect(pod.spec!.automountServiceAccountToken).toBe(false);
-    expect(pod.spec!.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } });
-    expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+    // Issue 22: the driver is uid 0 (it drops the harness to 1000, driver/run-user.ts), so the Pod is not runAsNonRoot
+    // and has no fsGroup (which would make the root-only Secret files readable by group 1000).
+    expect(pod.spec!.securityContext).toEqual({ seccompProfile: { type: 'RuntimeDefault' } });
+    expect(container.securityContext).toEqual({
+      runAsUser: 0,
+      runAsGroup: 0,
+      runAsNonRoot: false,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'], add: ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL', 'SETGID', 'SETUID'] },
+    });
+    // Within the Pod Security Standards' baseline list (no SYS_PTRACE, SYS_ADMIN, NET_RAW...).
+    const baseline = ['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT'];
+    expect(container.securityContext!.capabilities!.add!.filter((c) => !baseline.includes(c))).toEqual([]);
     expect(pod.spec!.volumes).toContainEqual({ name: 'tmp', emptyDir: {} });
     expect(container.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
     expect(pod.spec!.activeDeadlineSeconds).toBe(900 + 120);
@@ -52,6 +64,32 @@ describe('buildDriverPod', () => {
     expect(pod.spec!.volumes).toContainEqual({ name: 'credentials', secret: { secretName: 'claude-subscription', defaultMode: 0o400 } });
     expect(container.volumeMounts).toContainEqual({ name: 'credentials', mountPath: '/var/run/tcab/credentials', readOnly: true });
     expect(JSON.stringify(pod)).not.toMatch(/sk-ant|sk-proj/);
+  });
+});
+
+describe('the run\'s NATS credential (issue 22)', () => {
+  it('natsCredsSecret: the Secret\'s nats.creds mounted root-only (0400) at /var/run/tcab/nats; TCAB_NATS_CREDS names it, TCAB_NATS_INBOX_PREFIX is the run\'s', () => {
+    const pod = buildDriverPod(run, spec, config, [], { natsCredsSecret: 'tcab-run-fix-bug-17-nats' });
+    const container = pod.spec!.containers[0]!;
+    expect(pod.spec!.volumes).toContainEqual({ name: 'nats-creds', secret: { secretName: 'tcab-run-fix-bug-17-nats', defaultMode: 0o400, items: [{ key: 'nats.creds', path: 'nats.creds' }] } });
+    expect(container.volumeMounts).toContainEqual({ name: 'nats-creds', mountPath: NATS_CREDS_DIR, readOnly: true });
+    expect(NATS_CREDS_PATH).toBe('/var/run/tcab/nats/nats.creds');
+    expect(container.env).toContainEqual({ name: 'TCAB_NATS_CREDS', value: '/var/run/tcab/nats/nats.creds' });
+    expect(container.env).toContainEqual({ name: 'TCAB_NATS_INBOX_PREFIX', value: '_INBOX_evals_fix-bug-17' });
+    expect(runInboxPrefix(clusterRunId(run))).toBe('_INBOX_evals_fix-bug-17');
+    // fsGroup would turn 0400 into 0440 group 1000 (the kubelet's volume ownership), readable by the run user.
+    expect(pod.spec!.securityContext!.fsGroup).toBeUndefined();
+  });
+
+  it('without it, no credential volume or variable; a chart driver.env cannot set them either', () => {
+    const hijack = dispatcherConfig({ TCAB_DRIVER_ENV: JSON.stringify({ TCAB_NATS_CREDS: '/elsewhere', TCAB_NATS_INBOX_PREFIX: '_INBOX' }) });
+    const withSecret = buildDriverPod(run, spec, hijack, [], { natsCredsSecret: 's' }).spec!.containers[0]!.env!;
+    expect(withSecret.filter((e) => e.name.startsWith('TCAB_NATS_CREDS') || e.name === 'TCAB_NATS_INBOX_PREFIX')).toEqual([
+      { name: 'TCAB_NATS_CREDS', value: '/var/run/tcab/nats/nats.creds' },
+      { name: 'TCAB_NATS_INBOX_PREFIX', value: '_INBOX_evals_fix-bug-17' },
+    ]);
+    const pod = buildDriverPod(run, spec, config, []);
+    expect(JSON.stringify(pod)).not.toMatch(/nats-creds|TCAB_NATS_CREDS|TCAB_NATS_INBOX_PREFIX/);
   });
 });
 

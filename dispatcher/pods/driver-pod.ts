@@ -1,10 +1,17 @@
 // The driver Pod for a claimed Run, built as data (pure). Deterministic name + owner reference to the Run, so a
 // dispatcher that dies between claim and create never makes two Pods (the second create gets 409) and deleting
-// the Run garbage-collects its Pod. Hardened: non-root uid 1000, no privilege escalation, all capabilities
-// dropped (the driver is already the unprivileged run user, so it never changes uid), RuntimeDefault seccomp, a
-// read-only root filesystem (HOME, the run root, npm's cache and installs are all under /tmp, an emptyDir), no
-// service-account token (the driver holds no Kubernetes credentials).
-// API keys come by secretKeyRef; a harness's subscription Secret is mounted read-only, keyed by basename.
+// the Run garbage-collects its Pod.
+// Two identities, as on a workstation (`sudo tcab run`): the driver is uid 0 and hands the run to the run user
+// (uid/gid 1000, driver/run-user.ts), which runs the harness with no capabilities. So the harness and whatever it
+// starts cannot read the driver's environment or memory (/proc/<pid>/environ, /mem: the kernel's ptrace access
+// check, uids differ), signal it (EPERM), or read the root-only Secrets mounted for the driver (NATS creds, the
+// subscription files it copies into the run's HOME). The driver's root is narrow: every capability dropped except
+// DRIVER_CAPABILITIES (below, each one's reason), no privilege escalation (no_new_privs still lets root setuid
+// down, and nothing the harness execs can gain a capability), RuntimeDefault seccomp, a read-only root
+// filesystem (HOME, the run root, npm's cache and installs are all under /tmp, an emptyDir), no service-account
+// token (the driver holds no Kubernetes credentials), no fsGroup (it would make the root-only Secret files
+// readable by group 1000, the run user's group).
+// API keys come by secretKeyRef; a harness's subscription Secret is mounted read-only (root only), keyed by basename.
 // The driver's own variables are written through the driver env schema (shared/driver-env.ts), which the driver
 // decodes: a renamed or retyped variable breaks this file's build, not a Pod at run time.
 import type { V1EnvVar, V1Pod, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
@@ -33,6 +40,30 @@ export const EXTRA_CA_PATH = `${EXTRA_CA_DIR}/ca.crt`;
 export const CA_BUNDLE_PATH = '/tmp/.tcab-ca/ca-certificates.crt';
 /** OpenSSL (curl, python's ssl, wget), git (GnuTLS on Debian), python requests, curl's own, pip. */
 export const CA_BUNDLE_VARIABLES = ['SSL_CERT_FILE', 'GIT_SSL_CAINFO', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE', 'PIP_CERT'] as const;
+/** Where the run's NATS credential (the Secret `natsCredsSecret`, key nats.creds) is mounted: root-only (0400). */
+export const NATS_CREDS_DIR = '/var/run/tcab/nats';
+export const NATS_CREDS_PATH = `${NATS_CREDS_DIR}/nats.creds`;
+
+/**
+ * The capabilities the driver (uid 0) keeps; everything else is dropped. Measured on the real node (test/cluster/
+ * driver-identity.test.ts runs a whole run with exactly these):
+ *   SETUID, SETGID  spawn every child as the run user (libuv: setgroups([]), setgid, setuid).
+ *   CHOWN           hand the run's directories, the npm cache, copied credentials and written files to the run user.
+ *   DAC_OVERRIDE    work inside the run user's 0700 HOME/workspace: copy credentials and config in, read its usage
+ *                   reports, remove the run's directories at teardown.
+ *   FOWNER          set modes on files the run user owns (confined writes over an existing file, teardown).
+ *   KILL            signal the run user's process group at the deadline or on cancel, and kill leftovers.
+ * Not SYS_PTRACE: reading a run-user process's environ (leftovers.ts) is done as the run user instead.
+ */
+export const DRIVER_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL', 'SETGID', 'SETUID'] as const;
+
+/**
+ * The inbox prefix of a run's NATS connection, so the run's user may subscribe to its own replies only.
+ * TODO(issue 22): import it from nats/auth once the NATS helper commits it (same text).
+ */
+export function runInboxPrefix(runId: string): string {
+  return `_INBOX_${runId}`;
+}
 
 export interface RunRef {
   namespace: string;
@@ -74,11 +105,16 @@ export function driverEnvVars(values: DriverEnvValues): V1EnvVar[] {
   return Object.entries(encodeDriverEnv(values)).map(([name, value]) => ({ name, value }));
 }
 
+export interface DriverPodInput {
+  /** The Secret (key nats.creds) holding this run's NATS user, minted by the dispatcher; unset: no credential file. */
+  natsCredsSecret?: string;
+}
+
 /**
  * @param keyVars the variables this harness reads a key from (apiKeySources): only those Secrets are referenced,
  *   so a Claude run's Pod never carries the OpenAI key.
  */
-export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherConfig, keyVars: readonly string[]): V1Pod {
+export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherConfig, keyVars: readonly string[], input: DriverPodInput = {}): V1Pod {
   const runId = clusterRunId(run);
   const env: V1EnvVar[] = [
     ...driverEnvVars({
@@ -94,6 +130,8 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
     }),
     { name: 'TCAB_NATS_URL', value: config.TCAB_NATS_URL },
   ];
+  // The run's own NATS user (the file is root-only, below) and the inbox prefix its permissions allow.
+  if (input.natsCredsSecret) env.push({ name: 'TCAB_NATS_CREDS', value: NATS_CREDS_PATH }, { name: 'TCAB_NATS_INBOX_PREFIX', value: runInboxPrefix(runId) });
   // The operator's extra driver variables (the chart's driver.env, its npm cache), as given, except the ones this
   // Pod's Run decides (its id, attempt, spec...): a chart value must not turn one Run's Pod into another's.
   const ours = new Set(env.map((e) => e.name));
@@ -113,6 +151,11 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
   if (subscriptionSecret) {
     volumes.push({ name: 'credentials', secret: { secretName: subscriptionSecret, defaultMode: 0o400 } });
     mounts.push({ name: 'credentials', mountPath: CREDENTIALS_MOUNT, readOnly: true });
+  }
+  if (input.natsCredsSecret) {
+    // 0400 and no fsGroup: root (the driver) reads it, the run user cannot.
+    volumes.push({ name: 'nats-creds', secret: { secretName: input.natsCredsSecret, defaultMode: 0o400, items: [{ key: 'nats.creds', path: 'nats.creds' }] } });
+    mounts.push({ name: 'nats-creds', mountPath: NATS_CREDS_DIR, readOnly: true });
   }
   const extraCa = config.TCAB_DRIVER_EXTRA_CA;
   if (extraCa) {
@@ -141,14 +184,21 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
       // The driver's own deadline is the run's; the Pod gets a margin for install and teardown reporting.
       activeDeadlineSeconds: spec.maxRuntimeSeconds + 120,
       terminationGracePeriodSeconds: 30,
-      securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } },
+      securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
       containers: [
         {
           name: 'driver',
           image: config.TCAB_DRIVER_IMAGE,
           env,
           resources: { requests: { cpu: config.TCAB_DRIVER_CPU, memory: config.TCAB_DRIVER_MEMORY }, limits: { memory: config.TCAB_DRIVER_MEMORY } },
-          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+          securityContext: {
+            runAsUser: 0,
+            runAsGroup: 0,
+            runAsNonRoot: false,
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            capabilities: { drop: ['ALL'], add: [...DRIVER_CAPABILITIES] },
+          },
           volumeMounts: mounts,
         },
       ],

@@ -10,35 +10,11 @@
 import { createServer, request } from 'node:http';
 import { StubScript } from '../../shared/stub-script.ts';
 import { startStubModelServer } from './server.ts';
-import type { RecordedRequest } from './server.ts';
+import { toolResults } from './tool-results.ts';
 
 const script = StubScript.parse(JSON.parse(process.env.TCAB_STUB_SCRIPT ?? '{"steps":[{"text":"Hello from the stub model."}]}'));
 const port = Number(process.env.TCAB_STUB_PORT ?? 8080);
 if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`TCAB_STUB_PORT must be a TCP port, got "${process.env.TCAB_STUB_PORT}"`);
-
-type Json = Record<string, unknown>;
-const text = (content: unknown): string =>
-  typeof content === 'string' ? content : Array.isArray(content) ? content.map((b) => (typeof b === 'object' && b !== null && typeof (b as Json).text === 'string' ? (b as Json).text : '')).join('') : '';
-
-/** Tool results of the last request of each conversation that carried some (Anthropic and OpenAI chat wires). */
-export function toolResults(requests: readonly RecordedRequest[]): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const r of requests) {
-    const messages = (r.body as Json | undefined)?.messages;
-    if (!Array.isArray(messages)) continue;
-    for (const m of messages as Json[]) {
-      const results: [unknown, string][] = m.role === 'tool' ? [[m.tool_call_id, text(m.content)]] : Array.isArray(m.content) ? (m.content as Json[]).filter((b) => b.type === 'tool_result').map((b) => [b.tool_use_id, text(b.content)]) : [];
-      for (const [id, result] of results) {
-        // A conversation resends its earlier results with every request: each is listed once (by its call id).
-        const key = `${String(id)}\n${result}`;
-        if (!seen.has(key)) out.push(result);
-        seen.add(key);
-      }
-    }
-  }
-  return out;
-}
 
 const stub = await startStubModelServer({ script });
 const front = createServer((req, res) => {

@@ -1,0 +1,238 @@
+// Issue 22: in a driver Pod the driver and the harness are two identities, as on a workstation's `sudo tcab run`:
+// the driver is uid 0 with a few capabilities (dispatcher/pods/driver-pod.ts DRIVER_CAPABILITIES), the harness and
+// everything it starts uid 1000 with none. A gg run in a real driver Pod (built by buildDriverPod, run by the real
+// node's kubelet, containerd and runc) whose "agent" is the stub model: it has the harness's shell run each
+// attempt an untrusted agent might make against the driver; each must fail, and the run still succeeds with its
+// normal events. The container is the run's alone, so the driver is PID 1 of its PID namespace.
+//
+// Attempts are data (ATTEMPTS below): one shell step of the scripted agent each, printing `key=value` lines that
+// come back as the tool result the model got. More attempts (e.g. NATS ones) are one entry and one `it` each.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { V1Pod } from '@kubernetes/client-node';
+import { createAccount, createUser } from '@nats-io/nkeys';
+import { encodeUser, fmtCreds } from '@nats-io/jwt';
+import { DRIVER_CAPABILITIES, NATS_CREDS_PATH, buildDriverPod, clusterRunId, driverPodName } from '../../dispatcher/pods/driver-pod.ts';
+import { dispatcherConfig } from '../../dispatcher/config.ts';
+import { RunSpec } from '../../shared/run.ts';
+import { startStubModelServer } from '../../driver/stub-models/server.ts';
+import type { StubModelServer } from '../../driver/stub-models/server.ts';
+import { toolResults } from '../../driver/stub-models/tool-results.ts';
+import type { StreamItem } from '../../nats/reader.ts';
+import { NatsServer } from '../support/nats-server.ts';
+import { podUrl, realNode } from './real-node-context.ts';
+import { createNamespace, kubectl, readRunUntil, waitFor } from './support.ts';
+
+const CANARY = 'sk-ant-fake-identity-canary-51f2';
+/** The capabilities' bits in /proc/<pid>/status masks (linux/capability.h). */
+const CAP_BITS: Record<string, number> = { CHOWN: 0, DAC_OVERRIDE: 1, FOWNER: 3, KILL: 5, SETGID: 6, SETUID: 7 };
+const mask = (caps: readonly string[]) => caps.reduce((m, c) => m | (1n << BigInt(CAP_BITS[c]!)), 0n).toString(16).padStart(16, '0');
+const ZERO = '0000000000000000';
+/** `<Field>:<value>` lines of a status file as `<prefix>.<Field>=<value>`. */
+const status = (file: string, prefix: string) => `sed -n 's/^\\(Uid\\|Gid\\|Groups\\|CapInh\\|CapPrm\\|CapEff\\|CapBnd\\|CapAmb\\|NoNewPrivs\\|Seccomp\\):[[:space:]]*\\(.*\\)$/${prefix}.\\1=\\2/p' ${file} | sed 's/[[:space:]]*$//'`;
+/** Runs a command, printing `<key>.exit=<code>` and its first error line as `<key>.error=<text>`. */
+const tryIt = (key: string, command: string) => `${command} >/dev/null 2>/tmp/${key}.err; echo "${key}.exit=$?"; head -n 1 /tmp/${key}.err | sed 's/^/${key}.error=/'`;
+
+interface Attempt {
+  name: string;
+  /** Shell run by the harness (uid 1000) as one tool call; /proc/1 is the driver. */
+  script: string;
+}
+
+const ATTEMPTS: Attempt[] = [
+  {
+    name: 'identity',
+    script: [
+      `tr '\\0' ' ' < /proc/1/cmdline | sed 's/^/driver.cmdline=/'; echo`,
+      status('/proc/1/status', 'driver'),
+      status('/proc/self/status', 'shell'),
+      `env | sed -n 's/^\\(TCAB_[A-Z0-9_]*\\)=.*/\\1/p' | sort | tr '\\n' ' ' | sed 's/^/shell.tcabVariables=/'; echo`,
+    ].join('\n'),
+  },
+  { name: 'environ', script: [tryIt('environ', 'cat /proc/1/environ'), tryIt('cwd', 'ls /proc/1/cwd/')].join('\n') },
+  { name: 'memory', script: [tryIt('mem', 'head -c 1 /proc/1/mem'), tryIt('maps', 'cat /proc/1/maps')].join('\n') },
+  {
+    name: 'credential',
+    script: [tryIt('creds', `cat ${NATS_CREDS_PATH}`), `stat -L -c '%a %u %g' ${NATS_CREDS_PATH} | sed 's/^/creds.stat=/'`].join('\n'),
+  },
+  { name: 'signal', script: [tryIt('term', 'kill -TERM 1'), tryIt('kill', 'kill -KILL 1'), tryIt('stop', 'kill -STOP 1')].join('\n') },
+  {
+    // No debugger in the image: perl's syscall() (perl-base is part of Debian's minimal system) calls
+    // ptrace(PTRACE_ATTACH=16, 1) itself; the syscall's number is the architecture's.
+    name: 'ptrace',
+    script: `n=$(case "$(uname -m)" in (x86_64) echo 101;; (aarch64) echo 117;; esac); perl -e '$r = syscall($ARGV[0], 16, 1, 0, 0); printf "ptrace.result=%d\\nptrace.errno=%d\\n", $r, $!+0' "$n"`,
+  },
+  {
+    // Not an attack on the driver, but what the driver must still clean up without reading other uids' environs
+    // (no SYS_PTRACE): a daemon in its own session, which the signal to the harness's group never reaches.
+    name: 'daemon',
+    script: `setsid sleep 600 </dev/null >/dev/null 2>&1 &\necho "daemon.pid=$!"`,
+  },
+];
+
+let ns: string;
+let removeNs: () => Promise<void>;
+let nats: NatsServer;
+let stub: StubModelServer;
+let podName: string;
+let runId: string;
+let pod: V1Pod;
+let events: StreamItem[];
+let podLog = '';
+/** Each attempt's key=value lines, from what the model got back. */
+const reports = new Map<string, Map<string, string>>();
+
+/** A gg shell tool result ({exit_code, timed_out, output}) as the model got it: the command's output. */
+function shellOutput(result: string): string {
+  try {
+    return String((JSON.parse(result) as { output?: unknown }).output ?? '');
+  } catch {
+    return result;
+  }
+}
+
+function reportOf(name: string): Map<string, string> {
+  const r = reports.get(name);
+  if (!r) throw new Error(`attempt ${name} reported nothing; tool results: ${JSON.stringify(toolResults(stub.requests))}\n${podLog}`);
+  return r;
+}
+
+beforeAll(async () => {
+  ({ name: ns, remove: removeNs } = await createNamespace('identity'));
+  nats = await NatsServer.start();
+  const script = { steps: [...ATTEMPTS.map((a) => ({ tool: { name: 'shell', args: { command: `echo attempt=${a.name}\n${a.script}` } } })), { text: 'All done.' }] };
+  stub = await startStubModelServer({ script });
+  const run = { namespace: ns, name: 'adversary', uid: randomUUID() };
+  podName = driverPodName(run);
+  runId = clusterRunId(run);
+  const config = dispatcherConfig({
+    TCAB_NAMESPACE: ns,
+    TCAB_DRIVER_IMAGE: realNode().images.driver,
+    TCAB_DRIVER_CPU: '100m',
+    TCAB_DRIVER_MEMORY: '512Mi',
+    TCAB_NATS_URL: await podUrl(nats.url),
+    TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }]),
+    TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: await podUrl(stub.url) }),
+  });
+  expect((await kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', ns, `--from-literal=anthropic=${CANARY}`])).code).toBe(0);
+  // A creds file of the right shape for a user no operator trusts (this NATS has no auth; the driver reads it).
+  const dummyCreds = fmtCreds(await encodeUser('tcab-identity-test-dummy', createUser(), createAccount()), createUser());
+  const credsSecret = `${podName}-nats`;
+  const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: credsSecret, namespace: ns }, stringData: { 'nats.creds': new TextDecoder().decode(dummyCreds) } };
+  expect((await kubectl(['apply', '-f', '-'], JSON.stringify(secret))).code).toBe(0);
+  const spec = RunSpec.parse({
+    harness: 'gg',
+    model: 'claude-sonnet-4-5',
+    prompt: 'look around',
+    maxRuntimeSeconds: 120,
+    // A test case, so the driver's root also seeds a workspace it hands to the run user.
+    testCase: { source: { files: [{ path: 'README.md', content: '# scratch\n' }] }, init: 'echo ready > .initialized' },
+  });
+  const built = buildDriverPod(run, spec, config, ['ANTHROPIC_API_KEY'], { natsCredsSecret: credsSecret });
+  // No Run object and no dispatcher here: no owner (the garbage collector would remove a Pod whose owner is
+  // missing), and no start_container event to wait for.
+  built.metadata!.ownerReferences = [];
+  for (const e of built.spec!.containers[0]!.env!) if (e.name === 'TCAB_AWAIT_POD_START_SECONDS') e.value = '0';
+  expect((await kubectl(['apply', '-f', '-'], JSON.stringify(built))).code).toBe(0);
+
+  const finished = (p: V1Pod) => p.metadata?.name === podName && ['Succeeded', 'Failed'].includes(p.status?.phase ?? '');
+  pod = (await waitFor<V1Pod>(`/api/v1/namespaces/${ns}/pods`, (pods) => pods.some(finished), 240_000)).find(finished)!;
+  podLog = (await kubectl(['logs', podName, '-n', ns])).stdout;
+  events = await readRunUntil(nats.url, runId, (items) => items.some((i) => i.kind === 'result'), 60_000);
+  for (const result of toolResults(stub.requests)) {
+    const lines = shellOutput(result).split('\n').filter((l) => l.includes('='));
+    const name = lines.find((l) => l.startsWith('attempt='))?.slice('attempt='.length);
+    if (name) reports.set(name, new Map(lines.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const)));
+  }
+}, 420_000);
+
+afterAll(async () => {
+  await stub?.close();
+  await nats?.stop();
+  await removeNs?.();
+});
+
+describe('a driver Pod: the driver (uid 0) and the harness (uid 1000) are two identities', () => {
+  it('the run succeeds with its normal events: every attempt ran as a command, the result is the driver\'s', () => {
+    expect(pod.status?.phase, podLog).toBe('Succeeded');
+    const stages = events.flatMap((i) => (i.kind === 'event' && i.event.type === 'system' ? [`${i.event.stage}:${i.event.status}`] : []));
+    expect(stages, podLog).toEqual(expect.arrayContaining(['probe_harness:completed', 'init_test_case:completed', 'teardown:completed']));
+    expect(stages.filter((s) => s.endsWith(':failed')), podLog).toEqual([]);
+    const commands = events.filter((i) => i.kind === 'event' && i.event.type === 'command');
+    expect(commands).toHaveLength(ATTEMPTS.length);
+    const result = events.find((i) => i.kind === 'result');
+    expect(result?.kind === 'result' && result.result, podLog).toMatchObject({ outcome: 'succeeded', harness_slug: 'gg', run_id: runId });
+    expect(JSON.stringify(events)).not.toContain(CANARY);
+    for (const attempt of ATTEMPTS) expect(reports.has(attempt.name), attempt.name).toBe(true);
+  });
+
+  it('the harness\'s shell is uid/gid 1000 with no supplementary group, no capability (CapEff, CapPrm 0), no_new_privs and seccomp; the driver is PID 1, uid 0 with exactly the driver\'s capabilities', () => {
+    const r = Object.fromEntries(reportOf('identity'));
+    expect(r['driver.cmdline']).toContain('/opt/tcab/driver/main.ts');
+    expect(r).toMatchObject({
+      'shell.Uid': '1000\t1000\t1000\t1000',
+      'shell.Gid': '1000\t1000\t1000\t1000',
+      'shell.CapInh': ZERO,
+      'shell.CapPrm': ZERO,
+      'shell.CapEff': ZERO,
+      'shell.CapAmb': ZERO,
+      'shell.NoNewPrivs': '1',
+      'shell.Seccomp': '2',
+      // gg's own key and endpoint (what the harness is meant to have); none of the driver's (TCAB_NATS_*, TCAB_RUN_*).
+      'shell.tcabVariables': 'TCAB_GG_API_KEY TCAB_GG_BASE_URL ',
+      'driver.Uid': '0\t0\t0\t0',
+      'driver.CapPrm': mask(DRIVER_CAPABILITIES),
+      'driver.CapEff': mask(DRIVER_CAPABILITIES),
+      'driver.CapBnd': mask(DRIVER_CAPABILITIES),
+      'driver.NoNewPrivs': '1',
+      'driver.Seccomp': '2',
+    });
+    // No fsGroup: the run user is in no group but its own.
+    expect(r['shell.Groups'] ?? '').toBe('');
+  });
+
+  it('cannot read the driver\'s environment (nor see its working directory)', () => {
+    const r = reportOf('environ');
+    expect(r.get('environ.exit')).not.toBe('0');
+    expect(r.get('environ.error')).toMatch(/Permission denied/);
+    expect(r.get('cwd.exit')).not.toBe('0');
+    expect(r.get('cwd.error')).toMatch(/Permission denied/);
+  });
+
+  it('cannot read the driver\'s memory or its mappings', () => {
+    const r = reportOf('memory');
+    expect(r.get('mem.exit')).not.toBe('0');
+    expect(r.get('mem.error')).toMatch(/Permission denied/);
+    expect(r.get('maps.exit')).not.toBe('0');
+    expect(r.get('maps.error')).toMatch(/Permission denied/);
+  });
+
+  it('cannot read the run\'s NATS credential: mounted 0400 root:root', () => {
+    const r = reportOf('credential');
+    expect(r.get('creds.exit')).not.toBe('0');
+    expect(r.get('creds.error')).toMatch(/Permission denied/);
+    expect(r.get('creds.stat')).toBe('400 0 0');
+  });
+
+  it('cannot signal the driver (SIGTERM, SIGKILL, SIGSTOP: EPERM)', () => {
+    const r = reportOf('signal');
+    for (const key of ['term', 'kill', 'stop']) {
+      expect(r.get(`${key}.exit`), key).not.toBe('0');
+      expect(r.get(`${key}.error`), key).toMatch(/Operation not permitted/);
+    }
+  });
+
+  it('a daemon the agent left in its own session is found (by the run user, the driver lacking SYS_PTRACE) and killed at teardown', () => {
+    expect(reportOf('daemon').get('daemon.pid')).toMatch(/^\d+$/);
+    const warning = events.find((i) => i.kind === 'event' && i.event.type === 'warning' && i.event.code === 'leftover_processes');
+    expect(warning?.kind === 'event' && warning.event.type === 'warning' && warning.event.message, podLog).toMatch(/killed: sleep \(\d+\)/);
+    const teardown = events.find((i) => i.kind === 'event' && i.event.type === 'system' && i.event.stage === 'teardown' && i.event.status === 'completed');
+    expect(teardown?.kind === 'event' && teardown.event.type === 'system' && teardown.event.message, podLog).toMatch(/^run home, workspace and install prefix removed; killed 1 process/);
+  });
+
+  it('cannot ptrace the driver (PTRACE_ATTACH: EPERM)', () => {
+    const r = reportOf('ptrace');
+    expect(r.get('ptrace.result')).toBe('-1');
+    expect(r.get('ptrace.errno')).toBe('1');
+  });
+});
