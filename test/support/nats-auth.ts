@@ -35,8 +35,8 @@ export class AuthNats {
   }
 
   /** A driver's settings as a driver Pod reads them: TCAB_NATS_CREDS (a 0600 file), TCAB_NATS_INBOX_PREFIX. */
-  async runSettings(runId: string, expiresAt = new Date(Date.now() + 3600_000)): Promise<{ settings: NatsSettings; publicKey: string; creds: string }> {
-    const minted = await mintRunCredentials(this.bundle, runId, expiresAt);
+  async runSettings(runId: string, expiresAt = new Date(Date.now() + 3600_000), mintedAt = new Date()): Promise<{ settings: NatsSettings; publicKey: string; creds: string }> {
+    const minted = await mintRunCredentials(this.bundle, runId, expiresAt, mintedAt);
     const file = this.writeCreds(`${runId}.creds`, minted.creds);
     const settings = natsSettingsFromEnv({ TCAB_NATS_URL: this.server.url, TCAB_NATS_CREDS: file, TCAB_NATS_INBOX_PREFIX: minted.inboxPrefix })!;
     return { settings, publicKey: minted.publicKey, creds: minted.creds };
