@@ -2,12 +2,20 @@
 // which includes only the auth Secret's auth.conf key (never bundle.json, which holds the seeds); the dispatcher is
 // told the Secret's name and may get that Secret by name and create Secrets (its key Secret on first start, one
 // run credential per Run), nothing more; an operator's own NATS takes nats.auth.existingSecret; the combinations
-// that could only fail at run time are refused at install with a message saying what to set.
+// that could only fail at run time are refused at install with a message saying what to set. And the rendered
+// nats.conf, with an auth.conf from nats/auth, runs a real nats-server that refuses a client without credentials.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, inject, it } from 'vitest';
-import { join } from 'node:path';
 import type { V1ConfigMap, V1Deployment, V1PolicyRule, V1Role, V1StatefulSet } from '@kubernetes/client-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { generateNatsAuth, mintDispatcherCredentials, parseNatsAuthBundle } from '../../nats/auth/index.ts';
+import { connectNats, natsSettings } from '../../nats/settings.ts';
 import { runCaptured } from '../cluster/support.ts';
+import { freePort, natsServerBinary } from '../support/nats-server.ts';
 
 const CHART = join(import.meta.dirname, '..', '..', 'charts', 'tcab');
 type Manifest = { kind: string; metadata: { name: string } } & Record<string, unknown>;
@@ -81,5 +89,46 @@ describe('charts/tcab nats.auth', () => {
     expect(await refused('--set', 'nats.auth.enabled=false', '--set', 'nats.auth.existingSecret=keys')).toContain('nats.auth.existingSecret needs nats.auth.enabled=true');
     expect(await refused('--set', 'nats.auth.enabled=yes')).toContain('/nats/auth/enabled');
     expect(await refused('--set', 'nats.auth.existingSecret=Not_A_Name')).toContain('/nats/auth/existingSecret');
+  });
+
+  it('the rendered nats.conf with an auth.conf from nats/auth runs a real nats-server: no credentials refused, the reader connects, the dispatcher has JetStream', async () => {
+    const conf = one<V1ConfigMap>(await render(), 'ConfigMap', 't-tcab-nats')!.data!['nats.conf']!;
+    const dir = mkdtempSync(join(tmpdir(), 'tcab-chart-nats-'));
+    const [port, httpPort] = [await freePort(), await freePort()];
+    // The Pod's paths and ports, moved to this test's directory and free loopback ports; nothing else changed.
+    const local = conf.replace(/^port: 4222$/m, `port: ${port}`).replace(/^http_port: 8222$/m, `http_port: ${httpPort}`).replace('store_dir: /data', `store_dir: ${JSON.stringify(join(dir, 'data'))}`);
+    expect(local).toContain(`store_dir: ${JSON.stringify(join(dir, 'data'))}`);
+    const secret = await generateNatsAuth({ resolverDir: join(dir, 'data', 'jwt') });
+    writeFileSync(join(dir, 'nats.conf'), local);
+    writeFileSync(join(dir, 'auth.conf'), secret['auth.conf']);
+    const server = spawn(natsServerBinary(), ['-c', join(dir, 'nats.conf'), '-a', '127.0.0.1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let log = '';
+        server.stderr!.on('data', (d: Buffer) => {
+          log += d.toString();
+          if (log.includes('Server is ready')) resolve();
+        });
+        server.once('exit', (code) => reject(new Error(`nats-server exited ${code}: ${log}`)));
+      });
+      const url = `nats://127.0.0.1:${port}`;
+      await expect(connectNats(natsSettings(url), { name: 'anonymous' })).rejects.toThrow(/authorization violation/i);
+      const reader = await connectNats(natsSettings(url, { credsText: secret['reader.creds'] }), { name: 'reader' });
+      await reader.flush();
+      await reader.close();
+      const dispatcher = await connectNats(natsSettings(url, { credsText: (await mintDispatcherCredentials(parseNatsAuthBundle(secret['bundle.json']))).creds }), { name: 'dispatcher' });
+      try {
+        expect((await (await jetstreamManager(dispatcher)).getAccountInfo()).limits).toBeDefined();
+      } finally {
+        await dispatcher.close();
+      }
+    } finally {
+      if (server.exitCode === null) {
+        const exited = new Promise((resolve) => server.once('exit', resolve));
+        server.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
