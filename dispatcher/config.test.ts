@@ -9,7 +9,8 @@ describe('dispatcherConfig', () => {
     expect(unset).toMatchObject({ TCAB_API_HOST: '0.0.0.0', TCAB_RESULT_GRACE_SECONDS: 30, TCAB_LEADER_LEASE: 'tcab-dispatcher', TCAB_LEASE_DURATION_SECONDS: 10, TCAB_LEASE_RETRY_MS: 2000, TCAB_LOG_LEVEL: 'info' });
     expect(unset.TCAB_DISPATCHER_ID).toBeUndefined();
     expect(unset.POD_NAME).toBeUndefined();
-    const empty = dispatcherConfig({ TCAB_API_HOST: '', TCAB_RESULT_GRACE_SECONDS: '', TCAB_LEADER_LEASE: '', TCAB_LEASE_DURATION_SECONDS: '', TCAB_LEASE_RETRY_MS: '', TCAB_DISPATCHER_ID: '', POD_NAME: '', TCAB_LOG_LEVEL: '' });
+    expect(unset.TCAB_NATS_AUTH_SECRET).toBeUndefined();
+    const empty = dispatcherConfig({ TCAB_API_HOST: '', TCAB_RESULT_GRACE_SECONDS: '', TCAB_LEADER_LEASE: '', TCAB_LEASE_DURATION_SECONDS: '', TCAB_LEASE_RETRY_MS: '', TCAB_DISPATCHER_ID: '', POD_NAME: '', TCAB_LOG_LEVEL: '', TCAB_NATS_AUTH_SECRET: '', TCAB_SERVICE_ACCOUNT: '' });
     expect(empty).toEqual(unset);
   });
 
@@ -23,6 +24,8 @@ describe('dispatcherConfig', () => {
     ['TCAB_DISPATCHER_ID', 'dispatcher-1', 'dispatcher-1'],
     ['POD_NAME', 'tcab-dispatcher-abc', 'tcab-dispatcher-abc'],
     ['TCAB_LOG_LEVEL', 'debug', 'debug'],
+    ['TCAB_NATS_AUTH_SECRET', 'tcab-nats-auth', 'tcab-nats-auth'],
+    ['TCAB_SERVICE_ACCOUNT', 'tcab-dispatcher', 'tcab-dispatcher'],
   ])('%s=%s', (name, value, want) => {
     expect(dispatcherConfig({ [name]: value })[name as keyof ReturnType<typeof dispatcherConfig>]).toEqual(want);
   });
@@ -39,5 +42,11 @@ describe('dispatcherConfig', () => {
   ])('%s=%s stops the dispatcher naming the variable', (name, value) => {
     expect(() => dispatcherConfig({ [name]: value })).toThrow(InvalidInputError);
     expect(() => dispatcherConfig({ [name]: value })).toThrow(new RegExp(`${name}: `));
+  });
+
+  it('refuses a shared driver NATS user next to per-run credentials, naming it', () => {
+    const both = { TCAB_NATS_AUTH_SECRET: 'tcab-nats-auth', TCAB_NATS_SECRET: 'tcab-nats' };
+    expect(() => dispatcherConfig(both)).toThrow(InvalidInputError);
+    expect(() => dispatcherConfig(both)).toThrow(/TCAB_NATS_SECRET: .*per-run credentials/);
   });
 });

@@ -56,6 +56,17 @@ export const DispatcherConfig = z.object({
   TCAB_NATS_URL: z.string().min(1).default('nats://nats:4222'),
   /** Secret holding the driver's NATS credentials (keys `user`/`password` or `token`), optional. */
   TCAB_NATS_SECRET: z.string().optional(),
+  /**
+   * The install's NATS auth Secret (nats/auth: bundle.json, auth.conf, reader.creds). Set: NATS runs in operator
+   * mode; the dispatcher creates this Secret on first start if it is missing (never overwrites it), connects as its
+   * own identity minted from it, and gives each Run's driver a credential of its own. Unset: no NATS auth.
+   */
+  TCAB_NATS_AUTH_SECRET: optionalText,
+  /**
+   * The dispatcher's ServiceAccount (the chart's downward API, spec.serviceAccountName): owner of the auth Secret
+   * the dispatcher creates, so `helm uninstall` removes the keys with it (dispatcher/auth/auth-secret.ts).
+   */
+  TCAB_SERVICE_ACCOUNT: optionalText,
   /** JSON list of ApiKeySecretRef. */
   TCAB_API_KEY_SECRETS: jsonVariable(z.array(ApiKeySecretRef), '[]', 'a JSON list of {env, secret, key}'),
   /** JSON object slug -> Secret name holding that harness's subscription files (keyed by basename). */
@@ -81,6 +92,11 @@ export const DispatcherConfig = z.object({
   POD_NAME: optionalText,
   /** The dispatcher's own log level (pino). */
   TCAB_LOG_LEVEL: z.preprocess(unsetIfEmpty, LogLevel.default('info')),
+}).refine((c) => !(c.TCAB_NATS_AUTH_SECRET && c.TCAB_NATS_SECRET), {
+  // With per-run credentials a driver must hold its own run's identity and nothing else: a shared NATS user given
+  // to every driver Pod would let any run publish to every other run's subjects.
+  message: 'a shared driver NATS user (TCAB_NATS_SECRET) cannot be combined with per-run credentials (TCAB_NATS_AUTH_SECRET): unset one',
+  path: ['TCAB_NATS_SECRET'],
 });
 export type DispatcherConfig = z.infer<typeof DispatcherConfig>;
 

@@ -3,10 +3,11 @@
 // Every replica serves the HTTP API and keeps its caches warm; only the Lease holder claims and writes Run status.
 import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
-import { KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { listHarnesses } from '../harnesses/registry.ts';
 import { createLogger, logLevelFrom } from '../shared/log.ts';
 import { buildApi, closeApi } from './api/server.ts';
+import { startNatsAuth } from './auth/nats-identity.ts';
 import { kubeHarnessConfigStore } from './api/kube-store.ts';
 import { dispatcherConfig } from './config.ts';
 import { Dispatcher } from './controller/dispatcher.ts';
@@ -25,8 +26,11 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
   if (env.KUBECONFIG) config.loadFromFile(env.KUBECONFIG);
   else config.loadFromCluster();
   const metrics = dispatcherMetrics();
-  const stream = await RunStream.connect(natsSettingsFromEnv(env, settings.TCAB_NATS_URL)!);
-  const dispatcher = new Dispatcher({ config, settings, events: stream, metrics, log });
+  const natsBase = natsSettingsFromEnv(env, settings.TCAB_NATS_URL)!;
+  // With auth: the install's keys first (created on the first start), then NATS as the dispatcher's own user.
+  const natsAuth = settings.TCAB_NATS_AUTH_SECRET ? await startNatsAuth(config.makeApiClient(CoreV1Api), settings, natsBase, log.child({ part: 'nats-auth' })) : undefined;
+  const stream = await RunStream.connect(natsAuth?.settings ?? natsBase);
+  const dispatcher = new Dispatcher({ config, settings, events: stream, metrics, log, natsAuth });
   await dispatcher.start();
 
   const natsLog = log.child({ part: 'nats' });
@@ -82,7 +86,7 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
       { name: 'finish the reconciles in flight (status writes) and stop the watches', ms: 8000, run: () => dispatcher.stop() },
       { name: 'release the Lease', ms: 3000, run: () => elector.stop() },
       { name: 'close the HTTP API', ms: 2000, run: () => closeApi(api, 1000) },
-      { name: 'close NATS', ms: 4000, run: () => stream.close(2000) },
+      { name: 'close NATS', ms: 4000, run: async () => Promise.all([stream.close(2000), natsAuth?.close()]) },
     ], log);
     process.exit(clean ? 0 : 1);
   };

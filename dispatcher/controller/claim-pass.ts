@@ -14,6 +14,8 @@ import { clusterRunIdOf } from '../../shared/run-id.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
 import { formatIssues } from '../../shared/zod-issues.ts';
 import { concurrently } from '../../shared/concurrently.ts';
+import { labelNatsUser } from '../auth/run-credentials.ts';
+import type { RunCredentialIssuer } from '../auth/run-credentials.ts';
 import { decideClaims } from '../claims/decide.ts';
 import type { QueuedRun } from '../claims/decide.ts';
 import type { DispatcherConfig } from '../config.ts';
@@ -45,6 +47,8 @@ export interface ClaimPassDeps {
   write: (run: RunObject, observation: Observation) => Promise<WriteOutcome>;
   /** Purges an earlier Run's messages under this run id before the new Run's Pod exists. */
   forgetRun: (run: RunObject, why: string) => Promise<void>;
+  /** With NATS auth: each Run's own NATS user, in a Secret its Pod mounts (auth/run-credentials.ts). */
+  credentials?: RunCredentialIssuer;
   log: Logger;
 }
 
@@ -141,7 +145,8 @@ export class ClaimPass {
   /** Creates the Run's driver Pod. 'exists' = already made (by this or a previous leader): one Pod per Run. */
   private async createPod(run: RunObject, spec: RunSpec, keyVars: readonly string[]): Promise<'created' | 'exists' | 'foreign'> {
     const ref = runRef(run);
-    const pod = buildDriverPod(ref, spec, this.deps.settings, keyVars);
+    const credential = await this.deps.credentials?.issue(objectKey(run), ref, spec.maxRuntimeSeconds);
+    const pod = labelNatsUser(buildDriverPod(ref, spec, this.deps.settings, keyVars, { natsCredsSecret: credential?.secret }), credential);
     try {
       await this.deps.core.createNamespacedPod({ namespace: ref.namespace, body: pod });
       this.deps.metrics.podWrites.inc();

@@ -12,11 +12,14 @@ import type { Logger } from '../../shared/log.ts';
 import type { RunResult } from '../../shared/run.ts';
 import { FINAL_PHASES } from '../../shared/run-status.ts';
 import { clusterRunIdOf } from '../../shared/run-id.ts';
+import { RunCredentialIssuer } from '../auth/run-credentials.ts';
+import type { NatsAuthBundle } from '../../nats/auth/index.ts';
 import type { DispatcherConfig } from '../config.ts';
 import { errorMessage } from '../kube/errors.ts';
 import { RunEventRecorder } from '../kube/event-recorder.ts';
 import { PooledKubeConfig } from '../kube/pooled-config.ts';
 import type { RunObject } from '../kube/resources.ts';
+import { driverPodName } from '../pods/driver-pod.ts';
 import { CLAIM_CONCURRENCY, ClaimPass } from './claim-pass.ts';
 import { buildCaches, CacheSet } from './informers.ts';
 import { Leadership } from './leader-aware.ts';
@@ -26,7 +29,7 @@ import type { SystemEventPublisher } from './pod-lifecycle.ts';
 import { ResultInbox, RunMemory } from './run-memory.ts';
 import { RunReconciler } from './run-reconciler.ts';
 import { countSlots, setGauges } from './gauges.ts';
-import { effectiveStatus, objectKey, runKeyOfRunId } from './run-view.ts';
+import { effectiveStatus, objectKey, runKeyOfRunId, runRef } from './run-view.ts';
 import { StatusWriter } from './status-writer.ts';
 import { systemClock, WorkQueue } from './work-queue.ts';
 import type { Clock } from './work-queue.ts';
@@ -45,6 +48,11 @@ export interface DispatcherDeps {
    */
   log?: Logger | ((line: string) => void);
   clock?: Clock;
+  /**
+   * NATS auth (TCAB_NATS_AUTH_SECRET, auth/nats-identity.ts): each Run gets its own NATS user, revoked when it is
+   * over. Unset: no per-run credentials (a NATS without auth).
+   */
+  natsAuth?: { bundle: NatsAuthBundle; revoke: (publicKey: string) => Promise<void> };
 }
 
 /** The claim pass's one key. */
@@ -73,6 +81,7 @@ export class Dispatcher {
   private readonly leadership: Leadership;
   private readonly recorder: RunEventRecorder;
   private readonly lifecycle: PodLifecycle;
+  private readonly credentials: RunCredentialIssuer | undefined;
   private readonly log: Logger;
   private readonly deps: DispatcherDeps;
 
@@ -100,8 +109,9 @@ export class Dispatcher {
       if (this.queued.size > 0) this.claimQueue.add(CLAIMS);
     };
     this.lifecycle = new PodLifecycle({ caches, memory, events: deps.events, enqueue, capacityChanged, log });
-    const reconciler = new RunReconciler({ core, caches, memory, inbox: this.inbox, lifecycle: this.lifecycle, settings, metrics, recorder: this.recorder, statusOf, write, clock, log });
-    const claims = new ClaimPass({ core, caches, memory, settings, metrics, statusOf, write, forgetRun: (run, why) => this.forgetRun(run, why), log });
+    const credentials = (this.credentials = deps.natsAuth && new RunCredentialIssuer({ core, memory, ...deps.natsAuth, log }));
+    const reconciler = new RunReconciler({ core, caches, memory, inbox: this.inbox, lifecycle: this.lifecycle, settings, metrics, recorder: this.recorder, credentials, statusOf, write, clock, log });
+    const claims = new ClaimPass({ core, caches, memory, settings, metrics, statusOf, write, forgetRun: (run, why) => this.forgetRun(run, why), credentials, log });
     this.leadership = new Leadership(() => {
       // The claim pass first: its claims start before the Runs' reconciles, which then wait for them.
       this.claimQueue.add(CLAIMS);
@@ -152,6 +162,8 @@ export class Dispatcher {
       // followers (`tcab events follow`, started before its apply as the README shows) would otherwise replay the
       // old Run's stream. Consumers that keep every run's history read it live (`tcab events tail`).
       void this.forgetRun(run, 'deleted');
+      // Deleted while its driver may still run (the garbage collector stops the Pod soon): its NATS user goes now.
+      if (this.leadership.isLeader) this.credentials?.retire(key, runRef(run), caches.pods.get(driverPodName(runRef(run)), run.metadata!.namespace), 'deleted');
     });
     for (const cache of [caches.configs, caches.secrets]) cache.on('change', capacityChanged);
   }

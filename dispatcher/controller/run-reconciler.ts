@@ -13,6 +13,7 @@ import type { RunStatus } from '../../shared/run-status.ts';
 import type { DispatcherConfig } from '../config.ts';
 import { isNotFound } from '../kube/errors.ts';
 import type { RunEventRecorder } from '../kube/event-recorder.ts';
+import type { RunCredentialIssuer } from '../auth/run-credentials.ts';
 import type { RunObject } from '../kube/resources.ts';
 import { driverPodName } from '../pods/driver-pod.ts';
 import { judgeResult, RESULT_REJECTED } from '../status/first-result.ts';
@@ -38,6 +39,8 @@ export interface RunReconcilerDeps {
   metrics: DispatcherMetrics;
   /** Where a refused result is recorded (a Kubernetes Event on its Run). */
   recorder: RunEventRecorder;
+  /** With NATS auth: revokes a final Run's NATS user. */
+  credentials?: RunCredentialIssuer;
   statusOf: (run: RunObject) => RunStatus;
   write: (run: RunObject, observation: Observation) => Promise<WriteOutcome>;
   clock: Clock;
@@ -147,6 +150,7 @@ export class RunReconciler {
     const memo = this.deps.memory.peek(key, run.metadata!.uid);
     if (memo) [memo.claimed, memo.disruption] = [undefined, undefined];
     const pod = this.podOf(run, status.pod);
+    this.deps.credentials?.retire(key, runRef(run), pod, 'final');
     if (!pod) {
       const tornDown = await this.deps.lifecycle.publishTeardown(run);
       // Over: final in the cache (not only in this dispatcher's overlay) and no Pod left to tear down.

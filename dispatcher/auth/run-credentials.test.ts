@@ -1,0 +1,80 @@
+// A Run's NATS credential as data (its Secret, name, expiry, the Pod's label) and when it is revoked.
+import { describe, expect, it } from 'vitest';
+import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
+import { decode } from '@nats-io/jwt';
+import { MAX_RUN_CREDENTIAL_LIFETIME_MS, generateNatsAuth, mintRunCredentials, parseNatsAuthBundle } from '../../nats/auth/index.ts';
+import { createLogger } from '../../shared/log.ts';
+import { RunMemory } from '../controller/run-memory.ts';
+import { buildDriverPod, driverPodName } from '../pods/driver-pod.ts';
+import { dispatcherConfig } from '../config.ts';
+import { RunSpec } from '../../shared/run.ts';
+import { CREDENTIAL_MARGIN_MS, CREDS_KEY, NATS_USER_LABEL, RunCredentialIssuer, credentialExpiry, labelNatsUser, natsUserOf, runCredentialsSecret, runCredentialsSecretName } from './run-credentials.ts';
+
+const ref = { namespace: 'evals', name: 'fix-bug', uid: '0f0e0d0c-0b0a-0908-0706-050403020100' };
+const now = new Date('2026-12-05T02:00:00Z');
+const podOf = (uid: string, user?: string): V1Pod => ({ metadata: { name: driverPodName(ref), labels: user ? { [NATS_USER_LABEL]: user } : {}, ownerReferences: [{ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', name: ref.name, uid }] } });
+
+describe('the run credential as data', () => {
+  it('is named after the driver Pod and the Run\'s uid (an earlier Run of the name has another)', () => {
+    expect(runCredentialsSecretName(ref)).toBe(`tcab-run-fix-bug-nats-${ref.uid}`);
+    expect(runCredentialsSecretName({ ...ref, uid: 'another' })).not.toBe(runCredentialsSecretName(ref));
+    const long = { ...ref, name: 'x'.repeat(200) };
+    expect(runCredentialsSecretName(long).length).toBeLessThanOrEqual(253);
+  });
+
+  it('expires at the Run\'s limit plus the margin, never past what nats/auth allows', () => {
+    expect(credentialExpiry(3600, now).getTime() - now.getTime()).toBe(3600_000 + CREDENTIAL_MARGIN_MS);
+    expect(credentialExpiry(7 * 24 * 3600, now).getTime() - now.getTime()).toBe(MAX_RUN_CREDENTIAL_LIFETIME_MS);
+  });
+
+  it('is a Secret owned by the Run (controller, like its Pod), immutable, its user key labelled', async () => {
+    const minted = await mintRunCredentials(parseNatsAuthBundle((await generateNatsAuth())['bundle.json']), 'evals_fix-bug', credentialExpiry(600, now), now);
+    const secret = runCredentialsSecret(ref, minted);
+    expect(secret).toMatchObject({
+      metadata: { name: runCredentialsSecretName(ref), namespace: 'evals', labels: { [NATS_USER_LABEL]: minted.publicKey }, ownerReferences: [{ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', name: 'fix-bug', uid: ref.uid, controller: true }] },
+      immutable: true,
+      stringData: { [CREDS_KEY]: minted.creds },
+    });
+    const jwt = /-----BEGIN NATS USER JWT-----\s*(\S+)/.exec(minted.creds)![1]!;
+    expect(decode(jwt).exp).toBe(Math.floor(credentialExpiry(600, now).getTime() / 1000));
+  });
+
+  it('puts the user key on the Run\'s own Pod only, and reads it back only from a Pod of this Run', () => {
+    const spec = RunSpec.parse({ harness: 'gg', model: 'm', prompt: 'p' });
+    const pod = labelNatsUser(buildDriverPod(ref, spec, dispatcherConfig({}), [], { natsCredsSecret: runCredentialsSecretName(ref) }), { secret: runCredentialsSecretName(ref), publicKey: 'UKEY' });
+    expect(pod.metadata!.labels).toMatchObject({ [NATS_USER_LABEL]: 'UKEY', 'tcab.dev/run': 'fix-bug' });
+    expect(natsUserOf(pod, ref.uid)).toBe('UKEY');
+    expect(natsUserOf(pod, 'an-earlier-run')).toBeUndefined();
+    expect(labelNatsUser(podOf(ref.uid), { secret: 's' }).metadata!.labels).not.toHaveProperty(NATS_USER_LABEL);
+  });
+});
+
+describe('RunCredentialIssuer.retire', () => {
+  const issuer = (revoked: string[], fail = false) => {
+    const memory = new RunMemory();
+    const revoke = (key: string) => (revoked.push(key), fail ? Promise.reject(new Error('no NATS')) : Promise.resolve());
+    return { memory, credentials: new RunCredentialIssuer({ core: {} as CoreV1Api, memory, bundle: {} as never, revoke, log: createLogger({ component: 't', level: 'silent' }) }) };
+  };
+
+  it('revokes the key on the Run\'s Pod once, however often the final Run is looked at', () => {
+    const revoked: string[] = [];
+    const { credentials } = issuer(revoked);
+    credentials.retire('evals/fix-bug', ref, podOf(ref.uid, 'UPOD'), 'final');
+    credentials.retire('evals/fix-bug', ref, podOf(ref.uid, 'UPOD'), 'final');
+    credentials.retire('evals/fix-bug', ref, undefined, 'final');
+    expect(revoked).toEqual(['UPOD']);
+  });
+
+  it('uses the key this dispatcher minted when the Pod is gone, and nothing without a key or for another Run\'s Pod', async () => {
+    const revoked: string[] = [];
+    const { credentials, memory } = issuer(revoked, true);
+    memory.entry('evals/fix-bug', ref.uid).natsUser = 'UMINTED';
+    credentials.retire('evals/fix-bug', ref, undefined, 'final');
+    credentials.retire('evals/other', { ...ref, name: 'other', uid: 'u2' }, podOf('an-earlier-run', 'UFOREIGN'), 'deleted');
+    credentials.retire('evals/none', { ...ref, name: 'none', uid: 'u3' }, undefined, 'final');
+    expect(revoked).toEqual(['UMINTED']);
+    // A failed revocation is logged, not thrown (the expiry is the backstop), and not retried in a loop.
+    await Promise.resolve();
+    expect(memory.peek('evals/fix-bug', ref.uid)?.natsRetired).toBe(true);
+  });
+});

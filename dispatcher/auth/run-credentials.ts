@@ -1,0 +1,131 @@
+// One NATS user per Run (nats/auth: it may publish only that run's subjects), handed to that Run's driver Pod only.
+// At the claim, before the Pod is created, a Secret holding the user's `.creds` is created, owned by the Run (the
+// garbage collector removes it with the Run) and named after the Pod and the Run's uid; the Pod mounts it root-only
+// (pods/driver-pod.ts). When the Run is final (or deleted), the user is revoked: the NATS server drops the driver's
+// connection and refuses it from then on. Revocation is best effort: the credential also expires, at the Run's
+// own time limit plus CREDENTIAL_MARGIN_MS.
+//
+// The user's public key (what a revocation names; public, not a secret) is kept as a label on the driver Pod and the
+// Secret, and in the Run's memory until the Pod shows it: the dispatcher cannot read Secrets (its Role may only
+// create them), and a dispatcher that took over leadership finds the key on the cached Pod.
+import type { CoreV1Api, V1Pod, V1Secret } from '@kubernetes/client-node';
+import { API_VERSION, GROUP } from '../../shared/api-group.ts';
+import type { Logger } from '../../shared/log.ts';
+import { MAX_RUN_CREDENTIAL_LIFETIME_MS, mintRunCredentials } from '../../nats/auth/index.ts';
+import type { NatsAuthBundle, RunCredentials } from '../../nats/auth/index.ts';
+import { errorMessage, isAlreadyExists } from '../kube/errors.ts';
+import { clusterRunId, driverPodName } from '../pods/driver-pod.ts';
+import type { RunRef } from '../pods/driver-pod.ts';
+import type { RunMemory } from '../controller/run-memory.ts';
+import { ownedBy } from '../controller/run-view.ts';
+
+/** The run user's public key, on the driver Pod and its credential Secret. */
+export const NATS_USER_LABEL = `${GROUP}/nats-user`;
+/** The Secret key the driver Pod mounts (pods/driver-pod.ts NATS_CREDS_PATH). */
+export const CREDS_KEY = 'nats.creds';
+/**
+ * How long a run credential outlives the Run's time limit: the Pod may wait for a node and pull its image before
+ * the run's clock starts, and the driver reports its teardown after it. A credential that expired before its run
+ * ended would lose the run's result, so the margin is wide; a normal end revokes it anyway.
+ */
+export const CREDENTIAL_MARGIN_MS = 6 * 3600_000;
+
+/**
+ * `<driver pod name>-nats-<run uid>`. The uid makes it this Run's alone: a Secret of an earlier Run of the same
+ * name, not yet garbage-collected, has another name, so the new Run never mounts a credential revoked with the old.
+ */
+export function runCredentialsSecretName(ref: RunRef): string {
+  return `${driverPodName(ref)}-nats-${ref.uid}`;
+}
+
+/** When a credential minted `now` for a run of `maxRuntimeSeconds` expires (nats/auth caps its lifetime). Pure. */
+export function credentialExpiry(maxRuntimeSeconds: number, now: Date): Date {
+  return new Date(now.getTime() + Math.min(maxRuntimeSeconds * 1000 + CREDENTIAL_MARGIN_MS, MAX_RUN_CREDENTIAL_LIFETIME_MS));
+}
+
+/** The Run's credential Secret: owned by the Run (controller, like its Pod), immutable, the key labelled. Pure. */
+export function runCredentialsSecret(ref: RunRef, minted: Pick<RunCredentials, 'creds' | 'publicKey'>): V1Secret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: runCredentialsSecretName(ref),
+      namespace: ref.namespace,
+      labels: { 'app.kubernetes.io/managed-by': 'tcab-dispatcher', [NATS_USER_LABEL]: minted.publicKey },
+      ownerReferences: [{ apiVersion: API_VERSION, kind: 'Run', name: ref.name, uid: ref.uid, controller: true, blockOwnerDeletion: true }],
+    },
+    type: 'Opaque',
+    immutable: true,
+    stringData: { [CREDS_KEY]: minted.creds },
+  };
+}
+
+/** The run user's public key as the Run's own driver Pod carries it (a Pod of an earlier Run of the name: none). */
+export const natsUserOf = (pod: V1Pod | undefined, runUid: string): string | undefined => (pod && ownedBy(pod, runUid) ? pod.metadata?.labels?.[NATS_USER_LABEL] : undefined);
+
+export interface IssuedCredential {
+  /** The Secret's name: the Pod builder's natsCredsSecret. */
+  secret: string;
+  /** The user's public key, for the Pod's label; unknown when an earlier leader made the Secret. */
+  publicKey?: string;
+}
+
+export interface RunCredentialIssuerDeps {
+  core: CoreV1Api;
+  memory: RunMemory;
+  bundle: NatsAuthBundle;
+  /** Revokes a user now (nats/auth revokeRunUser through the dispatcher's system connection). */
+  revoke: (publicKey: string) => Promise<void>;
+  log: Logger;
+  now?: () => Date;
+}
+
+export class RunCredentialIssuer {
+  private readonly deps: RunCredentialIssuerDeps;
+
+  constructor(deps: RunCredentialIssuerDeps) {
+    this.deps = deps;
+  }
+
+  /**
+   * The Run's credential Secret, created unless it exists (a retry of this claim: its first credential stands and
+   * is used). `key` is the Run's memory key.
+   */
+  async issue(key: string, ref: RunRef, maxRuntimeSeconds: number): Promise<IssuedCredential> {
+    const memo = this.deps.memory.entry(key, ref.uid);
+    const secret = runCredentialsSecretName(ref);
+    const now = this.deps.now?.() ?? new Date();
+    const minted = await mintRunCredentials(this.deps.bundle, clusterRunId(ref), credentialExpiry(maxRuntimeSeconds, now), now);
+    try {
+      await this.deps.core.createNamespacedSecret({ namespace: ref.namespace, body: runCredentialsSecret(ref, minted) });
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+      return { secret, publicKey: memo.natsUser };
+    }
+    memo.natsUser = minted.publicKey;
+    return { secret, publicKey: minted.publicKey };
+  }
+
+  /**
+   * The run is over (final, or its Run deleted): its user is revoked, once per Run and dispatcher, in the
+   * background. Without a known key (a claim by an earlier leader whose Pod is gone) the expiry is the backstop.
+   */
+  retire(key: string, ref: RunRef, pod: V1Pod | undefined, why: string): void {
+    const memo = this.deps.memory.peek(key, ref.uid);
+    if (memo?.natsRetired) return;
+    const publicKey = natsUserOf(pod, ref.uid) ?? memo?.natsUser;
+    if (!publicKey) return;
+    // Marked before the revocation ends: a second look at the final Run must not send it again.
+    this.deps.memory.entry(key, ref.uid).natsRetired = true;
+    this.deps.revoke(publicKey).then(
+      () => this.deps.log.info({ run: key, user: publicKey, why }, 'revoked the run\'s NATS user'),
+      (error: unknown) => this.deps.log.warn({ run: key, user: publicKey, why, err: errorMessage(error) }, 'revoking the run\'s NATS user failed; it expires on its own'),
+    );
+  }
+}
+
+/** Labels the driver Pod with its run user's public key (see above), when it is known. */
+export function labelNatsUser(pod: V1Pod, issued: IssuedCredential | undefined): V1Pod {
+  if (issued?.publicKey) pod.metadata = { ...pod.metadata, labels: { ...pod.metadata?.labels, [NATS_USER_LABEL]: issued.publicKey } };
+  return pod;
+}
