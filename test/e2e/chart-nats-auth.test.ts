@@ -32,7 +32,10 @@ const refused = async (...set: string[]) => {
 };
 const one = <T>(all: Manifest[], kind: string, name: string) => all.find((m) => m.kind === kind && m.metadata.name === name) as T | undefined;
 const dispatcherEnv = (all: Manifest[]) => Object.fromEntries(one<V1Deployment>(all, 'Deployment', 't-tcab-dispatcher')!.spec!.template.spec!.containers[0]!.env!.map((e) => [e.name, e.value]));
-const secretRules = (all: Manifest[]): V1PolicyRule[] => one<V1Role>(all, 'Role', 't-tcab-dispatcher')!.rules!.filter((r) => r.resources?.includes('secrets'));
+const rulesOn = (resource: string) => (all: Manifest[]): V1PolicyRule[] => one<V1Role>(all, 'Role', 't-tcab-dispatcher')!.rules!.filter((r) => r.resources?.includes(resource));
+const secretRules = rulesOn('secrets');
+const serviceAccountRules = rulesOn('serviceaccounts');
+const envSource = (all: Manifest[], name: string) => one<V1Deployment>(all, 'Deployment', 't-tcab-dispatcher')!.spec!.template.spec!.containers[0]!.env!.find((e) => e.name === name)?.valueFrom;
 
 describe('charts/tcab nats.auth', () => {
   it('by default: the bundled NATS runs -c its ConfigMap, which includes auth.conf, the only key it mounts of the auth Secret', async () => {
@@ -55,7 +58,7 @@ describe('charts/tcab nats.auth', () => {
     expect(JSON.stringify(all)).not.toMatch(/bundle\.json|reader\.creds/);
   });
 
-  it('by default: the dispatcher is told the auth Secret and may get it by name and create Secrets; list, watch, update and delete stay out', async () => {
+  it('by default: the dispatcher is told the auth Secret and its own ServiceAccount (the keys\' owner); it may get that Secret and that ServiceAccount by name and create Secrets; list, watch, update and delete stay out', async () => {
     const all = await render();
     expect(dispatcherEnv(all)).toMatchObject({ TCAB_NATS_URL: 'nats://t-tcab-nats.ns.svc:4222', TCAB_NATS_AUTH_SECRET: 't-tcab-nats-auth' });
     expect(dispatcherEnv(all)).not.toHaveProperty('TCAB_NATS_SECRET');
@@ -63,6 +66,8 @@ describe('charts/tcab nats.auth', () => {
       { apiGroups: [''], resources: ['secrets'], resourceNames: ['t-tcab-nats-auth'], verbs: ['get'] },
       { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
     ]);
+    expect(envSource(all, 'TCAB_SERVICE_ACCOUNT')).toEqual({ fieldRef: { fieldPath: 'spec.serviceAccountName' } });
+    expect(serviceAccountRules(all)).toEqual([{ apiGroups: [''], resources: ['serviceaccounts'], resourceNames: ['t-tcab-dispatcher'], verbs: ['get'] }]);
   });
 
   it('an own NATS with nats.auth.existingSecret: no bundled server or config, the dispatcher uses that Secret', async () => {
@@ -80,6 +85,8 @@ describe('charts/tcab nats.auth', () => {
     expect(sources.map((s) => Object.keys(s)[0])).toEqual(['configMap']);
     expect(dispatcherEnv(all)).not.toHaveProperty('TCAB_NATS_AUTH_SECRET');
     expect(secretRules(all)).toEqual([]);
+    expect(serviceAccountRules(all)).toEqual([]);
+    expect(envSource(all, 'TCAB_SERVICE_ACCOUNT')).toBeUndefined();
     expect(JSON.stringify(all)).not.toContain('nats-auth');
   });
 
