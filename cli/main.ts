@@ -6,6 +6,7 @@ import { registerEventsCommands } from './commands/events/index.ts';
 import { registerHarnessesCommands } from './commands/harnesses/index.ts';
 import { registerModelsCommands } from './commands/models/index.ts';
 import { registerHarnessConfigCommands } from './commands/harness-config.ts';
+import { registerNatsAuthCommands } from './commands/nats-auth.ts';
 import { EXIT, exitCodeFor, exitCodeHelp } from '../shared/exit-codes.ts';
 import { watchForBrokenPipe } from './output/broken-pipe.ts';
 
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerHarnessesCommands(program);
   registerModelsCommands(program);
   registerHarnessConfigCommands(program);
+  registerNatsAuthCommands(program);
   registerTranslateCommand(program);
   return program;
 }

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../shared/errors.ts';
 import { connectionOptions, natsSecrets, natsSettings, natsSettingsFromEnv } from './settings.ts';
+import { generateBundle } from './auth/bundle.ts';
+import { mintReaderCredentials } from './auth/mint.ts';
 
 describe('NATS settings from the environment', () => {
   it('no TCAB_NATS_URL (or an empty one): no NATS', () => {
@@ -41,12 +43,27 @@ describe('NATS settings from the environment', () => {
     expect((thrown as Error).message).toMatch(message);
   });
 
+  it('reads the inbox prefix (a run credential may subscribe only to its own); a wildcard or space in it names the variable', () => {
+    expect(natsSettingsFromEnv({ TCAB_NATS_URL: 'nats://a:4222', TCAB_NATS_INBOX_PREFIX: '_INBOX_ns_run-1' })).toEqual({ servers: ['nats://a:4222'], inboxPrefix: '_INBOX_ns_run-1' });
+    for (const bad of ['_INBOX.*', '_INBOX_>', 'a b', '.a', 'a..b']) expect(() => natsSettingsFromEnv({ TCAB_NATS_URL: 'nats://a:4222', TCAB_NATS_INBOX_PREFIX: bad })).toThrow(/^TCAB_NATS_INBOX_PREFIX: /);
+  });
+
+  it('never reads a creds text from the environment (only the dispatcher passes one, in memory)', () => {
+    expect(natsSettingsFromEnv({ TCAB_NATS_URL: 'nats://a:4222', TCAB_NATS_CREDS_TEXT: 'x', credsText: 'x' })).toEqual({ servers: ['nats://a:4222'] });
+  });
+
   it('a bad flag value names the flag', () => {
     expect(() => natsSettingsFromEnv({}, ',', '--nats')).toThrow(/^--nats: /);
   });
 
   it('secrets: the password, the token and what URLs carry, never the user name', () => {
     expect(natsSecrets(natsSettings(['nats://u:sk-fake-url-pw@h:1'], { user: 'tcab', pass: 'sk-fake-pw', token: 'tok-fake' }))).toEqual(['sk-fake-pw', 'tok-fake', 'sk-fake-url-pw']);
+  });
+
+  it("secrets: a creds text's NKey seed (the JWT is public)", () => {
+    const seed = `SU${'A'.repeat(56)}`; // an obviously fake seed of the right shape
+    const creds = `-----BEGIN NATS USER JWT-----\neyJ.fake.jwt\n------END NATS USER JWT------\n\n-----BEGIN USER NKEY SEED-----\n${seed}\n------END USER NKEY SEED------\n`;
+    expect(natsSecrets(natsSettings('nats://h:1', { credsText: creds }))).toEqual([seed]);
   });
 });
 
@@ -65,5 +82,14 @@ describe('one connect policy', () => {
     const options = connectionOptions(natsSettings('tls://127.0.0.1:4222', { credsFile: creds, caFile: join(dir, 'ca.pem') }), { name: 'tcab-events' });
     expect(options.tls).toEqual({ caFile: join(dir, 'ca.pem') });
     expect(typeof options.authenticator).toBe('function');
+  });
+
+  it('a creds text becomes an authenticator (and wins over a file); the inbox prefix is passed to nats.js', async () => {
+    const { creds, publicKey } = await mintReaderCredentials(await generateBundle());
+    const options = connectionOptions(natsSettings('nats://127.0.0.1:4222', { credsText: creds, credsFile: '/nonexistent.creds', inboxPrefix: '_INBOX_r1' }), { name: 'tcab-dispatcher' });
+    const authenticate = options.authenticator as (nonce?: string) => { nkey?: string; jwt?: string };
+    expect(authenticate('nonce')).toMatchObject({ nkey: publicKey, jwt: expect.stringMatching(/^eyJ/) });
+    expect(options.inboxPrefix).toBe('_INBOX_r1');
+    expect(connectionOptions(natsSettings('nats://127.0.0.1:4222'), { name: 'x' }).inboxPrefix).toBeUndefined();
   });
 });
