@@ -73,6 +73,16 @@ describe('the reader credential', () => {
     expect(items.map((i) => i.kind)).toEqual(['event', 'result']);
   });
 
+  it('follows one event type of a run: that type and the result, with the same one-filter consumer', async () => {
+    const kinds = async (type: 'agent' | 'system') => {
+      const items: StreamItem[] = [];
+      for await (const item of readRunStream({ settings, runId: 'r1', type, replay: true, untilResult: true })) items.push(item);
+      return items.map((i) => (i.kind === 'event' ? i.event.type : i.kind));
+    };
+    expect(await kinds('agent')).toEqual(['agent', 'result']);
+    expect(await kinds('system')).toEqual(['result']);
+  });
+
   it('tails every run (an ordered consumer with one filter subject in its create subject)', async () => {
     const abort = new AbortController();
     for await (const item of readRunStream({ settings, replay: true, untilResult: true, signal: abort.signal })) {
