@@ -5,7 +5,7 @@ import { decode } from '@nats-io/jwt';
 import type { Account, Operator, User } from '@nats-io/jwt';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { NatsAuthBundle, generateBundle, generateNatsAuth, parseNatsAuthBundle, publicKeyOf, renderAuthConf } from './bundle.ts';
-import { MAX_RUN_CREDENTIAL_LIFETIME_MS, credentialsPublicKey, mintReaderCredentials, mintRunCredentials } from './mint.ts';
+import { MAX_RUN_CREDENTIAL_LIFETIME_MS, credentialsClaims, credentialsPublicKey, mintReaderCredentials, mintRunCredentials } from './mint.ts';
 import { readerPermissions, runUserPermissions } from './permissions.ts';
 
 let bundle: NatsAuthBundle;
@@ -86,7 +86,10 @@ describe('minting', () => {
     expect(claims).toMatchObject({ sub: run.publicKey, iss: publicKeyOf(bundle.account.seed), exp: Math.floor(expiresAt.getTime() / 1000) });
     expect(claims.nats).toMatchObject(runUserPermissions('r1'));
     expect(run.inboxPrefix).toBe('_INBOX_r1');
+    expect(run.expiresAt).toEqual(new Date(Math.floor(expiresAt.getTime() / 1000) * 1000));
     expect(credentialsPublicKey(run.creds)).toBe(run.publicKey);
+    expect(credentialsClaims(run.creds)).toEqual({ publicKey: run.publicKey, expiresAt: run.expiresAt });
+    expect(credentialsClaims((await mintReaderCredentials(bundle)).creds)).not.toHaveProperty('expiresAt');
   });
 
   it('a new user key per credential (so one can be revoked alone)', async () => {

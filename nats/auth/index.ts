@@ -3,17 +3,19 @@
 //   generateNatsAuth()                    -> the auth Secret's data: bundle.json, auth.conf, reader.creds (new keys)
 //   parseNatsAuthBundle(text)             -> NatsAuthBundle (zod-checked) from bundle.json
 //   renderAuthConf(bundle, resolverDir)   -> the nats-server include text (public material only)
-//   mintRunCredentials(bundle, runId, expiresAt) -> { creds, publicKey, inboxPrefix } for one run's driver
+//   mintRunCredentials(bundle, runId, expiresAt) -> { creds, publicKey, inboxPrefix, expiresAt } for one run's driver
 //   mintReaderCredentials(bundle)         -> a read-only user (`tcab events`), long-lived unless given an expiry
 //   mintDispatcherCredentials(bundle)     -> the dispatcher's own user (full rights in TCAB), in memory only
 //   mintSystemCredentials(bundle)         -> a SYS user (account updates), in memory only
-//   NatsAccountAdmin.connect(settings, bundle) + revokeRunUser(admin, publicKey) -> revoke one user now
-//   credentialsPublicKey(creds)           -> the user key of a .creds text (to revoke one read back from a Secret)
+//   NatsAccountAdmin.connect(settings, bundle) + revokeRunUser(admin, publicKey, { expiresAt }) -> revoke a run user
+//                                            now (give its expiry when known: the entry is then dropped sooner)
+//   credentialsClaims(creds)              -> { publicKey, expiresAt } of a .creds text (one read back from a Secret)
 //   runInboxPrefix(runId)                 -> `_INBOX_<run>`: the driver's TCAB_NATS_INBOX_PREFIX
 //   READER_INBOX_PREFIX                   -> the reader's TCAB_NATS_INBOX_PREFIX (its only reply subjects)
 // Connect with a creds text through NatsSettings.credsText (nats/settings.ts).
 export { NatsAuthBundle, NatsAuthSecretData, DEFAULT_RESOLVER_DIR, generateNatsAuth, parseNatsAuthBundle, renderAuthConf } from './bundle.ts';
-export { MAX_RUN_CREDENTIAL_LIFETIME_MS, credentialsPublicKey, mintDispatcherCredentials, mintReaderCredentials, mintRunCredentials, mintSystemCredentials } from './mint.ts';
+export { MAX_RUN_CREDENTIAL_LIFETIME_MS, credentialsClaims, credentialsPublicKey, mintDispatcherCredentials, mintReaderCredentials, mintRunCredentials, mintSystemCredentials } from './mint.ts';
 export type { MintedCredentials, RunCredentials } from './mint.ts';
 export { READER_INBOX_PREFIX, runInboxPrefix } from './permissions.ts';
 export { NatsAccountAdmin, revokeRunUser } from './revoke.ts';
+export type { RevokeOptions } from './revoke.ts';

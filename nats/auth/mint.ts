@@ -16,11 +16,13 @@ export interface MintedCredentials {
 export interface RunCredentials extends MintedCredentials {
   /** The nats.js inboxPrefix the run's driver must use (TCAB_NATS_INBOX_PREFIX): its only replies subject. */
   inboxPrefix: string;
+  /** When it expires (the JWT's exp, whole seconds): pass it to revokeRunUser. */
+  expiresAt: Date;
 }
 
 /**
- * The longest a run credential may live. Revocations older than this are pruned from the account JWT (revoke.ts):
- * any credential they named has expired by then, so the account JWT stays small however many runs there were.
+ * The longest a run credential may live. A revocation whose credential's expiry is unknown is kept this long
+ * (revoke.ts): by then the credential has expired, and the entry leaves the account JWT.
  */
 export const MAX_RUN_CREDENTIAL_LIFETIME_MS = 7 * 24 * 3600_000;
 
@@ -41,7 +43,7 @@ export async function mintRunCredentials(bundle: NatsAuthBundle, runId: string, 
     throw new RangeError(`a run credential must expire within ${MAX_RUN_CREDENTIAL_LIFETIME_MS / 3600_000} h from now (got ${expiresAt.toISOString()})`);
   }
   const minted = await mintUser(bundle.account.seed, `run-${runId}`, runUserPermissions(runId), expiresAt);
-  return { ...minted, inboxPrefix: runInboxPrefix(runId) };
+  return { ...minted, inboxPrefix: runInboxPrefix(runId), expiresAt: new Date(Math.floor(expiresAt.getTime() / 1000) * 1000) };
 }
 
 /** A read-only credential (`tcab events`, console, exporters); long-lived unless `expiresAt` is given. */
@@ -59,9 +61,15 @@ export function mintSystemCredentials(bundle: NatsAuthBundle): Promise<MintedCre
   return mintUser(bundle.systemAccount.seed, 'dispatcher-system', dispatcherPermissions());
 }
 
-/** The user public key of a `.creds` text (to revoke a credential read back from its Secret). */
-export function credentialsPublicKey(creds: string): string {
+/** The user public key and expiry of a `.creds` text (to revoke a credential read back from its Secret). */
+export function credentialsClaims(creds: string): { publicKey: string; expiresAt?: Date } {
   const jwt = /-----BEGIN NATS USER JWT-----\s*([^\s-][^\s]*)\s*------END NATS USER JWT------/.exec(creds)?.[1];
   if (!jwt) throw new Error('not a NATS .creds text (no user JWT)');
-  return decode(jwt).sub;
+  const claims = decode(jwt);
+  return { publicKey: claims.sub, ...(claims.exp ? { expiresAt: new Date(claims.exp * 1000) } : {}) };
+}
+
+/** The user public key of a `.creds` text. */
+export function credentialsPublicKey(creds: string): string {
+  return credentialsClaims(creds).publicKey;
 }

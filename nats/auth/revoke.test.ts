@@ -15,11 +15,16 @@ describe('nextRevocations', () => {
   const now = new Date('2026-12-05T12:00:00Z');
   const nowS = now.getTime() / 1000;
   const life = MAX_RUN_CREDENTIAL_LIFETIME_MS / 1000;
-  it('adds the user at now and keeps the others', () => {
-    expect(nextRevocations({ UA: nowS - 10 }, 'UB', now)).toEqual({ UA: nowS - 10, UB: nowS });
+  it("dates the entry at the credential's expiry, or the latest it can be when unknown; keeps the live entries", () => {
+    expect(nextRevocations({ UA: nowS + 10 }, 'UB', now, new Date(now.getTime() + 3600_000))).toEqual({ UA: nowS + 10, UB: nowS + 3600 });
+    expect(nextRevocations({}, 'UB', now)).toEqual({ UB: nowS + life });
   });
-  it('drops entries older than the longest credential life (whatever they named has expired)', () => {
-    expect(nextRevocations({ UOLD: nowS - life - 1, UEDGE: nowS - life }, 'UB', now)).toEqual({ UEDGE: nowS - life, UB: nowS });
+  it('never dates it in the past nor beyond the longest credential life', () => {
+    expect(nextRevocations({}, 'UB', now, new Date(now.getTime() - 5000))).toEqual({ UB: nowS });
+    expect(nextRevocations({}, 'UB', now, new Date(now.getTime() + 2 * MAX_RUN_CREDENTIAL_LIFETIME_MS))).toEqual({ UB: nowS + life });
+  });
+  it('drops entries whose date passed (the credential they named has expired)', () => {
+    expect(nextRevocations({ UOLD: nowS - 1, UEDGE: nowS }, 'UB', now)).toEqual({ UEDGE: nowS, UB: nowS + life });
   });
 });
 
@@ -71,8 +76,10 @@ describe('a revoked run credential', () => {
     await admin?.close();
   });
 
+  const expiresAt = () => new Date(Date.now() + 3600_000);
+
   async function connected(runId: string): Promise<{ nc: NatsConnection; settings: NatsSettings; publicKey: string }> {
-    const { settings, publicKey } = await nats.runSettings(runId);
+    const { settings, publicKey } = await nats.runSettings(runId, expiresAt());
     const nc = await connectNats(settings, { name: runId });
     await publishResult(nc, runId);
     return { nc, settings, publicKey };
@@ -83,12 +90,12 @@ describe('a revoked run credential', () => {
     const second = await connected('revoked-2');
     try {
       const disconnected = nextServerError(first.nc);
-      await revokeRunUser(admin, first.publicKey);
+      await revokeRunUser(admin, first.publicKey, { expiresAt: expiresAt() }); // an entry dated in the future
       expect(await disconnected).toMatch(/revoked|Authorization Violation/i);
       expect(await rejection(connectNats(first.settings, { name: 'again' }))).toMatch(/Authorization Violation/);
       await expect(publishResult(second.nc, 'revoked-2')).resolves.toMatchObject({ stream: STREAM_NAME });
 
-      await revokeRunUser(admin, second.publicKey);
+      await revokeRunUser(admin, second.publicKey); // expiry unknown
       expect(await rejection(connectNats(second.settings, { name: 'again' }))).toMatch(/Authorization Violation/);
       expect(await rejection(connectNats(first.settings, { name: 'again' }))).toMatch(/Authorization Violation/);
     } finally {

@@ -18,14 +18,25 @@ import { MAX_RUN_CREDENTIAL_LIFETIME_MS, mintSystemCredentials } from './mint.ts
 const REQUEST_TIMEOUT_MS = 5000;
 
 /**
- * The revocations after revoking `userPublicKey` at `now`: the new entry, minus entries old enough that every
- * credential they could name has expired (mint.ts caps a run credential's life). Pure.
+ * The revocations after revoking `userPublicKey`. An entry means "this user's credentials issued up to <time> are
+ * void"; a run user's key is used for one credential only, so the entry is dated at that credential's expiry
+ * (`expiresAt`, or, unknown, the latest it can be: now + MAX_RUN_CREDENTIAL_LIFETIME_MS, as mint.ts caps it), and
+ * an entry whose date has passed names an expired credential: it is dropped. So the account JWT holds only the
+ * revocations still doing something, however many runs there were (each entry is ~100 bytes of a JWT that must
+ * fit the server's max payload). Pure.
  */
-export function nextRevocations(current: Readonly<Record<string, number>>, userPublicKey: string, now: Date): Record<string, number> {
+export function nextRevocations(current: Readonly<Record<string, number>>, userPublicKey: string, now: Date, expiresAt?: Date): Record<string, number> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  const oldest = nowSeconds - Math.ceil(MAX_RUN_CREDENTIAL_LIFETIME_MS / 1000);
-  const kept = Object.entries(current).filter(([, at]) => at >= oldest);
-  return { ...Object.fromEntries(kept), [userPublicKey]: nowSeconds };
+  const latest = nowSeconds + Math.ceil(MAX_RUN_CREDENTIAL_LIFETIME_MS / 1000);
+  const until = expiresAt ? Math.min(latest, Math.max(nowSeconds, Math.ceil(expiresAt.getTime() / 1000))) : latest;
+  const kept = Object.entries(current).filter(([, at]) => at >= nowSeconds);
+  return { ...Object.fromEntries(kept), [userPublicKey]: until };
+}
+
+export interface RevokeOptions {
+  /** The credential's expiry (its JWT's exp), when known: the entry is dropped once it passes. */
+  expiresAt?: Date;
+  now?: Date;
 }
 
 /** The dispatcher's connection to the system account: pushes TCAB account updates (revocations). */
@@ -48,18 +59,21 @@ export class NatsAccountAdmin {
     return new NatsAccountAdmin(await connectNats(system, { name: 'tcab-dispatcher-system' }), bundle);
   }
 
-  /** Revokes every credential of this user issued up to now; resolves once the servers took the new account JWT. */
-  revoke(userPublicKey: string, now = new Date()): Promise<void> {
-    const next = this.last.then(() => this.revokeNow(userPublicKey, now));
+  /**
+   * Revokes a run user's credential (only for credentials whose life mint.ts capped: a run's); resolves once the
+   * servers took the new account JWT, by which time they have disconnected it.
+   */
+  revoke(userPublicKey: string, options: RevokeOptions = {}): Promise<void> {
+    const next = this.last.then(() => this.revokeNow(userPublicKey, options.now ?? new Date(), options.expiresAt));
     this.last = next.catch(() => undefined);
     return next;
   }
 
-  private async revokeNow(userPublicKey: string, now: Date): Promise<void> {
+  private async revokeNow(userPublicKey: string, now: Date, expiresAt: Date | undefined): Promise<void> {
     const claims = `$SYS.REQ.ACCOUNT.${this.accountKey}.CLAIMS`;
     const current = await this.nc.request(`${claims}.LOOKUP`, '', { timeout: REQUEST_TIMEOUT_MS });
     const revocations = decode<Account>(current.string()).nats.revocations ?? {};
-    const jwt = await encodeTcabAccount(this.bundle, nextRevocations(revocations, userPublicKey, now));
+    const jwt = await encodeTcabAccount(this.bundle, nextRevocations(revocations, userPublicKey, now, expiresAt));
     const reply = await this.nc.request(`${claims}.UPDATE`, jwt, { timeout: REQUEST_TIMEOUT_MS });
     const answer = reply.json<{ error?: { description?: string }; data?: { code?: number } }>();
     if (answer.error) throw new Error(`the NATS server refused the account update: ${answer.error.description ?? 'no reason given'}`);
@@ -70,7 +84,7 @@ export class NatsAccountAdmin {
   }
 }
 
-/** Revokes one run's user (by its public key, as minted or read back with credentialsPublicKey). */
-export function revokeRunUser(admin: NatsAccountAdmin, userPublicKey: string, now?: Date): Promise<void> {
-  return admin.revoke(userPublicKey, now);
+/** Revokes one run's user (by its public key, as minted or read back with credentialsClaims). */
+export function revokeRunUser(admin: NatsAccountAdmin, userPublicKey: string, options?: RevokeOptions): Promise<void> {
+  return admin.revoke(userPublicKey, options);
 }
