@@ -7,8 +7,8 @@
 // Three texts, the keys of the Secret: `bundle.json` (seeds + JWTs, the dispatcher's only), `auth.conf` (the server's
 // include file: public JWTs only, no seed) and `reader.creds` (a long-lived read-only user, for `tcab events`).
 import { z } from 'zod';
-import { createAccount, createOperator, encodeAccount, encodeOperator, fromSeed } from '@nats-io/jwt';
-import type { KeyPair } from '@nats-io/jwt';
+import { createAccount, createOperator, encodeAccount, encodeOperator } from '@nats-io/jwt';
+import { keyPair } from './keys.ts';
 import { mintReaderCredentials } from './mint.ts';
 
 /** An NKey seed of one kind: 'S' + the kind's prefix letter ('O' operator, 'A' account, 'U' user) + 56 base32. */
@@ -47,10 +47,6 @@ const JETSTREAM_UNLIMITED = { mem_storage: -1, disk_storage: -1, streams: -1, co
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
-export function keyPair(seed: string): KeyPair {
-  return fromSeed(new TextEncoder().encode(seed));
-}
-
 export function publicKeyOf(seed: string): string {
   return keyPair(seed).getPublicKey();
 }
@@ -63,9 +59,10 @@ export function encodeTcabAccount(bundle: Pick<NatsAuthBundle, 'operator' | 'acc
 
 /** Fresh keys and the JWTs that tie them together. Random, so not pure; everything after it is. */
 export async function generateBundle(): Promise<NatsAuthBundle> {
-  const operator = createOperator();
-  const account = createAccount();
-  const system = createAccount();
+  // Random seeds from nkeys; everything signed with them goes through the native key pairs (keys.ts).
+  const operator = keyPair(text(createOperator().getSeed()));
+  const account = keyPair(text(createAccount().getSeed()));
+  const system = keyPair(text(createAccount().getSeed()));
   const seeds = { operator: text(operator.getSeed()), account: text(account.getSeed()), system: text(system.getSeed()) };
   const operatorJwt = await encodeOperator('tcab', operator, { system_account: system.getPublicKey() });
   const systemJwt = await encodeAccount(SYSTEM_ACCOUNT_NAME, system, { limits: UNLIMITED }, { signer: operator });

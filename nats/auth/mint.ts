@@ -1,8 +1,8 @@
 // Minting user credentials (a user JWT signed by an account key, plus the user's own NKey seed, in the `.creds`
 // text format nats.js and the nats CLI read). A new user key per credential, so one can be revoked alone.
-import { createUser, decode, encodeUser, fmtCreds } from '@nats-io/jwt';
+import { decode, encodeUser, fmtCreds } from '@nats-io/jwt';
 import type { NatsAuthBundle } from './bundle.ts';
-import { keyPair } from './bundle.ts';
+import { createUserKeyPair, keyPair } from './keys.ts';
 import { dispatcherPermissions, readerPermissions, runInboxPrefix, runUserPermissions } from './permissions.ts';
 import type { UserPermissions } from './permissions.ts';
 
@@ -27,7 +27,7 @@ export interface RunCredentials extends MintedCredentials {
 export const MAX_RUN_CREDENTIAL_LIFETIME_MS = 7 * 24 * 3600_000;
 
 async function mintUser(accountSeed: string, name: string, permissions: UserPermissions, expiresAt?: Date): Promise<MintedCredentials> {
-  const user = createUser();
+  const user = createUserKeyPair();
   const exp = expiresAt ? { exp: Math.floor(expiresAt.getTime() / 1000) } : {};
   const jwt = await encodeUser(name, user, keyPair(accountSeed), permissions, exp);
   return { creds: new TextDecoder().decode(fmtCreds(jwt, user)), publicKey: user.getPublicKey() };
