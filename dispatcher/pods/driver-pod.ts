@@ -45,15 +45,21 @@ export const NATS_CREDS_DIR = '/var/run/tcab/nats';
 export const NATS_CREDS_PATH = `${NATS_CREDS_DIR}/nats.creds`;
 
 /**
- * The capabilities the driver (uid 0) keeps; everything else is dropped. Measured on the real node (test/cluster/
- * driver-identity.test.ts runs a whole run with exactly these):
- *   SETUID, SETGID  spawn every child as the run user (libuv: setgroups([]), setgid, setuid).
- *   CHOWN           hand the run's directories, the npm cache, copied credentials and written files to the run user.
- *   DAC_OVERRIDE    work inside the run user's 0700 HOME/workspace: copy credentials and config in, read its usage
- *                   reports, remove the run's directories at teardown.
- *   FOWNER          set modes on files the run user owns (confined writes over an existing file, teardown).
- *   KILL            signal the run user's process group at the deadline or on cancel, and kill leftovers.
- * Not SYS_PTRACE: reading a run-user process's environ (leftovers.ts) is done as the run user instead.
+ * The capabilities the driver (uid 0) keeps; everything else is dropped. Each one measured on the real node by
+ * running a gg run (test case, a daemon left behind, a deadline) in a Pod without it:
+ *   SETUID, SETGID  spawn every child as the run user (libuv: setgroups([]), setgid, setuid); without: exit 3.
+ *   CHOWN           hand the run's directories, the npm cache, credentials and files it writes to the run user;
+ *                   without: `EPERM ... lchown '/tmp/tcab/runs/<run>/home'`.
+ *   DAC_OVERRIDE    act inside the run user's 0700 HOME and workspace: a child's chdir there happens before it
+ *                   drops to the run user (without: `spawn /usr/local/bin/node EACCES` at probe_harness),
+ *                   credentials and config copied in, usage reports read, the run's directories removed.
+ *   FOWNER          remove or replace the run user's files in a directory it made sticky (chmod +t): the kernel
+ *                   allows that to the file's or the directory's owner or CAP_FOWNER only (teardown would fail).
+ *   KILL            signal the run user's process group: SIGTERM at the deadline or on cancel. Without it the
+ *                   harness never learns it must stop (gg "exited with code null and printed nothing", its usage
+ *                   lost) and only the leftover scan at teardown kills it.
+ * Not SYS_PTRACE (not in the Pod Security Standards' baseline): the leftover scan, which must read the run user's
+ * /proc/<pid>/environ, runs as the run user instead (driver/leftovers.ts).
  */
 export const DRIVER_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL', 'SETGID', 'SETUID'] as const;
 

@@ -68,6 +68,12 @@ const ATTEMPTS: Attempt[] = [
     name: 'daemon',
     script: `setsid sleep 600 </dev/null >/dev/null 2>&1 &\necho "daemon.pid=$!"`,
   },
+  {
+    // Sticky directories (HOME itself too): only a file's or directory's owner, or CAP_FOWNER, may remove or
+    // replace the run user's files in them; the driver's teardown still removes everything.
+    name: 'sticky',
+    script: 'mkdir -p sticky/deeper && touch sticky/f sticky/deeper/g "$HOME/h" && chmod 1777 sticky sticky/deeper && chmod +t "$HOME" && echo sticky.made=yes',
+  },
 ];
 
 let ns: string;
@@ -79,6 +85,8 @@ let runId: string;
 let pod: V1Pod;
 let events: StreamItem[];
 let podLog = '';
+/** The same Pod with SYS_PTRACE added, as the namespace's baseline admission answered it (server dry run). */
+let refusedPtrace: { code: number; stderr: string };
 /** Each attempt's key=value lines, from what the model got back. */
 const reports = new Map<string, Map<string, string>>();
 
@@ -133,7 +141,13 @@ beforeAll(async () => {
   // missing), and no start_container event to wait for.
   built.metadata!.ownerReferences = [];
   for (const e of built.spec!.containers[0]!.env!) if (e.name === 'TCAB_AWAIT_POD_START_SECONDS') e.value = '0';
-  expect((await kubectl(['apply', '-f', '-'], JSON.stringify(built))).code).toBe(0);
+  // The apiserver's PodSecurity admission enforces the baseline standard here: the driver's root fits it.
+  expect((await kubectl(['label', 'namespace', ns, 'pod-security.kubernetes.io/enforce=baseline'])).code).toBe(0);
+  const withPtrace = structuredClone(built);
+  withPtrace.spec!.containers[0]!.securityContext!.capabilities!.add!.push('SYS_PTRACE');
+  refusedPtrace = await kubectl(['apply', '--dry-run=server', '-f', '-'], JSON.stringify(withPtrace));
+  const created = await kubectl(['apply', '-f', '-'], JSON.stringify(built));
+  expect(created.code, created.stderr).toBe(0);
 
   const finished = (p: V1Pod) => p.metadata?.name === podName && ['Succeeded', 'Failed'].includes(p.status?.phase ?? '');
   pod = (await waitFor<V1Pod>(`/api/v1/namespaces/${ns}/pods`, (pods) => pods.some(finished), 240_000)).find(finished)!;
@@ -164,6 +178,12 @@ describe('a driver Pod: the driver (uid 0) and the harness (uid 1000) are two id
     expect(result?.kind === 'result' && result.result, podLog).toMatchObject({ outcome: 'succeeded', harness_slug: 'gg', run_id: runId });
     expect(JSON.stringify(events)).not.toContain(CANARY);
     for (const attempt of ATTEMPTS) expect(reports.has(attempt.name), attempt.name).toBe(true);
+  });
+
+  it('the Pod is admitted under the Pod Security Standards\' baseline (enforced by the apiserver), which refuses the same Pod with SYS_PTRACE', () => {
+    expect(pod.status?.phase).toBeDefined();
+    expect(refusedPtrace.code).not.toBe(0);
+    expect(refusedPtrace.stderr).toMatch(/violates PodSecurity "baseline:[^"]*": non-default capabilities \(container "driver" must not include "SYS_PTRACE"/);
   });
 
   it('the harness\'s shell is uid/gid 1000 with no supplementary group, no capability (CapEff, CapPrm 0), no_new_privs and seccomp; the driver is PID 1, uid 0 with exactly the driver\'s capabilities', () => {
@@ -228,6 +248,12 @@ describe('a driver Pod: the driver (uid 0) and the harness (uid 1000) are two id
     expect(warning?.kind === 'event' && warning.event.type === 'warning' && warning.event.message, podLog).toMatch(/killed: sleep \(\d+\)/);
     const teardown = events.find((i) => i.kind === 'event' && i.event.type === 'system' && i.event.stage === 'teardown' && i.event.status === 'completed');
     expect(teardown?.kind === 'event' && teardown.event.type === 'system' && teardown.event.message, podLog).toMatch(/^run home, workspace and install prefix removed; killed 1 process/);
+  });
+
+  it('sticky directories the agent made (its HOME included) do not stop teardown from removing the run\'s directories', () => {
+    expect(reportOf('sticky').get('sticky.made')).toBe('yes');
+    const failed = events.filter((i) => i.kind === 'event' && i.event.type === 'system' && i.event.stage === 'teardown' && i.event.status === 'failed');
+    expect(failed, podLog).toEqual([]);
   });
 
   it('cannot ptrace the driver (PTRACE_ATTACH: EPERM)', () => {
