@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AWAIT_POD_START_SECONDS, CREDENTIALS_MOUNT, NATS_CREDS_DIR, NATS_CREDS_PATH, buildDriverPod, clusterRunId, driverEnvVars, driverPodName, runInboxPrefix } from './driver-pod.ts';
+import { AWAIT_POD_START_SECONDS, CREDENTIALS_MOUNT, NATS_CREDS_DIR, NATS_CREDS_PATH, buildDriverPod, clusterRunId, driverEnvVars, driverPodName } from './driver-pod.ts';
+import { runInboxPrefix } from '../../nats/auth/index.ts';
 import { BASE_URL_VARIABLE, DriverEnvFields, parseDriverEnv } from '../../shared/driver-env.ts';
 import { clusterAvailability } from './availability.ts';
 import { dispatcherConfig } from '../config.ts';

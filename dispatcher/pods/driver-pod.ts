@@ -18,6 +18,7 @@ import type { V1EnvVar, V1Pod, V1Volume, V1VolumeMount } from '@kubernetes/clien
 import type { RunSpec } from '../../shared/run.ts';
 import type { DispatcherConfig } from '../config.ts';
 import { runSubjects } from '../../nats/envelope.ts';
+import { runInboxPrefix } from '../../nats/auth/index.ts';
 import { RUN_ID_GRAMMAR, clusterRunIdOf } from '../../shared/run-id.ts';
 import { InvalidInputError } from '../../shared/errors.ts';
 import { API_VERSION, GROUP } from '../../shared/api-group.ts';
@@ -63,13 +64,6 @@ export const NATS_CREDS_PATH = `${NATS_CREDS_DIR}/nats.creds`;
  */
 export const DRIVER_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL', 'SETGID', 'SETUID'] as const;
 
-/**
- * The inbox prefix of a run's NATS connection, so the run's user may subscribe to its own replies only.
- * TODO(issue 22): import it from nats/auth once the NATS helper commits it (same text).
- */
-export function runInboxPrefix(runId: string): string {
-  return `_INBOX_${runId}`;
-}
 
 export interface RunRef {
   namespace: string;
@@ -136,7 +130,7 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
     }),
     { name: 'TCAB_NATS_URL', value: config.TCAB_NATS_URL },
   ];
-  // The run's own NATS user (the file is root-only, below) and the inbox prefix its permissions allow.
+  // The run's own NATS user (the file is root-only, below) and the only inbox prefix its permissions allow.
   if (input.natsCredsSecret) env.push({ name: 'TCAB_NATS_CREDS', value: NATS_CREDS_PATH }, { name: 'TCAB_NATS_INBOX_PREFIX', value: runInboxPrefix(runId) });
   // The operator's extra driver variables (the chart's driver.env, its npm cache), as given, except the ones this
   // Pod's Run decides (its id, attempt, spec...): a chart value must not turn one Run's Pod into another's.
