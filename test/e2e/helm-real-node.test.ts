@@ -7,26 +7,40 @@
 // reach through cluster DNS, as a real model gateway. Runs go
 // `kubectl apply` -> dispatcher -> driver container -> bundled NATS -> `tcab events follow` outside the cluster (the
 // NATS Service forwarded to loopback) -> Run Succeeded with usage and cost; pull_image/start_container come from
-// the real kubelet's Events. The hardening is read from inside the running containers, a canary API key appears in
-// no event, log, status or Kubernetes Event, and every stage is timed (stages.ts).
+// the real kubelet's Events. The bundled NATS runs with the chart's default JWT auth (nats.auth): the dispatcher
+// creates the keys at its first start, each driver gets its own run credential, and everything read from outside
+// uses the read-only reader.creds of the auth Secret, as NOTES.txt tells an operator; a connection without
+// credentials is refused and the reader cannot publish. The hardening is read from inside the running containers
+// (the driver as root with only its listed capabilities, the harness's shell as uid 1000 that can neither read the
+// driver's environment or NATS credential nor signal it), a canary API key appears in no event, log, status or
+// Kubernetes Event, and every stage is timed (stages.ts).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { CoreV1Event, V1PersistentVolume, V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Event, V1PersistentVolume, V1Pod, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
 import type { RunObject } from '../../dispatcher/kube/resources.ts';
-import { clusterConfig, createNamespace, kubectl, readRunUntil, waitFor, watchAll } from '../cluster/support.ts';
+import { DRIVER_CAPABILITIES, NATS_CREDS_PATH } from '../../dispatcher/pods/driver-pod.ts';
+import { readRunStream } from '../../nats/reader.ts';
+import type { StreamItem } from '../../nats/reader.ts';
+import { connectNats, natsSettings } from '../../nats/settings.ts';
+import type { NatsSettings } from '../../nats/settings.ts';
+import { eventSubject, resultSubject } from '../../nats/envelope.ts';
+import { clusterConfig, createNamespace, kubectl, waitFor, watchAll } from '../cluster/support.ts';
+import { nextServerError, rejection } from '../support/nats-auth.ts';
 import { pushImages, realNode } from '../cluster/real-node-context.ts';
 import type { RealNodeContext } from '../cluster/real-node-context.ts';
 import { LogCapture, inContainer } from './in-cluster.ts';
-import { CHART, RELEASE, STUB_PORTS, forwardService, helmOf, installChart, proxyCa } from './real-chart.ts';
+import { CHART, NATS_AUTH_SECRET, RELEASE, STUB_PORTS, forwardService, helmOf, installChart, proxyCa, writeReaderCreds } from './real-chart.ts';
 import type { ClusterAccess } from './real-chart.ts';
 import { RunTimeline, runStages } from './stages.ts';
 import type { StreamEvent } from './stages.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CANARY = 'sk-ant-fake-e2e-canary-93b1';
+/** An NKey seed of any kind (S + operator/account/user prefix + base32). */
+const NKEY_SEED = /\bS[OAU][A-Z2-7]{56}\b/;
 
 // Read by the gg harness's shell tool inside the driver container (its output goes back to the stub model, which
 // lists it at /_stub/tool-results). /proc/1 is the driver process itself (the container's PID namespace); the shell
@@ -37,6 +51,12 @@ const PROBE = [
   'if touch /probe-write 2>/dev/null; then echo rootfs=writable; else echo rootfs=readonly; fi',
   'if touch /tmp/probe-write 2>/dev/null; then echo scratch=writable; else echo scratch=readonly; fi',
   'if [ -e /var/run/secrets/kubernetes.io/serviceaccount/token ]; then echo token=present; else echo token=absent; fi',
+  // The run user against the driver (root): its environment, its NATS credential (present, root-only), a signal.
+  "sed -n 's/^\\(Uid\\|CapPrm\\):[[:space:]]*\\([^[:space:]]*\\).*/shell.\\1=\\2/p' /proc/self/status",
+  'if tr "\\0" "\\n" < /proc/1/environ >/dev/null 2>&1; then echo driver.environ=readable; else echo driver.environ=denied; fi',
+  `if [ -e ${NATS_CREDS_PATH} ]; then echo creds=present; else echo creds=absent; fi`,
+  `if cat ${NATS_CREDS_PATH} >/dev/null 2>&1; then echo creds.read=allowed; else echo creds.read=denied; fi`,
+  'if kill -0 1 2>/dev/null; then echo driver.signal=allowed; else echo driver.signal=denied; fi',
   'for v in SSL_CERT_FILE GIT_SSL_CAINFO REQUESTS_CA_BUNDLE CURL_CA_BUNDLE; do printenv "$v" | sed "s/^/ca.$v=/"; done',
   'grep -c "BEGIN CERTIFICATE" /etc/ssl/certs/ca-certificates.crt | sed "s/^/ca.system=/"',
   'grep -c "BEGIN CERTIFICATE" /etc/tcab/extra-ca/ca.crt | sed "s/^/ca.extra=/"',
@@ -55,6 +75,8 @@ let images: Record<string, string>;
 let logs: LogCapture;
 let workDir: string;
 let nats: { address: string; close: () => void };
+/** The auth Secret's reader.creds, written by writeReaderCreds: how everything outside the cluster reads NATS. */
+let readerCreds: string;
 let stub: { address: string; close: () => void };
 /** Every run's stream as the subscriber got it, for the canary check. */
 const streams: string[] = [];
@@ -77,6 +99,32 @@ const shellOutput = (result: string): string => {
   }
 };
 
+/** The forwarded NATS as `tcab events` reaches it: the reader credential (its own inbox is set by nats/reader.ts). */
+const readerSettings = (): NatsSettings => natsSettings(`nats://${nats.address}`, { credsFile: readerCreds });
+
+/** A run's stream from the first message, read with the reader credential, until `done` (test/cluster's readRunUntil, with credentials). */
+async function readRunUntil(runId: string, done: (items: StreamItem[]) => boolean, timeoutMs: number): Promise<StreamItem[]> {
+  const items: StreamItem[] = [];
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
+  try {
+    for await (const item of readRunStream({ settings: readerSettings(), runId, replay: true, untilResult: false, signal: abort.signal })) {
+      items.push(item);
+      if (done(items)) return items;
+    }
+  } catch (error) {
+    if (!abort.signal.aborted) throw error;
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
+  }
+  throw new Error(`timed out after ${timeoutMs}ms reading run ${runId}: ${JSON.stringify(items.map((i) => (i.kind === 'event' ? i.event.type : i.kind)))}`);
+}
+
+/** The capabilities mask /proc/<pid>/status shows (CapEff etc.) for capability names, 16 hex digits. */
+const CAPABILITY_BITS: Record<string, number> = { CHOWN: 0, DAC_OVERRIDE: 1, DAC_READ_SEARCH: 2, FOWNER: 3, FSETID: 4, KILL: 5, SETGID: 6, SETUID: 7, SETPCAP: 8, NET_BIND_SERVICE: 10, NET_RAW: 13, SYS_CHROOT: 18, SYS_PTRACE: 19, SYS_ADMIN: 21, MKNOD: 27, AUDIT_WRITE: 29, SETFCAP: 31 };
+const capabilityMask = (names: readonly string[]) => names.reduce((mask, name) => mask | (1n << BigInt(CAPABILITY_BITS[name]!)), 0n).toString(16).padStart(16, '0');
+
 interface Followed {
   events: (StreamEvent & Record<string, unknown>)[];
   code: number | null;
@@ -87,7 +135,9 @@ interface Followed {
 /** `tcab events follow <run> --json` against the forwarded NATS, from before the Run exists to its result. */
 function follow(runId: string, timeline: RunTimeline, timeoutMs: number): Promise<Followed> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'cli', 'main.ts'), 'events', 'follow', runId, '--nats', `nats://${nats.address}`, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // As NOTES.txt says: the reader credential through TCAB_NATS_CREDS.
+    const env = { ...process.env, TCAB_NATS_CREDS: readerCreds };
+    const child = spawn(process.execPath, [join(ROOT, 'cli', 'main.ts'), 'events', 'follow', runId, '--nats', `nats://${nats.address}`, '--json'], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
@@ -146,6 +196,7 @@ beforeAll(async () => {
   expect(install.stdout + install.stderr).toContain('STATUS: deployed');
   expect(install.stdout).toContain('kubectl apply'); // NOTES.txt tells how to submit a Run
   nats = await forwardService(cluster(), ns, `${RELEASE}-tcab-nats`, 4222);
+  readerCreds = await writeReaderCreds(cluster(), ns, join(workDir, 'reader.creds'));
   stub = await forwardService(cluster(), ns, 'stub-models', STUB_PORTS.gg);
   process.stderr.write(`e2e setup: images pushed in ${pushedMs} ms, chart installed and ready in ${Date.now() - t0 - pushedMs} ms\n`);
 }, 600_000);
@@ -167,6 +218,11 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     expect(byComponent('dispatcher').map((p) => p.status?.phase)).toEqual(['Running', 'Running']);
     expect(byComponent('nats').map((p) => p.status?.phase)).toEqual(['Running']);
     expect(byComponent('npm-cache').map((p) => p.status?.phase)).toEqual(['Running']);
+    // The NATS Pod waited for the auth Secret the dispatcher creates; how the two converged (a dispatcher that
+    // could not reach NATS yet exits and is restarted).
+    const restarts = Object.fromEntries(pods.map((p) => [p.metadata!.name!, p.status?.containerStatuses?.[0]?.restartCount ?? 0]));
+    const readyAt = (p: V1Pod) => Date.parse(String(p.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime)) - Date.parse(String(p.metadata!.creationTimestamp));
+    process.stderr.write(`e2e install: restarts ${JSON.stringify(restarts)}; created -> Ready (ms): ${JSON.stringify(Object.fromEntries(pods.map((p) => [p.metadata!.name!, readyAt(p)])))}\n`);
     for (const pod of pods) {
       expect(pod.spec?.nodeName).toBe(node.name);
       const image = pod.spec!.containers[0]!.image ?? '';
@@ -189,6 +245,27 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     expect(await canI('list', 'secrets')).toBe('no');
     expect(await canI('get', 'secrets/provider-keys')).toBe('no');
     expect(await canI('watch', `secrets/${RELEASE}-tcab-api-token`)).toBe('no');
+    // NATS auth: it may read its key Secret by name and create Secrets (that one, the runs' credentials), and may
+    // neither rewrite the keys nor read any other Secret.
+    expect(await canI('get', `secrets/${NATS_AUTH_SECRET}`)).toBe('yes');
+    expect(await canI('create', 'secrets')).toBe('yes');
+    expect(await canI('update', `secrets/${NATS_AUTH_SECRET}`)).toBe('no');
+    expect(await canI('get', `secrets/${RELEASE}-tcab-api-token`)).toBe('no');
+    expect(await canI('get', `serviceaccounts/${RELEASE}-tcab-dispatcher`)).toBe('yes');
+    expect(await canI('list', 'serviceaccounts')).toBe('no');
+    // The keys: made by the dispatcher at its first start (no Helm object), the three keys, immutable, owned by the
+    // dispatcher's ServiceAccount (so they go with helm uninstall); the NATS Pod mounts only auth.conf.
+    const authSecret = await getJson<V1Secret>('secret', NATS_AUTH_SECRET, '-n', ns);
+    expect(Object.keys(authSecret.data!).sort()).toEqual(['auth.conf', 'bundle.json', 'reader.creds']);
+    expect(authSecret.metadata!.labels?.['app.kubernetes.io/managed-by']).not.toBe('Helm');
+    expect(authSecret.immutable).toBe(true);
+    const account = await getJson<V1ServiceAccount>('serviceaccount', `${RELEASE}-tcab-dispatcher`, '-n', ns);
+    expect(authSecret.metadata!.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'ServiceAccount', name: `${RELEASE}-tcab-dispatcher`, uid: account.metadata!.uid }]);
+    expect(Buffer.from(authSecret.data!['auth.conf']!, 'base64').toString()).toMatch(/^operator: /m);
+    const natsVolumes = byComponent('nats')[0]!.spec!.volumes!;
+    expect(natsVolumes.flatMap((v) => v.projected?.sources ?? []).flatMap((src) => (src.secret ? [src.secret] : []))).toEqual([{ name: NATS_AUTH_SECRET, items: [{ key: 'auth.conf', path: 'auth.conf' }] }]);
+    expect(natsVolumes.some((v) => v.secret)).toBe(false);
+    expect(statSync(readerCreds).mode & 0o077).toBe(0);
   });
 
   it('a gg Run: the dispatcher\'s driver Pod reaches the in-cluster stub model by cluster DNS, its stream reaches `tcab events follow` through the bundled NATS, the kubelet\'s Events head it; hardening read from inside the driver', async () => {
@@ -212,9 +289,15 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     // What the probe printed inside the driver container, as the model got it.
     const results = (await (await fetch(`http://${stub.address}/_stub/tool-results`)).json()) as string[];
     const r = report(shellOutput(results.find((t) => t.includes('driver.Uid=')) ?? ''));
+    // The driver is root with exactly its listed capabilities (as `sudo tcab run` on a workstation); the harness's
+    // shell is the run user with none, and can neither read the driver's environment or NATS credential nor signal it.
+    const driverCaps = capabilityMask(DRIVER_CAPABILITIES);
+    const zero = '0000000000000000';
     expect(Object.fromEntries(r), results.join('\n---\n')).toMatchObject({
-      'driver.Uid': '1000', 'driver.CapPrm': '0000000000000000', 'driver.CapEff': '0000000000000000', 'driver.CapBnd': '0000000000000000', 'driver.CapAmb': '0000000000000000',
-      'driver.NoNewPrivs': '1', 'driver.Seccomp': '2', 'shell.CapEff': '0000000000000000', 'shell.NoNewPrivs': '1', 'shell.Seccomp': '2',
+      'driver.Uid': '0', 'driver.CapPrm': driverCaps, 'driver.CapEff': driverCaps, 'driver.CapBnd': driverCaps, 'driver.CapAmb': zero,
+      'driver.NoNewPrivs': '1', 'driver.Seccomp': '2',
+      'shell.Uid': '1000', 'shell.CapPrm': zero, 'shell.CapEff': zero, 'shell.NoNewPrivs': '1', 'shell.Seccomp': '2',
+      'driver.environ': 'denied', creds: 'present', 'creds.read': 'denied', 'driver.signal': 'denied',
       rootfs: 'readonly', scratch: 'writable', token: 'absent',
     });
     // extraCA: the non-Node tools' variables name one bundle, the system CAs plus the proxy's.
@@ -226,6 +309,26 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     expect(r.get('git')).toMatch(/not found|returned error: 40\d/);
     expect(r.get('git')).not.toMatch(/certificate|SSL/i);
   }, 240_000);
+
+  it('the bundled NATS: no connection without credentials; the reader credential reads the run but cannot publish to it, so a forged result changes nothing', async () => {
+    expect(await rejection(connectNats(natsSettings(`nats://${nats.address}`), { name: 'e2e-anonymous' }))).toMatch(/authorization violation/i);
+    const before = (await getJson<RunObject>('run', 'hello', '-n', ns)).status;
+    expect(before?.phase).toBe('Succeeded');
+    const nc = await connectNats(readerSettings(), { name: 'e2e-reader' });
+    try {
+      for (const subject of [resultSubject(`${ns}_hello`), eventSubject(`${ns}_hello`, 'agent')]) {
+        const refused = nextServerError(nc);
+        nc.publish(subject, JSON.stringify({ run_id: `${ns}_hello`, outcome: 'failed', message: 'forged' }));
+        expect(await refused).toMatch(new RegExp(`permissions violation for publish to "${subject.replace(/\./g, '\\.')}"`, 'i'));
+      }
+    } finally {
+      await nc.close();
+    }
+    // What the reader reads is still the run's own stream, ending in its true result.
+    const items = await readRunUntil(`${ns}_hello`, (all) => all.some((i) => i.kind === 'result'), 30_000);
+    expect(items.filter((i) => i.kind === 'result').map((i) => i.kind === 'result' && i.result.outcome)).toEqual(['succeeded']);
+    expect((await getJson<RunObject>('run', 'hello', '-n', ns)).status).toEqual(before);
+  });
 
   it('real Claude Code Runs (newest release, installed in the driver Pod from the in-cluster npm cache, which fetches from the npm registry through the node\'s NAT): cold, then warm', async () => {
     const spec = { harness: 'claude', model: 'claude-sonnet-4-5', prompt: 'Say hello.', maxRuntimeSeconds: 300, testCase: { source: { files: [{ path: 'README.md', content: '# scratch\n' }] }, init: 'echo ready > .initialized' } };
@@ -279,16 +382,18 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
       }, 240_000);
       expect(peak).toBe(1);
       expect(capped(done).map((r) => r.status?.phase)).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
-      for (const r of capped(done)) streams.push(JSON.stringify(await readRunUntil(`nats://${nats.address}`, `${ns}_${r.metadata!.name}`, (all) => all.some((i) => i.kind === 'result'), 30_000)));
+      for (const r of capped(done)) streams.push(JSON.stringify(await readRunUntil(`${ns}_${r.metadata!.name}`, (all) => all.some((i) => i.kind === 'result'), 30_000)));
     } finally {
       await kubectl(['delete', 'harnessconfig', 'gg']);
     }
   }, 300_000);
 
-  it('helm upgrade keeps the API token users hold; the old dispatcher Pods end on SIGTERM, well before the 30 s grace period', async () => {
+  it('helm upgrade keeps the API token users hold and the NATS keys (the reader credential still reads); the old dispatcher Pods end on SIGTERM, well before the 30 s grace period', async () => {
     const token = async () => (await kubectl(['get', 'secret', `${RELEASE}-tcab-api-token`, '-n', ns, '-o', 'jsonpath={.data.token}'])).stdout;
     const before = await token();
     expect(Buffer.from(before, 'base64').toString()).toMatch(/^[A-Za-z0-9]{40}$/);
+    const natsKeys = async () => (await kubectl(['get', 'secret', NATS_AUTH_SECRET, '-n', ns, '-o', 'jsonpath={.metadata.uid} {.data}'])).stdout;
+    const keysBefore = await natsKeys();
     const old = new Set((await getJson<{ items: V1Pod[] }>('pods', '-n', ns, '-l', 'app.kubernetes.io/component=dispatcher')).items.map((p) => p.metadata!.name!));
     // From the Pod's deletion (SIGTERM) to its removal, per old Pod: a dispatcher that ignored SIGTERM took 30 s.
     const terminating: Record<string, number> = {};
@@ -304,6 +409,8 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
       const upgrade = await helm(['upgrade', RELEASE, CHART, '-n', ns, '--reuse-values', '--set', 'dispatcher.maxInFlight=5', '--wait', '--timeout', '180s']);
       expect(upgrade.code, upgrade.stderr).toBe(0);
       expect(await token()).toBe(before);
+      expect(await natsKeys()).toBe(keysBefore);
+      expect((await readRunUntil(`${ns}_hello`, (all) => all.some((i) => i.kind === 'result'), 30_000)).some((i) => i.kind === 'result')).toBe(true);
       await waitFor<V1Pod>(`/api/v1/namespaces/${ns}/pods`, (pods) => !pods.some((p) => old.has(p.metadata!.name!)), 60_000, { labelSelector: 'app.kubernetes.io/component=dispatcher' });
     } finally {
       watch.stop();
@@ -323,6 +430,9 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
       expect(names.some((n) => n.startsWith(prefix)), `${prefix} in ${names.join(', ')}`).toBe(true);
     }
     for (const [name, text] of Object.entries(captured)) expect(text, name).not.toContain(CANARY);
+    // Nor any NKey seed (operator SO…, account SA…, user SU…: the auth Secret's keys, the runs' and the reader's
+    // credentials) in a log or on a stream.
+    for (const [name, text] of [...Object.entries(captured), ...streams.map((t, i) => [`stream ${i}`, t] as const)]) expect(text, name).not.toMatch(NKEY_SEED);
     // And `kubectl logs` of every Pod still there (the same kubelet files, through the apiserver).
     const live = (await getJson<{ items: V1Pod[] }>('pods', '-n', ns)).items;
     expect(live.length).toBeGreaterThanOrEqual(5);
@@ -341,7 +451,7 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     }
   });
 
-  it('helm uninstall leaves no workload, RBAC, Service or volume claim behind', async () => {
+  it('helm uninstall leaves no workload, RBAC, Service, volume claim or NATS key Secret behind', async () => {
     // Foreground cascade: helm returns once the Deployments' ReplicaSets and Pods are gone too.
     // How long each Pod takes to go (a process that ignores SIGTERM holds its Pod for the whole grace period).
     const gone: Record<string, number> = {};
@@ -360,6 +470,8 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     // The StatefulSets' claims go with them (persistentVolumeClaimRetentionPolicy whenDeleted: Delete), and their
     // volumes with the claims (the StorageClass reclaims with Delete).
     await waitFor(`/api/v1/namespaces/${ns}/persistentvolumeclaims`, (claims) => claims.length === 0, 60_000);
+    // The NATS keys go with their owner, the dispatcher's ServiceAccount (the garbage collector deletes them).
+    await waitFor(`/api/v1/namespaces/${ns}/secrets`, (secrets) => secrets.length === 0, 60_000, { fieldSelector: `metadata.name=${NATS_AUTH_SECRET}` });
     await waitFor<V1PersistentVolume>('/api/v1/persistentvolumes', (volumes) => volumes.every((v) => v.spec?.claimRef?.namespace !== ns), 60_000);
   }, 180_000);
 });

@@ -103,7 +103,7 @@ export function chartValues(namespace: string, images: Record<string, string>, p
       resources: { cpu: '250m', memory: '1536Mi' },
       env: { TCAB_BASE_URL_GG: stubUrl(STUB_PORTS.gg), TCAB_BASE_URL_CLAUDE: stubUrl(STUB_PORTS.claude) },
     },
-    nats: { url: '', credentialsSecret: '', bundled: { enabled: true, image: { ...splitImage(images.nats!), pullPolicy: 'IfNotPresent' }, storage: '1Gi' } },
+    nats: { url: '', auth: { enabled: true, existingSecret: '' }, credentialsSecret: '', bundled: { enabled: true, image: { ...splitImage(images.nats!), pullPolicy: 'IfNotPresent' }, storage: '1Gi' } },
     npmCache: { enabled: true, image: { ...splitImage(images['npm-cache']!), pullPolicy: 'IfNotPresent' }, storage: '5Gi', upstream: 'https://registry.npmjs.org/' },
     credentials: { apiKeys: [{ env: 'ANTHROPIC_API_KEY', secret: providerKeySecret, key: 'anthropic' }], subscriptions: {} },
     extraCA: { certificates: proxyCa(), existingConfigMap: '', key: 'ca.crt' },
@@ -140,6 +140,20 @@ export async function installChart(cluster: ClusterAccess, options: InstallOptio
   if (install.code !== 0) return install;
   await must('stub models Ready', kubectl(['rollout', 'status', 'deployment/stub-models', '-n', options.namespace, `--timeout=${options.timeoutSeconds}s`]));
   return install;
+}
+
+/** The auth Secret the dispatcher created at its first start (bundle.json, auth.conf, reader.creds). */
+export const NATS_AUTH_SECRET = `${RELEASE}-tcab-nats-auth`;
+
+/**
+ * The read-only NATS credential an operator hands to `tcab events` (NOTES.txt says how): the auth Secret's
+ * reader.creds, written to `file` (0600). Its content is never logged.
+ */
+export async function writeReaderCreds(cluster: ClusterAccess, namespace: string, file: string): Promise<string> {
+  const out = await kubectlOf(cluster)(['get', 'secret', NATS_AUTH_SECRET, '-n', namespace, '-o', 'jsonpath={.data.reader\\.creds}']);
+  if (out.code !== 0 || !out.stdout) throw new Error(`reader.creds of Secret ${NATS_AUTH_SECRET}: ${out.stderr || 'empty'}`);
+  writeFileSync(file, Buffer.from(out.stdout, 'base64'), { mode: 0o600 });
+  return file;
 }
 
 /**
