@@ -15,16 +15,15 @@ describe('nextRevocations', () => {
   const now = new Date('2026-12-05T12:00:00Z');
   const nowS = now.getTime() / 1000;
   const life = MAX_RUN_CREDENTIAL_LIFETIME_MS / 1000;
-  it("dates the entry at the credential's expiry, or the latest it can be when unknown; keeps the live entries", () => {
-    expect(nextRevocations({ UA: nowS + 10 }, 'UB', now, new Date(now.getTime() + 3600_000))).toEqual({ UA: nowS + 10, UB: nowS + 3600 });
-    expect(nextRevocations({}, 'UB', now)).toEqual({ UB: nowS + life });
+  it("dates each entry at its credential's expiry, or the latest it can be when unknown; keeps the live entries", () => {
+    expect(nextRevocations({ UA: nowS + 10 }, [{ publicKey: 'UB', expiresAt: new Date(now.getTime() + 3600_000) }, { publicKey: 'UC' }], now)).toEqual({ UA: nowS + 10, UB: nowS + 3600, UC: nowS + life });
   });
-  it('never dates it in the past nor beyond the longest credential life', () => {
-    expect(nextRevocations({}, 'UB', now, new Date(now.getTime() - 5000))).toEqual({ UB: nowS });
-    expect(nextRevocations({}, 'UB', now, new Date(now.getTime() + 2 * MAX_RUN_CREDENTIAL_LIFETIME_MS))).toEqual({ UB: nowS + life });
+  it('never dates one in the past nor beyond the longest credential life', () => {
+    expect(nextRevocations({}, [{ publicKey: 'UB', expiresAt: new Date(now.getTime() - 5000) }], now)).toEqual({ UB: nowS });
+    expect(nextRevocations({}, [{ publicKey: 'UB', expiresAt: new Date(now.getTime() + 2 * MAX_RUN_CREDENTIAL_LIFETIME_MS) }], now)).toEqual({ UB: nowS + life });
   });
   it('drops entries whose date passed (the credential they named has expired)', () => {
-    expect(nextRevocations({ UOLD: nowS - 1, UEDGE: nowS }, 'UB', now)).toEqual({ UEDGE: nowS, UB: nowS + life });
+    expect(nextRevocations({ UOLD: nowS - 1, UEDGE: nowS }, [{ publicKey: 'UB' }], now)).toEqual({ UEDGE: nowS, UB: nowS + life });
   });
 });
 
@@ -102,6 +101,12 @@ describe('a revoked run credential', () => {
       await first.nc.close();
       await second.nc.close();
     }
+  });
+
+  it('a burst of revocations all take effect (they are batched into few account updates, none lost)', async () => {
+    const runs = await Promise.all(['burst-1', 'burst-2', 'burst-3', 'burst-4', 'burst-5'].map((id) => nats.runSettings(id, expiresAt())));
+    await Promise.all(runs.map((r) => revokeRunUser(admin, r.publicKey, { expiresAt: expiresAt() })));
+    for (const r of runs) expect(await rejection(connectNats(r.settings, { name: 'burst' }))).toMatch(/Authorization Violation/);
   });
 
   it('stays revoked across a server restart (the resolver keeps the pushed account JWT over the preloaded one)', async () => {
