@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V1Pod } from '@kubernetes/client-node';
 import { createAccount, createUser } from '@nats-io/nkeys';
 import { encodeUser, fmtCreds } from '@nats-io/jwt';
-import { DRIVER_CAPABILITIES, NATS_CREDS_PATH, buildDriverPod, clusterRunId, driverPodName } from '../../dispatcher/pods/driver-pod.ts';
+import { CREDENTIALS_MOUNT, DRIVER_CAPABILITIES, NATS_CREDS_PATH, buildDriverPod, clusterRunId, driverPodName } from '../../dispatcher/pods/driver-pod.ts';
 import { dispatcherConfig } from '../../dispatcher/config.ts';
 import { RunSpec } from '../../shared/run.ts';
 import { startStubModelServer } from '../../driver/stub-models/server.ts';
@@ -49,11 +49,17 @@ const ATTEMPTS: Attempt[] = [
       `env | sed -n 's/^\\(TCAB_[A-Z0-9_]*\\)=.*/\\1/p' | sort | tr '\\n' ' ' | sed 's/^/shell.tcabVariables=/'; echo`,
     ].join('\n'),
   },
-  { name: 'environ', script: [tryIt('environ', 'cat /proc/1/environ'), tryIt('cwd', 'ls /proc/1/cwd/')].join('\n') },
+  { name: 'environ', script: [tryIt('environ', 'cat /proc/1/environ'), tryIt('cwd', 'ls /proc/1/cwd/'), tryIt('fd', 'ls /proc/1/fd/')].join('\n') },
   { name: 'memory', script: [tryIt('mem', 'head -c 1 /proc/1/mem'), tryIt('maps', 'cat /proc/1/maps')].join('\n') },
   {
     name: 'credential',
-    script: [tryIt('creds', `cat ${NATS_CREDS_PATH}`), `stat -L -c '%a %u %g' ${NATS_CREDS_PATH} | sed 's/^/creds.stat=/'`].join('\n'),
+    script: [
+      tryIt('creds', `cat ${NATS_CREDS_PATH}`),
+      `stat -L -c '%a %u %g' ${NATS_CREDS_PATH} | sed 's/^/creds.stat=/'`,
+      // The harness's subscription Secret: the driver copies what the harness needs into its HOME, nothing more.
+      tryIt('subscription', `cat ${CREDENTIALS_MOUNT}/credentials.json`),
+      `stat -L -c '%a %u %g' ${CREDENTIALS_MOUNT}/credentials.json | sed 's/^/subscription.stat=/'`,
+    ].join('\n'),
   },
   { name: 'signal', script: [tryIt('term', 'kill -TERM 1'), tryIt('kill', 'kill -KILL 1'), tryIt('stop', 'kill -STOP 1')].join('\n') },
   {
@@ -121,8 +127,12 @@ beforeAll(async () => {
     TCAB_NATS_URL: await podUrl(nats.url),
     TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }]),
     TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: await podUrl(stub.url) }),
+    // gg signs in with a key; the Secret is mounted all the same, for the agent to try.
+    TCAB_SUBSCRIPTION_SECRETS: JSON.stringify({ gg: 'gg-subscription' }),
   });
   expect((await kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', ns, `--from-literal=anthropic=${CANARY}`])).code).toBe(0);
+  const subscription = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'gg-subscription', namespace: ns }, stringData: { 'credentials.json': '{"token":"sk-fake-subscription-token-0d4e"}' } };
+  expect((await kubectl(['apply', '-f', '-'], JSON.stringify(subscription))).code).toBe(0);
   // A creds file of the right shape for a user no operator trusts (this NATS has no auth; the driver reads it).
   const dummyCreds = fmtCreds(await encodeUser('tcab-identity-test-dummy', createUser(), createAccount()), createUser());
   const credsSecret = `${podName}-nats`;
@@ -217,6 +227,8 @@ describe('a driver Pod: the driver (uid 0) and the harness (uid 1000) are two id
     expect(r.get('environ.error')).toMatch(/Permission denied/);
     expect(r.get('cwd.exit')).not.toBe('0');
     expect(r.get('cwd.error')).toMatch(/Permission denied/);
+    expect(r.get('fd.exit')).not.toBe('0');
+    expect(r.get('fd.error')).toMatch(/Permission denied/);
   });
 
   it('cannot read the driver\'s memory or its mappings', () => {
@@ -227,11 +239,13 @@ describe('a driver Pod: the driver (uid 0) and the harness (uid 1000) are two id
     expect(r.get('maps.error')).toMatch(/Permission denied/);
   });
 
-  it('cannot read the run\'s NATS credential: mounted 0400 root:root', () => {
+  it('cannot read the run\'s NATS credential nor the mounted subscription Secret: both 0400 root:root (no fsGroup)', () => {
     const r = reportOf('credential');
-    expect(r.get('creds.exit')).not.toBe('0');
-    expect(r.get('creds.error')).toMatch(/Permission denied/);
-    expect(r.get('creds.stat')).toBe('400 0 0');
+    for (const key of ['creds', 'subscription']) {
+      expect(r.get(`${key}.exit`), key).not.toBe('0');
+      expect(r.get(`${key}.error`), key).toMatch(/Permission denied/);
+      expect(r.get(`${key}.stat`), key).toBe('400 0 0');
+    }
   });
 
   it('cannot signal the driver (SIGTERM, SIGKILL, SIGSTOP: EPERM)', () => {
