@@ -26,7 +26,8 @@ export interface RunCredentials extends MintedCredentials {
  */
 export const MAX_RUN_CREDENTIAL_LIFETIME_MS = 7 * 24 * 3600_000;
 
-async function mintUser(accountSeed: string, name: string, permissions: UserPermissions, expiresAt?: Date): Promise<MintedCredentials> {
+/** A user of the account whose seed is given, with exactly these permissions (the identities below; tests). */
+export async function mintUser(accountSeed: string, name: string, permissions: UserPermissions, expiresAt?: Date): Promise<MintedCredentials> {
   const user = createUserKeyPair();
   const exp = expiresAt ? { exp: Math.floor(expiresAt.getTime() / 1000) } : {};
   const jwt = await encodeUser(name, user, keyPair(accountSeed), permissions, exp);
