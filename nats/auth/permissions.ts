@@ -46,7 +46,12 @@ const API = '$JS.API';
 /**
  * The driver of one run: publish that run's subjects (events, result) through JetStream; read its Pod's start back
  * (direct get of the stored system events, a core subscription to the live ones); see its own replies.
- * Nothing else: no consumer, no stream change, no other run, no `tcab.run.>`.
+ * Nothing else: no consumer, no stream change, no other run's subjects, no `tcab.run.>`.
+ * One thing it could do beyond its run: a direct get by sequence (`{seq, next_by_subj}`, the form pod-start.ts
+ * needs to read every stored system event in order) goes to the stream-wide `$JS.API.DIRECT.GET.TCAB_RUNS`, whose
+ * body (not its subject) names the subject, so a holder of this credential could READ other runs' stored messages
+ * that way; never write them. The credential is the driver's (root-owned 0400 file), never the harness's; only
+ * the subject-scoped last-by-subject form could be confined to the run, and it cannot see an out-of-order relay.
  */
 export function runUserPermissions(runId: string): UserPermissions {
   const own = runSubjects(runId);
