@@ -5,10 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { AuthNats, nextServerError, rejection } from '../../test/support/nats-auth.ts';
-import { connectNats } from '../settings.ts';
+import { NatsServer } from '../../test/support/nats-server.ts';
+import { connectNats, natsSettings } from '../settings.ts';
 import type { NatsSettings } from '../settings.ts';
 import { STREAM_NAME, ensureRunStream } from '../stream.ts';
-import { MAX_RUN_CREDENTIAL_LIFETIME_MS } from './mint.ts';
+import { MAX_RUN_CREDENTIAL_LIFETIME_MS, mintRunCredentials } from './mint.ts';
 import { NatsAccountAdmin, nextRevocations, revokeRunUser } from './revoke.ts';
 
 describe('nextRevocations', () => {
@@ -119,5 +120,24 @@ describe('a revoked run credential', () => {
     const fresh = await connectNats((await nats.runSettings('fresh')).settings, { name: 'fresh' });
     await expect(publishResult(fresh, 'fresh')).resolves.toMatchObject({ stream: STREAM_NAME });
     await fresh.close();
+  });
+});
+
+describe('an account JWT that would outgrow the max payload', () => {
+  it('is not pushed: the revocation fails saying why (and the server keeps the last good one)', async () => {
+    const bundle = nats.bundle;
+    const small = await NatsServer.start({ auth: bundle, maxPayload: 4096 });
+    const admin = await NatsAccountAdmin.connect(natsSettings(small.url), bundle);
+    try {
+      const keys = await Promise.all(Array.from({ length: 60 }, (_, i) => mintRunCredentials(bundle, `big-${i}`, new Date(Date.now() + 3600_000))));
+      await revokeRunUser(admin, keys[0]!.publicKey);
+      const error = await rejection(Promise.all(keys.slice(1).map((k) => revokeRunUser(admin, k.publicKey))));
+      expect(error).toMatch(/the TCAB account JWT with 60 revocations is \d+ bytes, over the server's max payload \(4096\)/);
+      const first = natsSettings(small.url, { credsText: keys[0]!.creds, inboxPrefix: keys[0]!.inboxPrefix });
+      expect(await rejection(connectNats(first, { name: 'first' }))).toMatch(/Authorization Violation/);
+    } finally {
+      await admin.close();
+      await small.dispose();
+    }
   });
 });

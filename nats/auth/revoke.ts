@@ -98,7 +98,12 @@ export class NatsAccountAdmin {
     const claims = `$SYS.REQ.ACCOUNT.${this.accountKey}.CLAIMS`;
     const current = await this.nc.request(`${claims}.LOOKUP`, '', { timeout: REQUEST_TIMEOUT_MS });
     const revocations = decode<Account>(current.string()).nats.revocations ?? {};
-    const jwt = await encodeTcabAccount(this.bundle, nextRevocations(revocations, revoked, new Date()));
+    const next = nextRevocations(revocations, revoked, new Date());
+    const jwt = await encodeTcabAccount(this.bundle, next);
+    const maxPayload = this.nc.info?.max_payload ?? Infinity;
+    if (jwt.length > maxPayload) {
+      throw new Error(`the TCAB account JWT with ${Object.keys(next).length} revocations is ${jwt.length} bytes, over the server's max payload (${maxPayload}): revoke with the credentials' expiry so entries leave sooner`);
+    }
     const reply = await this.nc.request(`${claims}.UPDATE`, jwt, { timeout: REQUEST_TIMEOUT_MS });
     const answer = reply.json<{ error?: { description?: string } }>();
     if (answer.error) throw new Error(`the NATS server refused the account update: ${answer.error.description ?? 'no reason given'}`);
