@@ -5,14 +5,16 @@
 // attempt an untrusted agent might make against the driver; each must fail, and the run still succeeds with its
 // normal events. The container is the run's alone, so the driver is PID 1 of its PID namespace.
 //
-// Attempts are data (ATTEMPTS below): one shell step of the scripted agent each, printing `key=value` lines that
-// come back as the tool result the model got. More attempts (e.g. NATS ones) are one entry and one `it` each.
+// Attempts are data (adversary-attempts.ts): one shell step of the scripted agent each, printing `key=value` lines
+// that come back as the tool result the model got. More attempts (e.g. NATS ones) are one entry there and one `it`
+// here reading reportOf(<its name>).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V1Pod } from '@kubernetes/client-node';
 import { createAccount, createUser } from '@nats-io/nkeys';
 import { encodeUser, fmtCreds } from '@nats-io/jwt';
-import { CREDENTIALS_MOUNT, DRIVER_CAPABILITIES, NATS_CREDS_PATH, buildDriverPod, clusterRunId, driverPodName } from '../../dispatcher/pods/driver-pod.ts';
+import { DRIVER_CAPABILITIES, buildDriverPod, clusterRunId, driverPodName } from '../../dispatcher/pods/driver-pod.ts';
+import { ATTEMPTS, ZERO, capabilityMask } from './adversary-attempts.ts';
 import { dispatcherConfig } from '../../dispatcher/config.ts';
 import { RunSpec } from '../../shared/run.ts';
 import { startStubModelServer } from '../../driver/stub-models/server.ts';
@@ -24,64 +26,6 @@ import { podUrl, realNode } from './real-node-context.ts';
 import { createNamespace, kubectl, readRunUntil, waitFor } from './support.ts';
 
 const CANARY = 'sk-ant-fake-identity-canary-51f2';
-/** The capabilities' bits in /proc/<pid>/status masks (linux/capability.h). */
-const CAP_BITS: Record<string, number> = { CHOWN: 0, DAC_OVERRIDE: 1, FOWNER: 3, KILL: 5, SETGID: 6, SETUID: 7 };
-const mask = (caps: readonly string[]) => caps.reduce((m, c) => m | (1n << BigInt(CAP_BITS[c]!)), 0n).toString(16).padStart(16, '0');
-const ZERO = '0000000000000000';
-/** `<Field>:<value>` lines of a status file as `<prefix>.<Field>=<value>`. */
-const status = (file: string, prefix: string) => `sed -n 's/^\\(Uid\\|Gid\\|Groups\\|CapInh\\|CapPrm\\|CapEff\\|CapBnd\\|CapAmb\\|NoNewPrivs\\|Seccomp\\):[[:space:]]*\\(.*\\)$/${prefix}.\\1=\\2/p' ${file} | sed 's/[[:space:]]*$//'`;
-/** Runs a command, printing `<key>.exit=<code>` and its first error line as `<key>.error=<text>`. */
-const tryIt = (key: string, command: string) => `${command} >/dev/null 2>/tmp/${key}.err; echo "${key}.exit=$?"; head -n 1 /tmp/${key}.err | sed 's/^/${key}.error=/'`;
-
-interface Attempt {
-  name: string;
-  /** Shell run by the harness (uid 1000) as one tool call; /proc/1 is the driver. */
-  script: string;
-}
-
-const ATTEMPTS: Attempt[] = [
-  {
-    name: 'identity',
-    script: [
-      `tr '\\0' ' ' < /proc/1/cmdline | sed 's/^/driver.cmdline=/'; echo`,
-      status('/proc/1/status', 'driver'),
-      status('/proc/self/status', 'shell'),
-      `env | sed -n 's/^\\(TCAB_[A-Z0-9_]*\\)=.*/\\1/p' | sort | tr '\\n' ' ' | sed 's/^/shell.tcabVariables=/'; echo`,
-    ].join('\n'),
-  },
-  { name: 'environ', script: [tryIt('environ', 'cat /proc/1/environ'), tryIt('cwd', 'ls /proc/1/cwd/'), tryIt('fd', 'ls /proc/1/fd/')].join('\n') },
-  { name: 'memory', script: [tryIt('mem', 'head -c 1 /proc/1/mem'), tryIt('maps', 'cat /proc/1/maps')].join('\n') },
-  {
-    name: 'credential',
-    script: [
-      tryIt('creds', `cat ${NATS_CREDS_PATH}`),
-      `stat -L -c '%a %u %g' ${NATS_CREDS_PATH} | sed 's/^/creds.stat=/'`,
-      // The harness's subscription Secret: the driver copies what the harness needs into its HOME, nothing more.
-      tryIt('subscription', `cat ${CREDENTIALS_MOUNT}/credentials.json`),
-      `stat -L -c '%a %u %g' ${CREDENTIALS_MOUNT}/credentials.json | sed 's/^/subscription.stat=/'`,
-    ].join('\n'),
-  },
-  { name: 'signal', script: [tryIt('term', 'kill -TERM 1'), tryIt('kill', 'kill -KILL 1'), tryIt('stop', 'kill -STOP 1')].join('\n') },
-  {
-    // No debugger in the image: perl's syscall() (perl-base is part of Debian's minimal system) calls
-    // ptrace(PTRACE_ATTACH=16, 1) itself; the syscall's number is the architecture's.
-    name: 'ptrace',
-    script: `n=$(case "$(uname -m)" in (x86_64) echo 101;; (aarch64) echo 117;; esac); perl -e '$r = syscall($ARGV[0], 16, 1, 0, 0); printf "ptrace.result=%d\\nptrace.errno=%d\\n", $r, $!+0' "$n"`,
-  },
-  {
-    // Not an attack on the driver, but what the driver must still clean up without reading other uids' environs
-    // (no SYS_PTRACE): a daemon in its own session, which the signal to the harness's group never reaches.
-    name: 'daemon',
-    script: `setsid sleep 600 </dev/null >/dev/null 2>&1 &\necho "daemon.pid=$!"`,
-  },
-  {
-    // Sticky directories (HOME itself too): only a file's or directory's owner, or CAP_FOWNER, may remove or
-    // replace the run user's files in them; the driver's teardown still removes everything.
-    name: 'sticky',
-    script: 'mkdir -p sticky/deeper && touch sticky/f sticky/deeper/g "$HOME/h" && chmod 1777 sticky sticky/deeper && chmod +t "$HOME" && echo sticky.made=yes',
-  },
-];
-
 let ns: string;
 let removeNs: () => Promise<void>;
 let nats: NatsServer;
@@ -196,7 +140,7 @@ describe('a driver Pod: the driver (uid 0) and the harness (uid 1000) are two id
     expect(refusedPtrace.stderr).toMatch(/violates PodSecurity "baseline:[^"]*": non-default capabilities \(container "driver" must not include "SYS_PTRACE"/);
   });
 
-  it('the harness\'s shell is uid/gid 1000 with no supplementary group, no capability (CapEff, CapPrm 0), no_new_privs and seccomp; the driver is PID 1, uid 0 with exactly the driver\'s capabilities', () => {
+  it('the harness\'s shell is uid/gid 1000 with no supplementary group, no capability (CapEff, CapPrm 0), no_new_privs, seccomp, a read-only root and no ServiceAccount token; the driver is PID 1, uid 0 with exactly the driver\'s capabilities', () => {
     const r = Object.fromEntries(reportOf('identity'));
     expect(r['driver.cmdline']).toContain('/opt/tcab/driver/main.ts');
     expect(r).toMatchObject({
@@ -208,12 +152,14 @@ describe('a driver Pod: the driver (uid 0) and the harness (uid 1000) are two id
       'shell.CapAmb': ZERO,
       'shell.NoNewPrivs': '1',
       'shell.Seccomp': '2',
+      'shell.rootfs': 'readonly',
+      'shell.token': 'absent',
       // gg's own key and endpoint (what the harness is meant to have); none of the driver's (TCAB_NATS_*, TCAB_RUN_*).
       'shell.tcabVariables': 'TCAB_GG_API_KEY TCAB_GG_BASE_URL ',
       'driver.Uid': '0\t0\t0\t0',
-      'driver.CapPrm': mask(DRIVER_CAPABILITIES),
-      'driver.CapEff': mask(DRIVER_CAPABILITIES),
-      'driver.CapBnd': mask(DRIVER_CAPABILITIES),
+      'driver.CapPrm': capabilityMask(DRIVER_CAPABILITIES),
+      'driver.CapEff': capabilityMask(DRIVER_CAPABILITIES),
+      'driver.CapBnd': capabilityMask(DRIVER_CAPABILITIES),
       'driver.NoNewPrivs': '1',
       'driver.Seccomp': '2',
     });
