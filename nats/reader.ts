@@ -2,7 +2,9 @@
 // Used by `tcab events follow` (one run, stops at the result) and `tcab events tail` (all runs, live).
 // Each message is decoded alone (stream-message.ts): a hostile one costs that message, never the stream.
 import type { NatsConnection } from '@nats-io/transport-node';
+import { PermissionViolationError } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { ConsumerMessages } from '@nats-io/jetstream';
 import type { HarnessEventType } from '../shared/events.ts';
 import { InfrastructureError } from '../shared/exit-codes.ts';
 import { ALL_RUNS_SUBJECT, eventSubject, eventTypeSubject, resultSubject, runSubjects } from './envelope.ts';
@@ -56,8 +58,15 @@ export async function* readRunStream(options: ReadOptions): AsyncGenerator<Strea
     throw new InfrastructureError(`cannot connect to ${where}: ${reasonOf(error)}`, { cause: error });
   }
   const now = options.now ?? (() => new Date());
+  const cannotRead = (error: unknown) => new InfrastructureError(`cannot read the run stream ${STREAM_NAME} from ${where}: ${reasonOf(error)}`, { cause: error });
+  // A permission the credential lacks (a pull, its inbox) is reported on the connection, not on the pull: the read
+  // would wait forever. Watched from before the first request, it ends the read instead (exit 3).
+  const refusal = Promise.withResolvers<Error>();
+  void (async () => {
+    for await (const s of nc.status()) if (s.type === 'error' && s.error instanceof PermissionViolationError) return refusal.resolve(s.error);
+  })();
   try {
-    let messages;
+    let messages: ConsumerMessages;
     try {
       // Following before the first run anywhere is normal (right after install): the stream is made, then waited on.
       await ensureRunStream(await jetstreamManager(nc));
@@ -67,14 +76,19 @@ export async function* readRunStream(options: ReadOptions): AsyncGenerator<Strea
       });
       messages = await consumer.consume();
     } catch (error) {
-      throw new InfrastructureError(`cannot read the run stream ${STREAM_NAME} from ${where}: ${reasonOf(error)}`, { cause: error });
+      throw cannotRead(error);
     }
+    void refusal.promise.then((error) => messages.stop(error));
     options.signal?.addEventListener('abort', () => void messages.stop(), { once: true });
-    for await (const m of messages) {
-      if (!wanted(options, m.subject)) continue;
-      const item = decodeStreamMessage({ subject: m.subject, header: (name) => m.headers?.get(name), data: m.data }, now);
-      yield item;
-      if (options.untilResult && (item.kind === 'result' || (item.kind === 'invalid' && item.isResult))) break;
+    try {
+      for await (const m of messages) {
+        if (!wanted(options, m.subject)) continue;
+        const item = decodeStreamMessage({ subject: m.subject, header: (name) => m.headers?.get(name), data: m.data }, now);
+        yield item;
+        if (options.untilResult && (item.kind === 'result' || (item.kind === 'invalid' && item.isResult))) break;
+      }
+    } catch (error) {
+      throw cannotRead(error);
     }
   } finally {
     await nc.close();
