@@ -133,6 +133,10 @@ describe('NATS auth, the dispatcher\'s side', () => {
     const pod = await podOf(run);
     expect(pod.spec!.volumes).toContainEqual(expect.objectContaining({ secret: expect.objectContaining({ secretName: name, defaultMode: 0o400 }) }));
     expect(pod.metadata!.labels![NATS_USER_LABEL]).toBe(secret.metadata!.labels![NATS_USER_LABEL]);
+    // Its only NATS identity is its own: no shared user, password, token or other creds file reaches the Pod.
+    const natsEnv = pod.spec!.containers[0]!.env!.filter((e) => e.name.startsWith('TCAB_NATS_'));
+    expect(natsEnv.map((e) => e.name).sort()).toEqual(['TCAB_NATS_CREDS', 'TCAB_NATS_INBOX_PREFIX', 'TCAB_NATS_URL']);
+    expect(natsEnv.find((e) => e.name === 'TCAB_NATS_INBOX_PREFIX')!.value).toBe(runInboxPrefix(`${ns}_parked`));
 
     const runId = `${ns}_parked`;
     const driver: NatsConnection = await connectNats(natsSettings(nats!.url, { credsText: credsIn(secret), inboxPrefix: runInboxPrefix(runId) }), { name: 'as the driver' });
