@@ -14,7 +14,7 @@ import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { startStubModelServer } from '../driver/stub-models/server.ts';
 import type { StubModelServer } from '../driver/stub-models/server.ts';
-import { runInboxPrefix } from '../nats/auth/index.ts';
+import { credentialsClaims, runInboxPrefix } from '../nats/auth/index.ts';
 import type { NatsAuthBundle } from '../nats/auth/index.ts';
 import { RunStream } from '../nats/result-consumer.ts';
 import { connectNats, natsSettings } from '../nats/settings.ts';
@@ -25,7 +25,7 @@ import { nextServerError, rejection } from '../test/support/nats-auth.ts';
 import { NatsServer } from '../test/support/nats-server.ts';
 import { ensureNatsAuthSecret } from './auth/auth-secret.ts';
 import { startNatsAuth } from './auth/nats-identity.ts';
-import { CREDS_KEY, NATS_USER_LABEL, runCredentialsSecretName } from './auth/run-credentials.ts';
+import { CREDS_KEY, NATS_USER_EXPIRES_LABEL, NATS_USER_LABEL, runCredentialsSecretName } from './auth/run-credentials.ts';
 import { dispatcherConfig } from './config.ts';
 import { Dispatcher } from './controller/dispatcher.ts';
 import { dispatcherMetrics } from './controller/metrics.ts';
@@ -132,7 +132,8 @@ describe('NATS auth, the dispatcher\'s side', () => {
     expect(secret.metadata!.ownerReferences).toEqual([{ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', name: 'parked', uid: ref.uid, controller: true, blockOwnerDeletion: true }]);
     const pod = await podOf(run);
     expect(pod.spec!.volumes).toContainEqual(expect.objectContaining({ secret: expect.objectContaining({ secretName: name, defaultMode: 0o400 }) }));
-    expect(pod.metadata!.labels![NATS_USER_LABEL]).toBe(secret.metadata!.labels![NATS_USER_LABEL]);
+    for (const label of [NATS_USER_LABEL, NATS_USER_EXPIRES_LABEL]) expect(pod.metadata!.labels![label]).toBe(secret.metadata!.labels![label]);
+    expect(credentialsClaims(credsIn(secret))).toEqual({ publicKey: secret.metadata!.labels![NATS_USER_LABEL], expiresAt: new Date(Number(secret.metadata!.labels![NATS_USER_EXPIRES_LABEL]) * 1000) });
     // Its only NATS identity is its own: no shared user, password, token or other creds file reaches the Pod.
     const natsEnv = pod.spec!.containers[0]!.env!.filter((e) => e.name.startsWith('TCAB_NATS_'));
     expect(natsEnv.map((e) => e.name).sort()).toEqual(['TCAB_NATS_CREDS', 'TCAB_NATS_INBOX_PREFIX', 'TCAB_NATS_URL']);

@@ -15,8 +15,8 @@ export interface DispatcherNatsAuth {
   bundle: NatsAuthBundle;
   /** The connection settings for the dispatcher's own identity (the run stream, results, relayed events). */
   settings: NatsSettings;
-  /** Revokes one run user now (through the system account). */
-  revoke: (publicKey: string) => Promise<void>;
+  /** Revokes one run user now (through the system account); its entry lasts until `expiresAt` when given. */
+  revoke: (publicKey: string, expiresAt?: Date) => Promise<void>;
   close: () => Promise<void>;
 }
 
@@ -33,5 +33,5 @@ export async function startNatsAuth(core: CoreV1Api, config: Pick<DispatcherConf
   const bundle = await ensureNatsAuthSecret(core, { namespace: config.TCAB_NAMESPACE, name, serviceAccount: config.TCAB_SERVICE_ACCOUNT }, log);
   const settings = await dispatcherNatsSettings(base, bundle);
   const admin = await NatsAccountAdmin.connect(settings, bundle);
-  return { bundle, settings, revoke: (publicKey) => revokeRunUser(admin, publicKey), close: () => admin.close() };
+  return { bundle, settings, revoke: (publicKey, expiresAt) => revokeRunUser(admin, publicKey, { expiresAt }), close: () => admin.close() };
 }

@@ -8,11 +8,11 @@ import { RunMemory } from '../controller/run-memory.ts';
 import { buildDriverPod, driverPodName } from '../pods/driver-pod.ts';
 import { dispatcherConfig } from '../config.ts';
 import { RunSpec } from '../../shared/run.ts';
-import { CREDENTIAL_MARGIN_MS, CREDS_KEY, NATS_USER_LABEL, RunCredentialIssuer, credentialExpiry, labelNatsUser, natsUserOf, runCredentialsSecret, runCredentialsSecretName } from './run-credentials.ts';
+import { CREDENTIAL_MARGIN_MS, CREDS_KEY, NATS_USER_EXPIRES_LABEL, NATS_USER_LABEL, RunCredentialIssuer, credentialExpiry, labelNatsUser, natsUserOf, runCredentialsSecret, runCredentialsSecretName } from './run-credentials.ts';
 
 const ref = { namespace: 'evals', name: 'fix-bug', uid: '0f0e0d0c-0b0a-0908-0706-050403020100' };
 const now = new Date('2026-12-05T02:00:00Z');
-const podOf = (uid: string, user?: string): V1Pod => ({ metadata: { name: driverPodName(ref), labels: user ? { [NATS_USER_LABEL]: user } : {}, ownerReferences: [{ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', name: ref.name, uid }] } });
+const podOf = (uid: string, user?: string, expires?: string): V1Pod => ({ metadata: { name: driverPodName(ref), labels: { ...(user ? { [NATS_USER_LABEL]: user } : {}), ...(expires ? { [NATS_USER_EXPIRES_LABEL]: expires } : {}) }, ownerReferences: [{ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', name: ref.name, uid }] } });
 
 describe('the run credential as data', () => {
   it('is named after the driver Pod and the Run\'s uid (an earlier Run of the name has another)', () => {
@@ -27,11 +27,11 @@ describe('the run credential as data', () => {
     expect(credentialExpiry(7 * 24 * 3600, now).getTime() - now.getTime()).toBe(MAX_RUN_CREDENTIAL_LIFETIME_MS);
   });
 
-  it('is a Secret owned by the Run (controller, like its Pod), immutable, its user key labelled', async () => {
+  it('is a Secret owned by the Run (controller, like its Pod), immutable, its user key and expiry labelled', async () => {
     const minted = await mintRunCredentials(parseNatsAuthBundle((await generateNatsAuth())['bundle.json']), 'evals_fix-bug', credentialExpiry(600, now), now);
     const secret = runCredentialsSecret(ref, minted);
     expect(secret).toMatchObject({
-      metadata: { name: runCredentialsSecretName(ref), namespace: 'evals', labels: { [NATS_USER_LABEL]: minted.publicKey }, ownerReferences: [{ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', name: 'fix-bug', uid: ref.uid, controller: true }] },
+      metadata: { name: runCredentialsSecretName(ref), namespace: 'evals', labels: { [NATS_USER_LABEL]: minted.publicKey, [NATS_USER_EXPIRES_LABEL]: String(minted.expiresAt.getTime() / 1000) }, ownerReferences: [{ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', name: 'fix-bug', uid: ref.uid, controller: true }] },
       immutable: true,
       stringData: { [CREDS_KEY]: minted.creds },
     });
@@ -39,12 +39,14 @@ describe('the run credential as data', () => {
     expect(decode(jwt).exp).toBe(Math.floor(credentialExpiry(600, now).getTime() / 1000));
   });
 
-  it('puts the user key on the Run\'s own Pod only, and reads it back only from a Pod of this Run', () => {
+  it('puts the user on the Run\'s own Pod only, and reads it back only from a Pod of this Run', () => {
     const spec = RunSpec.parse({ harness: 'gg', model: 'm', prompt: 'p' });
-    const pod = labelNatsUser(buildDriverPod(ref, spec, dispatcherConfig({}), [], { natsCredsSecret: runCredentialsSecretName(ref) }), { secret: runCredentialsSecretName(ref), publicKey: 'UKEY' });
-    expect(pod.metadata!.labels).toMatchObject({ [NATS_USER_LABEL]: 'UKEY', 'tcab.dev/run': 'fix-bug' });
-    expect(natsUserOf(pod, ref.uid)).toBe('UKEY');
+    const user = { publicKey: 'UKEY', expiresAt: new Date('2026-12-05T09:00:00Z') };
+    const pod = labelNatsUser(buildDriverPod(ref, spec, dispatcherConfig({}), [], { natsCredsSecret: runCredentialsSecretName(ref) }), { secret: runCredentialsSecretName(ref), user });
+    expect(pod.metadata!.labels).toMatchObject({ [NATS_USER_LABEL]: 'UKEY', [NATS_USER_EXPIRES_LABEL]: '1796461200', 'tcab.dev/run': 'fix-bug' });
+    expect(natsUserOf(pod, ref.uid)).toEqual(user);
     expect(natsUserOf(pod, 'an-earlier-run')).toBeUndefined();
+    expect(natsUserOf(podOf(ref.uid, 'UKEY', 'soon'), ref.uid)).toEqual({ publicKey: 'UKEY' });
     expect(labelNatsUser(podOf(ref.uid), { secret: 's' }).metadata!.labels).not.toHaveProperty(NATS_USER_LABEL);
   });
 });
@@ -52,23 +54,23 @@ describe('the run credential as data', () => {
 describe('RunCredentialIssuer.retire', () => {
   const issuer = (revoked: string[], fail = false) => {
     const memory = new RunMemory();
-    const revoke = (key: string) => (revoked.push(key), fail ? Promise.reject(new Error('no NATS')) : Promise.resolve());
+    const revoke = (key: string, expiresAt?: Date) => (revoked.push(expiresAt ? `${key}@${expiresAt.toISOString()}` : key), fail ? Promise.reject(new Error('no NATS')) : Promise.resolve());
     return { memory, credentials: new RunCredentialIssuer({ core: {} as CoreV1Api, memory, bundle: {} as never, revoke, log: createLogger({ component: 't', level: 'silent' }) }) };
   };
 
   it('revokes the key on the Run\'s Pod once, however often the final Run is looked at', () => {
     const revoked: string[] = [];
     const { credentials } = issuer(revoked);
-    credentials.retire('evals/fix-bug', ref, podOf(ref.uid, 'UPOD'), 'final');
-    credentials.retire('evals/fix-bug', ref, podOf(ref.uid, 'UPOD'), 'final');
+    credentials.retire('evals/fix-bug', ref, podOf(ref.uid, 'UPOD', '1796461200'), 'final');
+    credentials.retire('evals/fix-bug', ref, podOf(ref.uid, 'UPOD', '1796461200'), 'final');
     credentials.retire('evals/fix-bug', ref, undefined, 'final');
-    expect(revoked).toEqual(['UPOD']);
+    expect(revoked).toEqual(['UPOD@2026-12-05T09:00:00.000Z']);
   });
 
   it('uses the key this dispatcher minted when the Pod is gone, and nothing without a key or for another Run\'s Pod', async () => {
     const revoked: string[] = [];
     const { credentials, memory } = issuer(revoked, true);
-    memory.entry('evals/fix-bug', ref.uid).natsUser = 'UMINTED';
+    memory.entry('evals/fix-bug', ref.uid).natsUser = { publicKey: 'UMINTED' };
     credentials.retire('evals/fix-bug', ref, undefined, 'final');
     credentials.retire('evals/other', { ...ref, name: 'other', uid: 'u2' }, podOf('an-earlier-run', 'UFOREIGN'), 'deleted');
     credentials.retire('evals/none', { ...ref, name: 'none', uid: 'u3' }, undefined, 'final');

@@ -5,9 +5,10 @@
 // connection and refuses it from then on. Revocation is best effort: the credential also expires, at the Run's
 // own time limit plus CREDENTIAL_MARGIN_MS.
 //
-// The user's public key (what a revocation names; public, not a secret) is kept as a label on the driver Pod and the
-// Secret, and in the Run's memory until the Pod shows it: the dispatcher cannot read Secrets (its Role may only
-// create them), and a dispatcher that took over leadership finds the key on the cached Pod.
+// The user's public key (what a revocation names; public, not a secret) and its expiry (a revocation entry is kept
+// in the account JWT until then, no longer: nats/auth revoke.ts) are labels on the driver Pod and the Secret, and
+// are in the Run's memory until the Pod shows them: the dispatcher cannot read Secrets (its Role may only create
+// them), and a dispatcher that took over leadership finds them on the cached Pod.
 import type { CoreV1Api, V1Pod, V1Secret } from '@kubernetes/client-node';
 import { API_VERSION, GROUP } from '../../shared/api-group.ts';
 import type { Logger } from '../../shared/log.ts';
@@ -21,6 +22,8 @@ import { ownedBy } from '../controller/run-view.ts';
 
 /** The run user's public key, on the driver Pod and its credential Secret. */
 export const NATS_USER_LABEL = `${GROUP}/nats-user`;
+/** When that user's credential expires, in unix seconds (a label value cannot hold an RFC 3339 time). */
+export const NATS_USER_EXPIRES_LABEL = `${GROUP}/nats-user-expires`;
 /** The Secret key the driver Pod mounts (pods/driver-pod.ts NATS_CREDS_PATH). */
 export const CREDS_KEY = 'nats.creds';
 /**
@@ -44,14 +47,14 @@ export function credentialExpiry(maxRuntimeSeconds: number, now: Date): Date {
 }
 
 /** The Run's credential Secret: owned by the Run (controller, like its Pod), immutable, the key labelled. Pure. */
-export function runCredentialsSecret(ref: RunRef, minted: Pick<RunCredentials, 'creds' | 'publicKey'>): V1Secret {
+export function runCredentialsSecret(ref: RunRef, minted: Pick<RunCredentials, 'creds' | 'publicKey' | 'expiresAt'>): V1Secret {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: {
       name: runCredentialsSecretName(ref),
       namespace: ref.namespace,
-      labels: { 'app.kubernetes.io/managed-by': 'tcab-dispatcher', [NATS_USER_LABEL]: minted.publicKey },
+      labels: { 'app.kubernetes.io/managed-by': 'tcab-dispatcher', ...userLabels(minted) },
       ownerReferences: [{ apiVersion: API_VERSION, kind: 'Run', name: ref.name, uid: ref.uid, controller: true, blockOwnerDeletion: true }],
     },
     type: 'Opaque',
@@ -60,14 +63,31 @@ export function runCredentialsSecret(ref: RunRef, minted: Pick<RunCredentials, '
   };
 }
 
-/** The run user's public key as the Run's own driver Pod carries it (a Pod of an earlier Run of the name: none). */
-export const natsUserOf = (pod: V1Pod | undefined, runUid: string): string | undefined => (pod && ownedBy(pod, runUid) ? pod.metadata?.labels?.[NATS_USER_LABEL] : undefined);
+/** The run user's public key and credential expiry: what a revocation needs (see above). */
+export interface RunUser {
+  publicKey: string;
+  /** Unknown on a Pod labelled before expiries were: the revocation entry is then kept for the longest life. */
+  expiresAt?: Date;
+}
+
+function userLabels(user: RunUser): Record<string, string> {
+  return { [NATS_USER_LABEL]: user.publicKey, ...(user.expiresAt ? { [NATS_USER_EXPIRES_LABEL]: String(Math.floor(user.expiresAt.getTime() / 1000)) } : {}) };
+}
+
+/** The run user as the Run's own driver Pod carries it (a Pod of an earlier Run of the name: none). */
+export function natsUserOf(pod: V1Pod | undefined, runUid: string): RunUser | undefined {
+  const labels = pod && ownedBy(pod, runUid) ? pod.metadata?.labels : undefined;
+  const publicKey = labels?.[NATS_USER_LABEL];
+  if (!publicKey) return undefined;
+  const seconds = Number(labels[NATS_USER_EXPIRES_LABEL]);
+  return { publicKey, ...(Number.isInteger(seconds) && seconds > 0 ? { expiresAt: new Date(seconds * 1000) } : {}) };
+}
 
 export interface IssuedCredential {
   /** The Secret's name: the Pod builder's natsCredsSecret. */
   secret: string;
-  /** The user's public key, for the Pod's label; unknown when an earlier leader made the Secret. */
-  publicKey?: string;
+  /** The user, for the Pod's labels; unknown when an earlier leader made the Secret. */
+  user?: RunUser;
 }
 
 export interface RunCredentialIssuerDeps {
@@ -75,7 +95,7 @@ export interface RunCredentialIssuerDeps {
   memory: RunMemory;
   bundle: NatsAuthBundle;
   /** Revokes a user now (nats/auth revokeRunUser through the dispatcher's system connection). */
-  revoke: (publicKey: string) => Promise<void>;
+  revoke: (publicKey: string, expiresAt?: Date) => Promise<void>;
   log: Logger;
   now?: () => Date;
 }
@@ -100,10 +120,10 @@ export class RunCredentialIssuer {
       await this.deps.core.createNamespacedSecret({ namespace: ref.namespace, body: runCredentialsSecret(ref, minted) });
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
-      return { secret, publicKey: memo.natsUser };
+      return { secret, user: memo.natsUser };
     }
-    memo.natsUser = minted.publicKey;
-    return { secret, publicKey: minted.publicKey };
+    memo.natsUser = { publicKey: minted.publicKey, expiresAt: minted.expiresAt };
+    return { secret, user: memo.natsUser };
   }
 
   /**
@@ -113,19 +133,20 @@ export class RunCredentialIssuer {
   retire(key: string, ref: RunRef, pod: V1Pod | undefined, why: string): void {
     const memo = this.deps.memory.peek(key, ref.uid);
     if (memo?.natsRetired) return;
-    const publicKey = natsUserOf(pod, ref.uid) ?? memo?.natsUser;
-    if (!publicKey) return;
+    const user = natsUserOf(pod, ref.uid) ?? memo?.natsUser;
+    if (!user) return;
+    const publicKey = user.publicKey;
     // Marked before the revocation ends: a second look at the final Run must not send it again.
     this.deps.memory.entry(key, ref.uid).natsRetired = true;
-    this.deps.revoke(publicKey).then(
+    this.deps.revoke(publicKey, user.expiresAt).then(
       () => this.deps.log.info({ run: key, user: publicKey, why }, 'revoked the run\'s NATS user'),
       (error: unknown) => this.deps.log.warn({ run: key, user: publicKey, why, err: errorMessage(error) }, 'revoking the run\'s NATS user failed; it expires on its own'),
     );
   }
 }
 
-/** Labels the driver Pod with its run user's public key (see above), when it is known. */
+/** Labels the driver Pod with its run user (see above), when it is known. */
 export function labelNatsUser(pod: V1Pod, issued: IssuedCredential | undefined): V1Pod {
-  if (issued?.publicKey) pod.metadata = { ...pod.metadata, labels: { ...pod.metadata?.labels, [NATS_USER_LABEL]: issued.publicKey } };
+  if (issued?.user) pod.metadata = { ...pod.metadata, labels: { ...pod.metadata?.labels, ...userLabels(issued.user) } };
   return pod;
 }

@@ -52,7 +52,7 @@ export interface DispatcherDeps {
    * NATS auth (TCAB_NATS_AUTH_SECRET, auth/nats-identity.ts): each Run gets its own NATS user, revoked when it is
    * over. Unset: no per-run credentials (a NATS without auth).
    */
-  natsAuth?: { bundle: NatsAuthBundle; revoke: (publicKey: string) => Promise<void> };
+  natsAuth?: { bundle: NatsAuthBundle; revoke: (publicKey: string, expiresAt?: Date) => Promise<void> };
 }
 
 /** The claim pass's one key. */

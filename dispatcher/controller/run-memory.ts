@@ -23,8 +23,8 @@ export interface RunMemo {
   teardown?: { pod: string; startedAt: string; goneAt?: string };
   /** How someone else stopped the Run's Pod (deleted, evicted, ...): ends the Run Failed, not Cancelled. */
   disruption?: Disruption;
-  /** The public key of the run's NATS user this dispatcher minted (auth/run-credentials.ts), until revoked. */
-  natsUser?: string;
+  /** The run's NATS user this dispatcher minted (auth/run-credentials.ts): what its revocation names. */
+  natsUser?: { publicKey: string; expiresAt?: Date };
   /** The run's NATS user was revoked (or the revocation is under way): not again. */
   natsRetired?: boolean;
 }
