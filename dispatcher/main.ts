@@ -26,32 +26,9 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
   if (env.KUBECONFIG) config.loadFromFile(env.KUBECONFIG);
   else config.loadFromCluster();
   const metrics = dispatcherMetrics();
-  const natsBase = natsSettingsFromEnv(env, settings.TCAB_NATS_URL)!;
-  // With auth: the install's keys first (created on the first start), then NATS as the dispatcher's own user.
-  const natsAuth = settings.TCAB_NATS_AUTH_SECRET ? await startNatsAuth(config.makeApiClient(CoreV1Api), settings, natsBase, log.child({ part: 'nats-auth' })) : undefined;
-  const stream = await RunStream.connect(natsAuth?.settings ?? natsBase);
-  const dispatcher = new Dispatcher({ config, settings, events: stream, metrics, log, natsAuth });
-  await dispatcher.start();
-
-  const natsLog = log.child({ part: 'nats' });
-  const elector = new LeaderElector(config, {
-    namespace: settings.TCAB_NAMESPACE,
-    name: settings.TCAB_LEADER_LEASE,
-    identity,
-    leaseDurationSeconds: settings.TCAB_LEASE_DURATION_SECONDS,
-    retryMs: settings.TCAB_LEASE_RETRY_MS,
-    onStartedLeading: () => {
-      dispatcher.setLeading(true);
-      void stream.consumeResults((runId, result, ack) => dispatcher.onResult(runId, result, ack), (message) => natsLog.info(message)).catch((error: unknown) => natsLog.error({ err: errorMessage(error) }, 'results consumer failed'));
-    },
-    onStoppedLeading: () => {
-      dispatcher.setLeading(false);
-      void stream.stopConsuming();
-    },
-    log,
-  });
-  elector.start();
-
+  // The API (and /healthz, /readyz) first: the first NATS connect may wait a while (a bundled NATS starts only once
+  // this dispatcher has created its auth Secret), and a process that is alive but not ready must not be restarted.
+  const live: { stream?: RunStream; dispatcher?: Dispatcher } = {};
   const api = buildApi({
     store: kubeHarnessConfigStore(config),
     slugs: () => listHarnesses().map((h) => h.manifest.slug),
@@ -63,10 +40,38 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
       }
     },
     metrics: metrics.registry,
-    readiness: () => ({ informersSynced: dispatcher.synced(), natsConnected: stream.connected(), leader: dispatcher.isLeader }),
+    readiness: () => ({ informersSynced: live.dispatcher?.synced() ?? false, natsConnected: live.stream?.connected() ?? false, leader: live.dispatcher?.isLeader ?? false }),
   });
   await api.listen({ port: settings.TCAB_API_PORT, host: settings.TCAB_API_HOST });
   log.info({ port: settings.TCAB_API_PORT }, `${identity} serving the HTTP API on ${settings.TCAB_API_PORT}`);
+
+  const natsBase = natsSettingsFromEnv(env, settings.TCAB_NATS_URL)!;
+  // With auth: the install's keys first (created on the first start), then NATS as the dispatcher's own user.
+  const natsAuth = settings.TCAB_NATS_AUTH_SECRET ? await startNatsAuth(config.makeApiClient(CoreV1Api), settings, natsBase, log.child({ part: 'nats-auth' })) : undefined;
+  const runStream = await RunStream.connect(natsAuth?.settings ?? natsBase, { waitOnFirstConnect: true });
+  live.stream = runStream;
+  const running = new Dispatcher({ config, settings, events: runStream, metrics, log, natsAuth });
+  live.dispatcher = running;
+  await running.start();
+
+  const natsLog = log.child({ part: 'nats' });
+  const elector = new LeaderElector(config, {
+    namespace: settings.TCAB_NAMESPACE,
+    name: settings.TCAB_LEADER_LEASE,
+    identity,
+    leaseDurationSeconds: settings.TCAB_LEASE_DURATION_SECONDS,
+    retryMs: settings.TCAB_LEASE_RETRY_MS,
+    onStartedLeading: () => {
+      running.setLeading(true);
+      void runStream.consumeResults((runId, result, ack) => running.onResult(runId, result, ack), (message) => natsLog.info(message)).catch((error: unknown) => natsLog.error({ err: errorMessage(error) }, 'results consumer failed'));
+    },
+    onStoppedLeading: () => {
+      running.setLeading(false);
+      void runStream.stopConsuming();
+    },
+    log,
+  });
+  elector.start();
 
   // Bounded steps (shutdown.ts): well inside the Pod's 30 s grace period, so the kubelet never has to SIGKILL.
   let stopping = false;
@@ -79,14 +84,14 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
         name: 'stop leading',
         ms: 2000,
         run: async () => {
-          dispatcher.setLeading(false);
-          await stream.stopConsuming();
+          running.setLeading(false);
+          await runStream.stopConsuming();
         },
       },
-      { name: 'finish the reconciles in flight (status writes) and stop the watches', ms: 8000, run: () => dispatcher.stop() },
+      { name: 'finish the reconciles in flight (status writes) and stop the watches', ms: 8000, run: () => running.stop() },
       { name: 'release the Lease', ms: 3000, run: () => elector.stop() },
       { name: 'close the HTTP API', ms: 2000, run: () => closeApi(api, 1000) },
-      { name: 'close NATS', ms: 4000, run: async () => Promise.all([stream.close(2000), natsAuth?.close()]) },
+      { name: 'close NATS', ms: 4000, run: async () => Promise.all([runStream.close(2000), natsAuth?.close()]) },
     ], log);
     process.exit(clean ? 0 : 1);
   };

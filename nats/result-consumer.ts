@@ -45,8 +45,8 @@ export class RunStream {
     void this.watchStatus();
   }
 
-  static async connect(settings: NatsSettings): Promise<RunStream> {
-    const nc = await connectNats(settings, { name: 'tcab-dispatcher' });
+  static async connect(settings: NatsSettings, options: { waitOnFirstConnect?: boolean } = {}): Promise<RunStream> {
+    const nc = await connectNats(settings, { name: 'tcab-dispatcher', ...options });
     await ensureRunStream(await jetstreamManager(nc));
     return new RunStream(nc);
   }

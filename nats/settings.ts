@@ -96,10 +96,15 @@ export function natsSecrets(settings: NatsSettings): string[] {
 export interface ConnectOptions {
   /** The client name the server shows (`nats server report connections`): tcab-driver, tcab-dispatcher, tcab-events. */
   name: string;
+  /**
+   * Keep retrying the first connect (same policy as reconnects) instead of failing: the dispatcher, whose bundled
+   * NATS cannot start until the dispatcher has created its auth Secret; a failed first connect used to restart it.
+   */
+  waitOnFirstConnect?: boolean;
 }
 
 /** The nats.js options for the settings (the policy above); exported for the tests that check it. */
-export function connectionOptions(settings: NatsSettings, { name }: ConnectOptions): ConnectionOptions {
+export function connectionOptions(settings: NatsSettings, { name, waitOnFirstConnect }: ConnectOptions): ConnectionOptions {
   const { servers, user, pass, token, credsFile, caFile, inboxPrefix, credsText } = settings;
   return {
     servers,
@@ -113,6 +118,7 @@ export function connectionOptions(settings: NatsSettings, { name }: ConnectOptio
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
     timeout: 2000,
+    ...(waitOnFirstConnect ? { waitOnFirstConnect } : {}),
   };
 }
 

@@ -32,6 +32,6 @@ export async function startNatsAuth(core: CoreV1Api, config: Pick<DispatcherConf
   if (!name) throw new Error('startNatsAuth without TCAB_NATS_AUTH_SECRET');
   const bundle = await ensureNatsAuthSecret(core, { namespace: config.TCAB_NAMESPACE, name, serviceAccount: config.TCAB_SERVICE_ACCOUNT }, log);
   const settings = await dispatcherNatsSettings(base, bundle);
-  const admin = await NatsAccountAdmin.connect(settings, bundle);
+  const admin = await NatsAccountAdmin.connect(settings, bundle, { waitOnFirstConnect: true });
   return { bundle, settings, revoke: (publicKey, expiresAt) => revokeRunUser(admin, publicKey, { expiresAt }), close: () => admin.close() };
 }

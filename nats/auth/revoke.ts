@@ -62,10 +62,10 @@ export class NatsAccountAdmin {
   }
 
   /** Connects as a SYS user minted in memory from the bundle (the settings' own credentials are not used). */
-  static async connect(settings: NatsSettings, bundle: NatsAuthBundle): Promise<NatsAccountAdmin> {
+  static async connect(settings: NatsSettings, bundle: NatsAuthBundle, options: { waitOnFirstConnect?: boolean } = {}): Promise<NatsAccountAdmin> {
     const { creds } = await mintSystemCredentials(bundle);
     const system: NatsSettings = { servers: settings.servers, caFile: settings.caFile, credsText: creds };
-    return new NatsAccountAdmin(await connectNats(system, { name: 'tcab-dispatcher-system' }), bundle);
+    return new NatsAccountAdmin(await connectNats(system, { name: 'tcab-dispatcher-system', ...options }), bundle);
   }
 
   /**
