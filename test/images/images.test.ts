@@ -237,7 +237,7 @@ describe('npm run images', () => {
     expect((await inImage('dispatcher', ['node', '--version'])).trim()).toMatch(/^v24\./);
   });
 
-  it('nats: nothing but nats-server, as uid 1000, taking the chart\'s JetStream flags as args', async () => {
+  it('nats: nothing but nats-server, as uid 1000, taking the chart\'s config (-c) as args', async () => {
     const { config: c } = await config('nats');
     expect(c.Entrypoint).toEqual(['/nats-server']);
     expect(c.User).toBe('1000:1000');
