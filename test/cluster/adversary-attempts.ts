@@ -63,3 +63,86 @@ export const ATTEMPTS: Attempt[] = [
     script: 'mkdir -p sticky/deeper && touch sticky/f sticky/deeper/g "$HOME/h" && chmod 1777 sticky sticky/deeper && chmod +t "$HOME" && echo sticky.made=yes',
   },
 ];
+
+// NATS attempts (issue 22), for a NATS with authentication on (the installed chart's: test/e2e/helm-real-node.test.ts;
+// driver-identity.test.ts's server has none, so there they would succeed). The agent has a shell and node, no NATS
+// client and no credential: nats-probe.mjs speaks the NATS text protocol over a TCP socket itself (CONNECT, then
+// the attempt's PUB/SUB lines, then PING) and prints what the server answered and who closed the socket.
+
+/** Where the run's workspace (the Run's testCase files) holds the agent's attempts and its NATS client. */
+export const ADVERSARY_DIR = '.adversary';
+/** The scripted model's command: whatever attempts the workspace holds (none: a normal run, nothing printed but that). */
+export const RUN_ATTEMPTS_COMMAND = `if [ -f ${ADVERSARY_DIR}/attempts.sh ]; then sh ${ADVERSARY_DIR}/attempts.sh; else echo adversary=none; fi`;
+
+/** `node nats-probe.mjs <host> <port> <key> <base64 JSON array of protocol lines>`: prints `<key>.<field>=<value>`. */
+const NATS_PROBE = String.raw`import { connect } from 'node:net';
+const [host, port, key, encoded] = process.argv.slice(2);
+const lines = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
+const say = (field, value) => process.stdout.write(key + '.' + field + '=' + value + '\n');
+const replies = [];
+let buffered = '';
+let sent = false;
+let gaveUp = false;
+const socket = connect(Number(port), host);
+// The agent's own patience: a server that accepted would answer PONG and keep the socket open.
+const timer = setTimeout(() => { gaveUp = true; socket.destroy(); }, 15000);
+socket.on('data', (chunk) => {
+  buffered += chunk.toString('utf8');
+  for (let at = buffered.indexOf('\r\n'); at >= 0; at = buffered.indexOf('\r\n')) {
+    const line = buffered.slice(0, at);
+    buffered = buffered.slice(at + 2);
+    if (line.startsWith('INFO ') && !sent) {
+      say('authRequired', String(JSON.parse(line.slice(5)).auth_required === true));
+      sent = true;
+      socket.write(lines.join('\r\n') + '\r\n');
+    } else replies.push(line);
+  }
+});
+socket.on('error', (error) => say('socketError', error.code ?? error.message));
+socket.on('close', () => {
+  clearTimeout(timer);
+  say('sent', String(sent));
+  say('replies', replies.join(' | '));
+  say('closedBy', gaveUp ? 'agent' : 'server');
+});
+`;
+
+export interface NatsTarget {
+  /** The NATS Service address the driver is given (host of TCAB_NATS_URL), and its port. */
+  host: string;
+  port: number;
+  /** The protocol lines after CONNECT for each NATS attempt, by attempt name (PUB/SUB; PING is added). */
+  attempts: Record<string, string[]>;
+}
+
+/** `PUB <subject> <bytes>` and its payload, as two protocol lines. */
+export const pub = (subject: string, payload: string): string[] => [`PUB ${subject} ${Buffer.byteLength(payload)}`, payload];
+
+/** Each NATS attempt as a shell command running nats-probe.mjs: CONNECT with no credential, its lines, PING. */
+export function natsAttempts(target: NatsTarget): Attempt[] {
+  const connectLine = `CONNECT ${JSON.stringify({ verbose: true, pedantic: false, name: 'agent', lang: 'node', version: '0', protocol: 1, headers: true })}`;
+  return Object.entries(target.attempts).map(([name, lines]) => {
+    const encoded = Buffer.from(JSON.stringify([connectLine, ...lines, 'PING'])).toString('base64');
+    return { name, script: `node ${ADVERSARY_DIR}/nats-probe.mjs ${target.host} ${target.port} ${name} ${encoded}` };
+  });
+}
+
+/** The Run's testCase files: the attempts as one script (each headed `attempt=<name>`) and the NATS client. */
+export function adversaryFiles(attempts: readonly Attempt[]): { path: string; content: string }[] {
+  const script = attempts.map((a) => `echo attempt=${a.name}\n${a.script}`).join('\n');
+  return [
+    { path: `${ADVERSARY_DIR}/attempts.sh`, content: `${script}\n` },
+    { path: `${ADVERSARY_DIR}/nats-probe.mjs`, content: NATS_PROBE },
+  ];
+}
+
+/** One shell output holding several attempts (`attempt=<name>` heads each) as key=value maps by attempt name. */
+export function reportsOf(output: string): Map<string, Map<string, string>> {
+  const reports = new Map<string, Map<string, string>>();
+  let current: Map<string, string> | undefined;
+  for (const line of output.split('\n')) {
+    if (line.startsWith('attempt=')) reports.set(line.slice('attempt='.length), (current = new Map()));
+    else if (current && line.includes('=')) current.set(line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1));
+  }
+  return reports;
+}

@@ -12,13 +12,17 @@
 // uses the read-only reader.creds of the auth Secret, as NOTES.txt tells an operator; a connection without
 // credentials is refused and the reader cannot publish. The hardening is read from inside the running containers
 // (the driver as root with only its listed capabilities, the harness's shell as uid 1000 that can neither read the
-// driver's environment or NATS credential nor signal it), a canary API key appears in no event, log, status or
-// Kubernetes Event, and every stage is timed (stages.ts).
+// driver's environment or NATS credential nor signal it). An adversarial gg Run (its workspace holds the attempts of
+// test/cluster/adversary-attempts.ts, which the scripted model runs in the harness's shell) tries NATS with no
+// credential (its own node script speaking the NATS protocol to the Service the driver uses: forged results for its
+// own run and another, subscribe tcab.run.>, purge) and the driver's secrets; each fails, its record is its
+// driver's alone, the other Run is unchanged, and its leaked credential is revoked once final. A canary API key
+// appears in no event, log, status or Kubernetes Event, and every stage is timed (stages.ts).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { CoreV1Event, V1PersistentVolume, V1Pod, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
 import type { RunObject } from '../../dispatcher/kube/resources.ts';
 import { DRIVER_CAPABILITIES, NATS_CREDS_PATH } from '../../dispatcher/pods/driver-pod.ts';
@@ -28,13 +32,17 @@ import { connectNats, natsSettings } from '../../nats/settings.ts';
 import type { NatsSettings } from '../../nats/settings.ts';
 import { eventSubject, resultSubject } from '../../nats/envelope.ts';
 import { clusterConfig, createNamespace, kubectl, waitFor, watchAll } from '../cluster/support.ts';
-import { nextServerError, rejection } from '../support/nats-auth.ts';
+import { agentEvent, nextServerError, rejection, runResult } from '../support/nats-auth.ts';
 import { pushImages, realNode } from '../cluster/real-node-context.ts';
 import type { RealNodeContext } from '../cluster/real-node-context.ts';
 import { LogCapture, inContainer } from './in-cluster.ts';
 import { CHART, NATS_AUTH_SECRET, RELEASE, STUB_PORTS, forwardService, helmOf, installChart, proxyCa, writeReaderCreds } from './real-chart.ts';
 import type { ClusterAccess } from './real-chart.ts';
 import { RunTimeline, runStages } from './stages.ts';
+import { ATTEMPTS, RUN_ATTEMPTS_COMMAND, adversaryFiles, natsAttempts, pub, reportsOf } from '../cluster/adversary-attempts.ts';
+import { driverRecord, fromDispatcher, rejectedResults, storedCount } from './run-record.ts';
+import { runCredentialsSecretName } from '../../dispatcher/auth/run-credentials.ts';
+import { runInboxPrefix } from '../../nats/auth/permissions.ts';
 import type { StreamEvent } from './stages.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -65,7 +73,8 @@ const PROBE = [
   // bundle: TLS verifies, then the registry answers 404 (it is no git server).
   'timeout 30 git ls-remote https://registry.npmjs.org/tcab-e2e-probe.git 2>&1 | head -n 2 | tr "\\n" " " | sed "s/^/git=/"; echo',
 ].join('\n');
-const GG_SCRIPT = { steps: [{ tool: { name: 'shell', args: { command: PROBE } } }, { tool: { name: 'write_file', args: { path: 'hello.txt', content: 'hello\n' } } }, { text: 'Wrote hello.txt.' }] };
+// The second step runs the attempts the Run's workspace holds (only the adversary Run's has any).
+const GG_SCRIPT = { steps: [{ tool: { name: 'shell', args: { command: PROBE } } }, { tool: { name: 'shell', args: { command: RUN_ATTEMPTS_COMMAND } } }, { tool: { name: 'write_file', args: { path: 'hello.txt', content: 'hello\n' } } }, { text: 'Wrote hello.txt.' }] };
 const CLAUDE_SCRIPT = { steps: [{ text: 'Hello from the stub model.' }] };
 
 let node: RealNodeContext;
@@ -329,6 +338,104 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     expect(items.filter((i) => i.kind === 'result').map((i) => i.kind === 'result' && i.result.outcome)).toEqual(['succeeded']);
     expect((await getJson<RunObject>('run', 'hello', '-n', ns)).status).toEqual(before);
   });
+
+  it('an adversarial agent (the harness\'s shell and node in its driver Pod, no NATS client, no credential) fails at every attempt: NATS with no credential, a forged result for its own run and another\'s, subscribe tcab.run.>, purge; the driver\'s environment, memory, credential, signals; its run still succeeds with its true events and result, the other run and the rejection counters are unchanged, and its leaked credential is revoked once it is final', async () => {
+    const own = `${ns}_adversary`;
+    const victim = `${ns}_hello`;
+    // The address the driver is given (the bundled NATS Service, by cluster DNS): the agent connects there itself.
+    const natsUrl = (await kubectl(['get', 'deployment', `${RELEASE}-tcab-dispatcher`, '-n', ns, '-o', 'jsonpath={.spec.template.spec.containers[0].env[?(@.name=="TCAB_NATS_URL")].value}'])).stdout;
+    const target = new URL(natsUrl.split(',')[0]!);
+    expect(target.hostname).toContain(`${RELEASE}-tcab-nats`);
+    const absurd = { input: 987_654_321, output: 987_654_321, cache_read: 0, cache_write: 0, reasoning: 0 };
+    const forged = (runId: string) => JSON.stringify({ ...runResult(runId, 'forged by the agent', 1), tokens: absurd, comparable_cost_usd: 123_456 });
+    const NATS = ['nats-connect', 'nats-other-run', 'nats-own-result', 'nats-subscribe', 'nats-purge'];
+    const attempts = [
+      ...ATTEMPTS.filter((a) => ['environ', 'memory', 'credential', 'signal', 'ptrace'].includes(a.name)),
+      ...natsAttempts({
+        host: target.hostname,
+        port: Number(target.port || 4222),
+        attempts: {
+          'nats-connect': [],
+          'nats-other-run': [...pub(resultSubject(victim), forged(victim)), ...pub(eventSubject(victim, 'agent'), JSON.stringify(agentEvent('forged into another run')))],
+          'nats-own-result': pub(resultSubject(own), forged(own)),
+          'nats-subscribe': ['SUB tcab.run.> 1'],
+          'nats-purge': pub('$JS.API.STREAM.PURGE.TCAB_RUNS', '{}'),
+        },
+      }),
+    ];
+    const dispatchers = (await getJson<{ items: V1Pod[] }>('pods', '-n', ns, '-l', 'app.kubernetes.io/component=dispatcher')).items.map((p) => p.metadata!.name!);
+    const victimRecord = async () => {
+      const count = await storedCount(readerSettings(), victim);
+      return { status: (await getJson<RunObject>('run', 'hello', '-n', ns)).status, count, items: await readRunUntil(victim, (all) => all.length === count, 30_000) };
+    };
+    // The other run's record is complete once the dispatcher has put its Pod's deletion on it (after the result).
+    const podDeleted = (i: StreamItem) => i.kind === 'event' && i.event.type === 'system' && i.event.stage === 'teardown' && i.event.status === 'completed' && fromDispatcher(i.event);
+    await readRunUntil(victim, (all) => all.some(podDeleted), 60_000);
+    const before = { victim: await victimRecord(), rejected: await rejectedResults(ns, dispatchers, 8080) };
+    expect(before.victim.items.some((i) => i.kind === 'result')).toBe(true);
+
+    const { followed, done } = await timedRun('adversary', { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'look around', maxRuntimeSeconds: 180, testCase: { source: { files: adversaryFiles(attempts) } } }, 240_000);
+
+    // What each attempt printed inside the driver container, as the model got it.
+    const results = (await (await fetch(`http://${stub.address}/_stub/tool-results`)).json()) as string[];
+    const output = shellOutput(results.find((t) => t.includes('attempt=nats-connect')) ?? '');
+    const r = reportsOf(output);
+    for (const a of attempts) expect(r.has(a.name), `${a.name} in ${output}`).toBe(true);
+    // Each NATS attempt reached the server (its INFO asks for authentication), said CONNECT with no credential and
+    // its lines; the server answered only that, and closed the connection: no +OK, PONG or MSG. (Closing while
+    // the agent's lines are still unread resets the connection: the agent then sees ECONNRESET.)
+    for (const name of NATS) {
+      const { [`${name}.socketError`]: socketError, ...seen } = Object.fromEntries(r.get(name)!);
+      expect([undefined, 'ECONNRESET'], name).toContain(socketError);
+      expect(seen, name).toEqual({ [`${name}.authRequired`]: 'true', [`${name}.sent`]: 'true', [`${name}.replies`]: "-ERR 'Authorization Violation'", [`${name}.closedBy`]: 'server' });
+    }
+    // The driver (root) against the run user: the same denials as test/cluster/driver-identity.test.ts, here in
+    // the chart's driver Pod with its real run credential mounted.
+    for (const [attempt, key] of [['environ', 'environ'], ['environ', 'fd'], ['memory', 'mem'], ['credential', 'creds']] as const) {
+      expect(r.get(attempt)!.get(`${key}.exit`), key).not.toBe('0');
+      expect(r.get(attempt)!.get(`${key}.error`), key).toMatch(/Permission denied/);
+    }
+    expect(r.get('credential')!.get('creds.stat')).toBe('400 0 0');
+    for (const key of ['term', 'kill', 'stop']) expect(r.get('signal')!.get(`${key}.error`), key).toMatch(/Operation not permitted/);
+    expect(Object.fromEntries(r.get('ptrace')!)).toEqual({ 'ptrace.result': '-1', 'ptrace.errno': '1' });
+
+    // The run succeeded with its true record: the stream (read whole with the reader) holds exactly what the driver
+    // wrote (its log) plus the dispatcher's own Pod events, and the driver's result, which is the Run's status.
+    expect(followed.code, followed.stderr).toBe(0);
+    const driverLog = Object.entries(logs.logs()).find(([name]) => name.startsWith('tcab-run-adversary_'))?.[1] ?? '';
+    const driver = driverRecord(driverLog);
+    expect(driver.result, driverLog).toMatchObject({ run_id: own, outcome: 'succeeded' });
+    const count = await storedCount(readerSettings(), own);
+    const items = await readRunUntil(own, (all) => all.length === count, 30_000);
+    streams.push(JSON.stringify(items));
+    expect(items.filter((i) => i.kind === 'invalid')).toEqual([]);
+    expect(items.flatMap((i) => (i.kind === 'event' && !fromDispatcher(i.event) ? [i.event] : []))).toEqual(driver.events);
+    expect(items.flatMap((i) => (i.kind === 'result' ? [i.result] : []))).toEqual([driver.result]);
+    expect(done.status).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded', message: driver.result!.message, sessionIds: driver.result!.session_ids, usage: driver.result!.tokens, comparableCostUsd: driver.result!.comparable_cost_usd });
+    expect(done.status!.usage!.input).not.toBe(absurd.input);
+    expect(JSON.stringify(items)).not.toContain('forged');
+
+    // The other run: its status and its whole stream as before.
+    expect(await victimRecord()).toEqual(before.victim);
+    // No forged result reached the dispatcher, so none needed refusing.
+    expect(await rejectedResults(ns, dispatchers, 8080)).toEqual(before.rejected);
+
+    // Its credential, leaked (read from its Secret, as only the driver could): revoked once the Run is final, so
+    // it cannot publish a second result (the server refuses the connection).
+    const run = await getJson<RunObject>('run', 'adversary', '-n', ns);
+    const secret = runCredentialsSecretName({ namespace: ns, name: 'adversary', uid: run.metadata!.uid! });
+    const leaked = await kubectl(['get', 'secret', secret, '-n', ns, '-o', 'jsonpath={.data.nats\\.creds}']);
+    expect(leaked.code, leaked.stderr).toBe(0);
+    const leakedSettings = natsSettings(`nats://${nats.address}`, { credsText: Buffer.from(leaked.stdout, 'base64').toString(), inboxPrefix: runInboxPrefix(own) });
+    await vi.waitFor(async () => {
+      const refused = await connectNats(leakedSettings, { name: 'e2e-leaked' }).then(async (nc) => {
+        await nc.close();
+        return 'connected';
+      }, (error: Error) => error.message);
+      expect(refused).toMatch(/authorization violation|revoked/i);
+    }, { timeout: 30_000, interval: 250 });
+    expect((await getJson<RunObject>('run', 'adversary', '-n', ns)).status).toEqual(done.status);
+  }, 300_000);
 
   it('real Claude Code Runs (newest release, installed in the driver Pod from the in-cluster npm cache, which fetches from the npm registry through the node\'s NAT): cold, then warm', async () => {
     const spec = { harness: 'claude', model: 'claude-sonnet-4-5', prompt: 'Say hello.', maxRuntimeSeconds: 300, testCase: { source: { files: [{ path: 'README.md', content: '# scratch\n' }] }, init: 'echo ready > .initialized' } };
