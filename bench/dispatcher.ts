@@ -9,12 +9,14 @@
 //   idle          informers synced on the empty namespace, before any Run exists: the baseline;
 //   queued        every Run queued and in the dispatcher's cache, not leading yet (the figure before the burst);
 //   peak          highest VmRSS sampled every 100 ms from start to end, and the kernel's VmHWM;
+//   all_final     every Run's result written (the results phase's live set: final statuses, Pods being torn down);
 //   after_delete  every Run final (its result delivered), its Pod torn down by the dispatcher, the Run deleted
 //                 and gone from the cache. after/idle is the per-Run leak check (target <= 1.1); the Kubernetes
 //                 Events on the Runs outlive them (the apiserver keeps Events an hour), so they are deleted too
 //                 and the figure is taken again (after_events_deleted).
 // V8 keeps the pages a collection frees in a pool, resident, until memory pressure; every figure is also given
 // after a last-resort GC (which releases that pool, as V8 does under pressure): pool_released, the live set.
+// The child's V8 heap is the one the Helm chart gives the dispatcher (dispatcher-process.ts: chartHeapArgs).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -129,6 +131,7 @@ export async function benchDispatcher(runs = 10_000, rawPods = 2_000, log: (m: s
       await dispatcher.ask({ type: 'results', runIds: names.map((name) => `bench_${name}`) });
       await waitFor('Runs final', (p) => p.final >= runs, (p) => p.final);
       phase('results_to_final');
+      const allFinal = await memory(); // every result written: the results phase's live set
       // The dispatcher tears down each finished Run's Pod (a delete each, then the watch shows it gone).
       await waitFor('driver Pods torn down', (p) => p.pods_cached === 0 && p.pod_writes >= 2 * runs, (p) => p.pod_writes - runs);
       phase('pods_torn_down');
@@ -151,7 +154,7 @@ export async function benchDispatcher(runs = 10_000, rawPods = 2_000, log: (m: s
       }
       const afterEvents = await memory();
       phase('delete_events');
-      return { afterDelete, afterEvents };
+      return { allFinal, afterDelete, afterEvents };
     };
 
     log(`claiming ${runs} Runs`);
@@ -214,18 +217,19 @@ export async function benchDispatcher(runs = 10_000, rawPods = 2_000, log: (m: s
         peak: peak.sampled,
         peak_vm_hwm: peak.vm_hwm,
         ...(tail && {
+          all_final: tail.allFinal.rss_mb,
           after_delete: tail.afterDelete.rss_mb,
           after_events_deleted: tail.afterEvents.rss_mb,
           after_delete_to_idle: round(tail.afterDelete.rss_mb / idle.rss_mb, 2),
           after_events_deleted_to_idle: round(tail.afterEvents.rss_mb / idle.rss_mb, 2),
         }),
-        pool_released: { idle: idle.rss_pool_released_mb, queued: queued.rss_pool_released_mb, all_dispatched: busiest.rss_pool_released_mb, ...(tail && { after_delete: tail.afterDelete.rss_pool_released_mb, after_events_deleted: tail.afterEvents.rss_pool_released_mb, after_delete_to_idle: round(tail.afterDelete.rss_pool_released_mb / idle.rss_pool_released_mb, 2) }), what: 'the same after a last-resort GC, which releases the pages V8 pools for reuse (it does so itself under memory pressure): the live set' },
+        pool_released: { idle: idle.rss_pool_released_mb, queued: queued.rss_pool_released_mb, all_dispatched: busiest.rss_pool_released_mb, ...(tail && { all_final: tail.allFinal.rss_pool_released_mb, after_delete: tail.afterDelete.rss_pool_released_mb, after_events_deleted: tail.afterEvents.rss_pool_released_mb, after_delete_to_idle: round(tail.afterDelete.rss_pool_released_mb / idle.rss_pool_released_mb, 2) }), what: 'the same after a last-resort GC, which releases the pages V8 pools for reuse (it does so itself under memory pressure): the live set' },
         target_peak: 1024,
         target_after_to_idle: 1.1,
         what: 'the dispatcher child alone (/proc/<pid>/status); idle, queued and after_* are taken after two forced GCs (V8 keeps the freed pages resident in its pool: see pool_released)',
         timeline_s_mb: timeline.filter((_, i) => i % Math.max(1, Math.ceil(timeline.length / 60)) === 0),
       },
-      dispatcher_memory: { idle, queued, all_dispatched: busiest, ...(tail && { after_delete: tail.afterDelete, after_events_deleted: tail.afterEvents }) },
+      dispatcher_memory: { idle, queued, all_dispatched: busiest, ...(tail && { all_final: tail.allFinal, after_delete: tail.afterDelete, after_events_deleted: tail.afterEvents }) },
       until,
       control_plane_ready_ms: plane.timings.ready_ms,
     };

@@ -14,6 +14,7 @@ export const ChartValues = z.strictObject({
     image,
     maxInFlight: z.int().min(0).nullable(),
     resources: z.record(z.string(), z.unknown()),
+    heapPercentOfMemoryLimit: z.int().min(10).max(90),
     api: z.strictObject({ port: z.int().min(1).max(65535), existingTokenSecret: z.union([z.literal(''), secretName]) }),
     leaseDurationSeconds: z.int().min(2),
     logLevel: LogLevel,
