@@ -19,7 +19,7 @@ import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { upPlaneWithRealNode } from '../test/cluster/node/with-plane.ts';
 import { pushImages } from '../test/cluster/real-node-context.ts';
-import { RELEASE, forwardService, installChart, kubectlOf } from '../test/e2e/real-chart.ts';
+import { RELEASE, forwardService, installChart, kubectlOf, writeReaderCreds } from '../test/e2e/real-chart.ts';
 import type { ClusterAccess } from '../test/e2e/real-chart.ts';
 import { RunTimeline, runStages } from '../test/e2e/stages.ts';
 import type { StreamEvent } from '../test/e2e/stages.ts';
@@ -96,6 +96,8 @@ export async function benchRunLatency(runs = 3, log: (m: string) => void = () =>
     const imagePulls = Object.fromEntries(pulls.map((e) => [e.involvedObject.name ?? '', e.message ?? '']));
     const nats = await forwardService(access, NS, `${RELEASE}-tcab-nats`, 4222);
     stops.push(nats.close);
+    // The chart's NATS auth (default on): read as an operator does, with the auth Secret's read-only reader.creds.
+    const readerCreds = await writeReaderCreds(access, NS, join(dir, 'reader.creds'));
 
     const config = new KubeConfig();
     config.loadFromFile(plane.kubeconfig);
@@ -112,7 +114,7 @@ export async function benchRunLatency(runs = 3, log: (m: string) => void = () =>
       // The dispatcher relays the kubelet's pull_image/start_container first; the driver's own first event follows.
       let firstDriverEvent: number | undefined;
       const reading = (async () => {
-        for await (const item of readRunStream({ settings: natsSettings(`nats://${nats.address}`), runId: `${NS}_${name}`, replay: true, untilResult: true, signal: abort.signal })) {
+        for await (const item of readRunStream({ settings: natsSettings(`nats://${nats.address}`, { credsFile: readerCreds }), runId: `${NS}_${name}`, replay: true, untilResult: true, signal: abort.signal })) {
           timeline.markFirstEvent();
           messages++;
           if (item.kind !== 'event') continue;
