@@ -30,7 +30,10 @@ import { readRunStream } from '../../nats/reader.ts';
 import type { StreamItem } from '../../nats/reader.ts';
 import { connectNats, natsSettings } from '../../nats/settings.ts';
 import type { NatsSettings } from '../../nats/settings.ts';
-import { eventSubject, resultSubject } from '../../nats/envelope.ts';
+import { eventSubject, resultEnvelope, resultSubject } from '../../nats/envelope.ts';
+import { messageHeaders } from '../../nats/publisher.ts';
+import { jetstream } from '@nats-io/jetstream';
+import type { RunResult } from '../../shared/run.ts';
 import { clusterConfig, createNamespace, kubectl, waitFor, watchAll } from '../cluster/support.ts';
 import { agentEvent, nextServerError, rejection, runResult } from '../support/nats-auth.ts';
 import { pushImages, realNode } from '../cluster/real-node-context.ts';
@@ -436,6 +439,64 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     }, { timeout: 30_000, interval: 250 });
     expect((await getJson<RunObject>('run', 'adversary', '-n', ns)).status).toEqual(done.status);
   }, 300_000);
+
+  it('a run credential leaked while its Run is live (read from its Secret, connected before the result) cannot change the result: a second, different result is either refused by the server (the user revoked once the Run is final) or stored and then refused by the dispatcher (first result wins: a ResultRejected Event, tcab_results_rejected_total{reason="duplicate"}); the status stays the driver\'s', async () => {
+    const own = `${ns}_leaked`;
+    const dispatchers = (await getJson<{ items: V1Pod[] }>('pods', '-n', ns, '-l', 'app.kubernetes.io/component=dispatcher')).items.map((p) => p.metadata!.name!);
+    const duplicates = async () => Object.values(await rejectedResults(ns, dispatchers, 8080)).reduce((sum, byReason) => sum + (byReason.duplicate ?? 0), 0);
+    const duplicatesBefore = await duplicates();
+    await applyRun('leaked', { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'write hello.txt', maxRuntimeSeconds: 120 });
+    const uid = (await getJson<RunObject>('run', 'leaked', '-n', ns)).metadata!.uid!;
+    const secret = runCredentialsSecretName({ namespace: ns, name: 'leaked', uid });
+    const [leakedSecret] = await waitFor<V1Secret>(`/api/v1/namespaces/${ns}/secrets`, (all) => all.length === 1, 60_000, { fieldSelector: `metadata.name=${secret}` });
+    const creds = Buffer.from(leakedSecret!.data!['nats.creds']!, 'base64').toString();
+    // Connected while the Run is live: the credential is still good (the driver is using it). Through a forward of
+    // its own: kubectl port-forward exits when the server resets a connection it forwards (as a revocation does).
+    const live = await forwardService(cluster(), ns, `${RELEASE}-tcab-nats`, 4222);
+    const nc = await connectNats(natsSettings(`nats://${live.address}`, { credsText: creds, inboxPrefix: runInboxPrefix(own) }), { name: 'e2e-leaked-live' });
+    const seen: string[] = [];
+    void (async () => {
+      for await (const s of nc.status()) seen.push(s.type === 'error' ? `error: ${s.error.message}` : s.type);
+    })();
+    let outcome: string;
+    try {
+      const done = await finished('leaked', 120_000);
+      expect(done.status).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded' });
+      // At once after the true result is written: a different one, with its own message id (not a redelivery).
+      const forged: RunResult = { ...runResult(own, 'forged with a leaked credential', 1), tokens: { input: 987_654_321, output: 987_654_321, cache_read: 0, cache_write: 0, reasoning: 0 } };
+      const envelope = resultEnvelope(forged, 'leaked');
+      outcome = await jetstream(nc).publish(envelope.subject, JSON.stringify(forged), { msgID: envelope.msgId, headers: messageHeaders(envelope), timeout: 10_000 }).then(
+        (ack) => (ack.duplicate ? 'deduplicated' : 'stored'),
+        (error: Error) => `refused: ${error.message}`,
+      );
+      process.stderr.write(`e2e leaked credential: second result ${outcome}\n`);
+      if (outcome === 'stored') {
+        // First result wins: refused, counted, and an Event on the Run says why.
+        await vi.waitFor(async () => expect(await duplicates()).toBe(duplicatesBefore + 1), { timeout: 30_000, interval: 500 });
+        const [rejected] = await waitFor<CoreV1Event>(`/api/v1/namespaces/${ns}/events`, (all) => all.length > 0, 30_000, { fieldSelector: `involvedObject.name=leaked,reason=ResultRejected` });
+        expect(rejected!.message).toMatch(/duplicate|already/i);
+      } else {
+        // The server said why it dropped the connection: the user is revoked (not a network failure).
+        expect(outcome).toMatch(/^refused: /);
+        expect(seen.join(' | ')).toMatch(/error: .*(revoked|authorization violation)/i);
+        expect(await duplicates()).toBe(duplicatesBefore);
+      }
+      // Either way the credential is dead now (revoked once final), and the Run's status is its driver's result.
+      await vi.waitFor(async () => {
+        const again = await connectNats(natsSettings(`nats://${nats.address}`, { credsText: creds, inboxPrefix: runInboxPrefix(own) }), { name: 'e2e-leaked-after' }).then(async (c) => {
+          await c.close();
+          return 'connected';
+        }, (error: Error) => error.message);
+        expect(again).toMatch(/authorization violation|revoked/i);
+      }, { timeout: 30_000, interval: 250 });
+      expect((await getJson<RunObject>('run', 'leaked', '-n', ns)).status).toEqual(done.status);
+      expect(done.status!.usage!.input).not.toBe(987_654_321);
+      process.stderr.write(`e2e leaked credential: its connection saw ${seen.join(' | ')}\n`);
+    } finally {
+      await nc.close().catch(() => undefined);
+      live.close();
+    }
+  }, 240_000);
 
   it('real Claude Code Runs (newest release, installed in the driver Pod from the in-cluster npm cache, which fetches from the npm registry through the node\'s NAT): cold, then warm', async () => {
     const spec = { harness: 'claude', model: 'claude-sonnet-4-5', prompt: 'Say hello.', maxRuntimeSeconds: 300, testCase: { source: { files: [{ path: 'README.md', content: '# scratch\n' }] }, init: 'echo ready > .initialized' } };
