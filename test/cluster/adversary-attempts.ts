@@ -82,10 +82,11 @@ const say = (field, value) => process.stdout.write(key + '.' + field + '=' + val
 const replies = [];
 let buffered = '';
 let sent = false;
-let gaveUp = false;
+let hungUp = false;
 const socket = connect(Number(port), host);
-// The agent's own patience: a server that accepted would answer PONG and keep the socket open.
-const timer = setTimeout(() => { gaveUp = true; socket.destroy(); }, 15000);
+// PONG answers the last line: the server took everything before it, so the agent is done and hangs up. A server
+// that neither answers nor closes is given up on.
+const timer = setTimeout(() => { hungUp = true; socket.destroy(); }, 15000);
 socket.on('data', (chunk) => {
   buffered += chunk.toString('utf8');
   for (let at = buffered.indexOf('\r\n'); at >= 0; at = buffered.indexOf('\r\n')) {
@@ -95,7 +96,10 @@ socket.on('data', (chunk) => {
       say('authRequired', String(JSON.parse(line.slice(5)).auth_required === true));
       sent = true;
       socket.write(lines.join('\r\n') + '\r\n');
-    } else replies.push(line);
+    } else {
+      replies.push(line);
+      if (line === 'PONG') { hungUp = true; socket.end(); }
+    }
   }
 });
 socket.on('error', (error) => say('socketError', error.code ?? error.message));
@@ -103,7 +107,7 @@ socket.on('close', () => {
   clearTimeout(timer);
   say('sent', String(sent));
   say('replies', replies.join(' | '));
-  say('closedBy', gaveUp ? 'agent' : 'server');
+  say('closedBy', hungUp ? 'agent' : 'server');
 });
 `;
 
