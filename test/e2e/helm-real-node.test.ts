@@ -35,7 +35,7 @@ import { messageHeaders } from '../../nats/publisher.ts';
 import { jetstream } from '@nats-io/jetstream';
 import type { RunResult } from '../../shared/run.ts';
 import { clusterConfig, createNamespace, kubectl, waitFor, watchAll } from '../cluster/support.ts';
-import { agentEvent, nextServerError, rejection, runResult } from '../support/nats-auth.ts';
+import { agentEvent, nextServerError, runResult } from '../support/nats-auth.ts';
 import { pushImages, realNode } from '../cluster/real-node-context.ts';
 import type { RealNodeContext } from '../cluster/real-node-context.ts';
 import { LogCapture, inContainer } from './in-cluster.ts';
@@ -113,6 +113,23 @@ const shellOutput = (result: string): string => {
 
 /** The forwarded NATS as `tcab events` reaches it: the reader credential (its own inbox is set by nats/reader.ts). */
 const readerSettings = (): NatsSettings => natsSettings(`nats://${nats.address}`, { credsFile: readerCreds });
+
+/**
+ * How the bundled NATS answers one connection the server is expected to refuse (no credential, a revoked one):
+ * 'connected' or the error. Through a port-forward of its own: kubectl port-forward exits when the server resets
+ * a connection it forwards, which a refusal may do, and the shared forward must outlive it.
+ */
+async function connectOnce(settings: Omit<NatsSettings, 'servers'>, name: string): Promise<string> {
+  const own = await forwardService(cluster(), ns, `${RELEASE}-tcab-nats`, 4222);
+  try {
+    return await connectNats({ ...settings, servers: [`nats://${own.address}`] }, { name }).then(async (nc) => {
+      await nc.close();
+      return 'connected';
+    }, (error: Error) => error.message);
+  } finally {
+    own.close();
+  }
+}
 
 /** A run's stream from the first message, read with the reader credential, until `done` (test/cluster's readRunUntil, with credentials). */
 async function readRunUntil(runId: string, done: (items: StreamItem[]) => boolean, timeoutMs: number): Promise<StreamItem[]> {
@@ -323,7 +340,8 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
   }, 240_000);
 
   it('the bundled NATS: no connection without credentials; the reader credential reads the run but cannot publish to it, so a forged result changes nothing', async () => {
-    expect(await rejection(connectNats(natsSettings(`nats://${nats.address}`), { name: 'e2e-anonymous' }))).toMatch(/authorization violation/i);
+    const { servers: _, ...anonymous } = natsSettings('nats://unused');
+    expect(await connectOnce(anonymous, 'e2e-anonymous')).toMatch(/authorization violation/i);
     const before = (await getJson<RunObject>('run', 'hello', '-n', ns)).status;
     expect(before?.phase).toBe('Succeeded');
     const nc = await connectNats(readerSettings(), { name: 'e2e-reader' });
@@ -429,14 +447,8 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     const secret = runCredentialsSecretName({ namespace: ns, name: 'adversary', uid: run.metadata!.uid! });
     const leaked = await kubectl(['get', 'secret', secret, '-n', ns, '-o', 'jsonpath={.data.nats\\.creds}']);
     expect(leaked.code, leaked.stderr).toBe(0);
-    const leakedSettings = natsSettings(`nats://${nats.address}`, { credsText: Buffer.from(leaked.stdout, 'base64').toString(), inboxPrefix: runInboxPrefix(own) });
-    await vi.waitFor(async () => {
-      const refused = await connectNats(leakedSettings, { name: 'e2e-leaked' }).then(async (nc) => {
-        await nc.close();
-        return 'connected';
-      }, (error: Error) => error.message);
-      expect(refused).toMatch(/authorization violation|revoked/i);
-    }, { timeout: 30_000, interval: 250 });
+    const { servers: _, ...leakedSettings } = natsSettings('nats://unused', { credsText: Buffer.from(leaked.stdout, 'base64').toString(), inboxPrefix: runInboxPrefix(own) });
+    await vi.waitFor(async () => expect(await connectOnce(leakedSettings, 'e2e-leaked')).toMatch(/authorization violation|revoked/i), { timeout: 30_000, interval: 250 });
     expect((await getJson<RunObject>('run', 'adversary', '-n', ns)).status).toEqual(done.status);
   }, 300_000);
 
@@ -451,7 +463,7 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     const [leakedSecret] = await waitFor<V1Secret>(`/api/v1/namespaces/${ns}/secrets`, (all) => all.length === 1, 60_000, { fieldSelector: `metadata.name=${secret}` });
     const creds = Buffer.from(leakedSecret!.data!['nats.creds']!, 'base64').toString();
     // Connected while the Run is live: the credential is still good (the driver is using it). Through a forward of
-    // its own: kubectl port-forward exits when the server resets a connection it forwards (as a revocation does).
+    // its own (connectOnce says why).
     const live = await forwardService(cluster(), ns, `${RELEASE}-tcab-nats`, 4222);
     const nc = await connectNats(natsSettings(`nats://${live.address}`, { credsText: creds, inboxPrefix: runInboxPrefix(own) }), { name: 'e2e-leaked-live' });
     const seen: string[] = [];
@@ -482,13 +494,8 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
         expect(await duplicates()).toBe(duplicatesBefore);
       }
       // Either way the credential is dead now (revoked once final), and the Run's status is its driver's result.
-      await vi.waitFor(async () => {
-        const again = await connectNats(natsSettings(`nats://${nats.address}`, { credsText: creds, inboxPrefix: runInboxPrefix(own) }), { name: 'e2e-leaked-after' }).then(async (c) => {
-          await c.close();
-          return 'connected';
-        }, (error: Error) => error.message);
-        expect(again).toMatch(/authorization violation|revoked/i);
-      }, { timeout: 30_000, interval: 250 });
+      const { servers: _, ...leakedSettings } = natsSettings('nats://unused', { credsText: creds, inboxPrefix: runInboxPrefix(own) });
+      await vi.waitFor(async () => expect(await connectOnce(leakedSettings, 'e2e-leaked-after')).toMatch(/authorization violation|revoked/i), { timeout: 30_000, interval: 250 });
       expect((await getJson<RunObject>('run', 'leaked', '-n', ns)).status).toEqual(done.status);
       expect(done.status!.usage!.input).not.toBe(987_654_321);
       process.stderr.write(`e2e leaked credential: its connection saw ${seen.join(' | ')}\n`);
