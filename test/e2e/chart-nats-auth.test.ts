@@ -14,6 +14,7 @@ import type { V1ConfigMap, V1Deployment, V1PolicyRule, V1Role, V1StatefulSet } f
 import { jetstreamManager } from '@nats-io/jetstream';
 import { generateNatsAuth, mintDispatcherCredentials, parseNatsAuthBundle } from '../../nats/auth/index.ts';
 import { connectNats, natsSettings } from '../../nats/settings.ts';
+import { STREAM_NAME, ensureRunStream, runStreamConfig } from '../../nats/stream.ts';
 import { runCaptured } from '../cluster/support.ts';
 import { freePort, natsServerBinary } from '../support/nats-server.ts';
 
@@ -125,7 +126,10 @@ describe('charts/tcab nats.auth', () => {
       await reader.close();
       const dispatcher = await connectNats(natsSettings(url, { credsText: (await mintDispatcherCredentials(parseNatsAuthBundle(secret['bundle.json']))).creds }), { name: 'dispatcher' });
       try {
-        expect((await (await jetstreamManager(dispatcher)).getAccountInfo()).limits).toBeDefined();
+        // What the dispatcher does first with JetStream: make the run stream (the account's JetStream is on).
+        const jsm = await jetstreamManager(dispatcher);
+        await ensureRunStream(jsm);
+        expect((await jsm.streams.info(STREAM_NAME)).config.subjects).toEqual(runStreamConfig().subjects);
       } finally {
         await dispatcher.close();
       }
