@@ -1,0 +1,156 @@
+// The operator console's wire contract (issue 23): the rows the server keeps per Run and per harness, and the data of
+// every Server-Sent Events message it writes. The server (console/server) builds these, the browser (console/web)
+// reads them; one zod schema each, types inferred, no second copy.
+//
+// SSE framing: `event: <name>` is one of the *_MESSAGES keys below, `data:` its schema as JSON on one line. On the
+// run stream the `event`/`events` messages also carry `id: <JetStream stream sequence>` (the last one of a batch),
+// so a reconnecting browser (Last-Event-ID, or ?after=<n>) resumes right after it: no gap, no duplicate.
+import { z } from 'zod';
+import { HARNESS_EVENT_TYPES, HarnessEvent, SYSTEM_STAGES } from './events.ts';
+import { OUTCOMES, RunResult, RunSpec } from './run.ts';
+import { RUN_PHASES, RunStatus } from './run-status.ts';
+import { TokenUsage } from './usage.ts';
+
+const time = z.string().describe('RFC 3339 time');
+
+/** `${namespace}/${name}`: the key of a Run everywhere in the console (rows, remove messages, data-key). */
+export const runKey = (namespace: string, name: string) => `${namespace}/${name}`;
+
+export const Activity = z.strictObject({
+  /** One short line: "command: npm test", "install_harness started", "thinking" (console/server/activity.ts). */
+  text: z.string(),
+  type: z.enum(HARNESS_EVENT_TYPES as [HarnessEvent['type'], ...HarnessEvent['type'][]]),
+  stage: z.enum(SYSTEM_STAGES).optional(),
+  /** The event's own timestamp. */
+  at: time,
+});
+export type Activity = z.infer<typeof Activity>;
+
+/** One line of the runs table: only what the table shows, so 100k Runs cost the server 100k small rows. */
+export const RunRow = z.strictObject({
+  key: z.string(),
+  namespace: z.string(),
+  name: z.string(),
+  uid: z.string(),
+  harness: z.string(),
+  model: z.string(),
+  /** status.phase, `Pending` while the Run has no status yet. */
+  phase: z.enum(RUN_PHASES),
+  outcome: z.enum(OUTCOMES).optional(),
+  createdAt: time,
+  startedAt: time.optional(),
+  finishedAt: time.optional(),
+  /** The latest event of the run (absent until the first one). */
+  activity: Activity.optional(),
+  /** When that latest event was received by the server (its clock): idle = serverNow - lastEventAt. */
+  lastEventAt: time.optional(),
+  tokens: TokenUsage.optional(),
+  actualCostUsd: z.number().nonnegative().nullable().optional(),
+  comparableCostUsd: z.number().nonnegative().nullable().optional(),
+  harnessVersion: z.string().optional(),
+  message: z.string().optional(),
+});
+export type RunRow = z.infer<typeof RunRow>;
+
+export const Readiness = z.strictObject({
+  ready: z.boolean(),
+  /** The auth mode the harness would use now (api-key or subscription), when one is available. */
+  mode: z.string().optional(),
+  /** What is missing for it to run, in words (an env var, a subscription Secret). */
+  missing: z.array(z.string()),
+});
+export type Readiness = z.infer<typeof Readiness>;
+
+export const HarnessRow = z.strictObject({
+  slug: z.string(),
+  displayName: z.string().optional(),
+  /** The HarnessConfig's cap; null = unlimited, 0 = paused. */
+  maxParallelism: z.int().min(0).nullable(),
+  /** true while no HarnessConfig object exists for the slug (defaults apply). */
+  default: z.boolean(),
+  /** Runs of this harness holding a slot (Dispatched, Starting, Running). */
+  occupied: z.int().nonnegative(),
+  /** Runs of this harness still Pending. */
+  queued: z.int().nonnegative(),
+  readiness: Readiness,
+  /** harnessVersion of the most recently started Run of this harness that reported one. */
+  lastInstalledVersion: z.string().optional(),
+});
+export type HarnessRow = z.infer<typeof HarnessRow>;
+
+export const KubeEventRow = z.strictObject({
+  type: z.string(),
+  reason: z.string(),
+  message: z.string(),
+  count: z.int().nonnegative(),
+  firstAt: time.optional(),
+  lastAt: time.optional(),
+  /** Who reported it (component), e.g. kubelet or tcab-dispatcher. */
+  source: z.string().optional(),
+});
+export type KubeEventRow = z.infer<typeof KubeEventRow>;
+
+/** A server-side problem the page should show (NATS unreachable, a watch failing); cleared by `notice` with no text. */
+export const Notice = z.strictObject({ text: z.string().optional() });
+
+// ---- GET /api/console/runs/stream
+export const RUNS_MESSAGES = {
+  snapshot: z.strictObject({ serverTime: time, stalledAfterSeconds: z.int().positive(), rows: z.array(RunRow) }),
+  upsert: z.strictObject({ rows: z.array(RunRow) }),
+  remove: z.strictObject({ keys: z.array(z.string()) }),
+  notice: Notice,
+};
+
+// ---- GET /api/console/runs/:namespace/:name/stream?after=<n>
+/** The Run's spec as stored (fields the schema does not know are kept, so an older console shows a newer Run). */
+export const ShownSpec = z.looseObject(RunSpec.shape).partial();
+export const FeedItem = z.strictObject({
+  /** JetStream stream sequence: unique and increasing; the SSE id. */
+  seq: z.int().positive(),
+  /** The envelope's per-run Tcab-Seq header when present (0 / absent for the dispatcher's lifecycle events). */
+  runSeq: z.int().nonnegative().optional(),
+  /** When JetStream stored the message. */
+  at: time,
+  event: HarnessEvent,
+  /** Set when the message broke the contract: it is shown as this `unknown` event, with the reason. */
+  invalid: z.string().optional(),
+});
+export type FeedItem = z.infer<typeof FeedItem>;
+
+export const RUN_MESSAGES = {
+  run: z.strictObject({ row: RunRow, spec: ShownSpec, status: RunStatus.partial().optional(), stalledAfterSeconds: z.int().positive(), serverTime: time }),
+  event: FeedItem,
+  events: z.strictObject({ items: z.array(FeedItem) }),
+  result: z.strictObject({ seq: z.int().positive(), result: RunResult }),
+  'kube-events': z.strictObject({ items: z.array(KubeEventRow) }),
+  'caught-up': z.strictObject({}),
+  /** The Run was deleted. */
+  gone: z.strictObject({}),
+  notice: Notice,
+};
+
+// ---- GET /api/console/harnesses/stream
+export const HARNESS_MESSAGES = {
+  snapshot: z.strictObject({ serverTime: time, rows: z.array(HarnessRow) }),
+  upsert: z.strictObject({ rows: z.array(HarnessRow) }),
+  notice: Notice,
+};
+
+export type RunsMessage = { [K in keyof typeof RUNS_MESSAGES]: { event: K; data: z.infer<(typeof RUNS_MESSAGES)[K]> } }[keyof typeof RUNS_MESSAGES];
+export type RunMessage = { [K in keyof typeof RUN_MESSAGES]: { event: K; data: z.infer<(typeof RUN_MESSAGES)[K]> } }[keyof typeof RUN_MESSAGES];
+export type HarnessMessage = { [K in keyof typeof HARNESS_MESSAGES]: { event: K; data: z.infer<(typeof HARNESS_MESSAGES)[K]> } }[keyof typeof HARNESS_MESSAGES];
+
+// ---- writes (bearer token, as POST /harness-config/:slug)
+/** POST /api/console/runs/:namespace/:name/cancel -> 200 with this; 401 without a valid token; 404 no such Run. */
+export const CancelResponse = z.strictObject({ key: z.string(), cancel: z.literal(true) });
+
+/** Paths, so server and browser name them once. */
+export const CONSOLE_PATHS = {
+  runsStream: '/api/console/runs/stream',
+  runStream: (namespace: string, name: string) => `/api/console/runs/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/stream`,
+  cancel: (namespace: string, name: string) => `/api/console/runs/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/cancel`,
+  harnessesStream: '/api/console/harnesses/stream',
+  harnessConfig: (slug: string) => `/harness-config/${encodeURIComponent(slug)}`,
+  appJs: '/console/app.js',
+  appCss: '/console/app.css',
+} as const;
