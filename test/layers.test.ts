@@ -16,7 +16,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The one NATS module (connection settings, envelope, stream, reader, result consumer): knows no harness.
   nats: ['shared'],
   driver: ['shared', 'harnesses', 'nats'],
-  dispatcher: ['shared', 'harnesses', 'nats'],
+  // The operator console's server (issue 23): rows and SSE over injected sources; the dispatcher mounts it.
+  console: ['shared', 'harnesses', 'nats', 'export'],
+  dispatcher: ['shared', 'harnesses', 'nats', 'console'],
 };
 
 /** Relative specifiers of every static, re-exported, side-effect and dynamic import in a module's source. */
@@ -71,7 +73,7 @@ describe('layers', () => {
 
   it('only nats/ imports the NATS client (one module owns connections, subjects and headers)', () => {
     // bench/ measures raw nats.js next to the driver's pipeline, so it may use the client directly; tests too.
-    const folders = ['shared', 'harnesses', 'nats', 'driver', 'dispatcher', 'cli', 'deploy', 'scripts'];
+    const folders = ['shared', 'harnesses', 'nats', 'console', 'driver', 'dispatcher', 'cli', 'deploy', 'scripts'];
     const importers = folders.flatMap(sources).filter((file) => /\bfrom\s*['"]@nats-io\//.test(readFileSync(join(ROOT, file), 'utf8')));
     expect(importers.length).toBeGreaterThan(0);
     expect(importers.filter((file) => !file.startsWith('nats/'))).toEqual([]);
