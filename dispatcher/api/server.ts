@@ -1,12 +1,12 @@
 // The dispatcher's HTTP API (spec: "Per-harness configuration"): GET /harness-config is an open read of every
 // harness (catalogue + gg) with its config or defaults; POST /harness-config/{slug} changes it and needs the
 // bearer token. Plus /healthz, /readyz (caches synced, NATS connected; leadership reported) and /metrics (Prometheus). Bodies are validated with the shared schema.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { DEFAULT_HARNESS_CONFIG, HarnessConfigSpec } from '../../shared/harness-config.ts';
 import { formatIssues } from '../../shared/zod-issues.ts';
+import { bearerOf, tokenMatches } from '../../shared/bearer-token.ts';
 
 export interface HarnessConfigStore {
   /** Stored configs by slug (absent slug = defaults). */
@@ -45,13 +45,7 @@ export function readinessReport(inputs: ReadinessInputs) {
   };
 }
 
-/** Constant-time comparison of a presented bearer token with the configured one (hashes: equal lengths). */
-export function tokenMatches(presented: string | undefined, expected: string): boolean {
-  if (!presented || !expected) return false;
-  const a = createHash('sha256').update(presented).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
+export { tokenMatches };
 
 export function buildApi(options: ApiOptions): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 16 * 1024 });
@@ -69,9 +63,7 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   });
 
   app.post<{ Params: { slug: string } }>('/harness-config/:slug', async (req, reply) => {
-    const auth = req.headers.authorization;
-    const presented = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length) : undefined;
-    if (!tokenMatches(presented, options.token())) return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'a valid bearer token is required' });
+    if (!tokenMatches(bearerOf(req.headers.authorization), options.token())) return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'a valid bearer token is required' });
     const { slug } = req.params;
     if (!options.slugs().includes(slug)) return reply.code(404).send({ error: `unknown harness "${slug}"` });
     const parsed = HarnessConfigSpec.safeParse(req.body);

@@ -1,0 +1,69 @@
+// The console's HTTP routes, registered onto a given fastify app (the dispatcher's API, or `tcab console`'s):
+// the SPA and its assets, three SSE streams (runs, one run, harnesses) and the one write, cancel (bearer token).
+import type { FastifyInstance } from 'fastify';
+import { bearerOf, tokenMatches } from '../../shared/bearer-token.ts';
+import { CONSOLE_PATHS, runKey } from '../../shared/console.ts';
+import type { CancelResponse } from '../../shared/console.ts';
+import type { z } from 'zod';
+import { loadBundle } from './assets.ts';
+import { streamRun } from './run-stream.ts';
+import { SseStream } from './sse.ts';
+import type { ConsoleSources } from './sources.ts';
+import type { ConsoleState } from './state.ts';
+
+export const DEFAULT_STALLED_AFTER_SECONDS = 300;
+/** Paths that serve the single-page app (the app picks the page from location.pathname). */
+export const PAGE_PATHS = ['/', '/runs', '/runs/:namespace/:name', '/harnesses'] as const;
+
+export interface ConsoleOptions {
+  state: ConsoleState;
+  sources: ConsoleSources;
+  /** The API's bearer token, asked per request (the Secret's file may be rotated). */
+  token: () => string;
+  stalledAfterSeconds?: number;
+}
+
+export function registerConsole(app: FastifyInstance, options: ConsoleOptions): void {
+  const { state, sources } = options;
+  const stalledAfterSeconds = options.stalledAfterSeconds ?? DEFAULT_STALLED_AFTER_SECONDS;
+  const bundle = loadBundle();
+
+  for (const path of PAGE_PATHS) {
+    app.get(path, async (_req, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send((await bundle).html));
+  }
+  // The html names them with a content hash (?v=...): a cached copy is never a stale one.
+  app.get(CONSOLE_PATHS.appJs, async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=31536000, immutable').send((await bundle).js));
+  app.get(CONSOLE_PATHS.appCss, async (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=31536000, immutable').send((await bundle).css));
+
+  app.get(CONSOLE_PATHS.runsStream, (req, reply) => {
+    reply.hijack();
+    const sse = new SseStream(reply.raw);
+    // Listen first, then snapshot: a change in between is sent twice (idempotent upsert), never lost.
+    const off = state.onRows({ onRows: (rows, keys) => (rows.length ? sse.send('upsert', { rows }) : undefined, keys.length ? sse.send('remove', { keys }) : undefined) });
+    sse.send('snapshot', { serverTime: new Date().toISOString(), stalledAfterSeconds, rows: state.runRows() });
+    if (sources.activity && state.natsProblem) sse.send('notice', { text: `NATS: ${state.natsProblem}` });
+    void sse.closed.then(off);
+  });
+
+  app.get(CONSOLE_PATHS.harnessesStream, (req, reply) => {
+    reply.hijack();
+    const sse = new SseStream(reply.raw);
+    const off = state.onHarnesses({ onHarnesses: (rows) => sse.send('upsert', { rows }) });
+    sse.send('snapshot', { serverTime: new Date().toISOString(), rows: state.harnessRows() });
+    void sse.closed.then(off);
+  });
+
+  app.get<{ Params: { namespace: string; name: string }; Querystring: { after?: string } }>('/api/console/runs/:namespace/:name/stream', (req, reply) => {
+    reply.hijack();
+    streamRun(new SseStream(reply.raw), req.params, req.query, req.headers['last-event-id'], { state, sources, stalledAfterSeconds, log: req.log });
+  });
+
+  app.post<{ Params: { namespace: string; name: string } }>('/api/console/runs/:namespace/:name/cancel', async (req, reply) => {
+    if (!tokenMatches(bearerOf(req.headers.authorization), options.token())) return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'a valid bearer token is required' });
+    const { namespace, name } = req.params;
+    const done = await sources.writer.cancel(namespace, name);
+    if (done === 'not-found') return reply.code(404).send({ error: `no Run ${namespace}/${name}` });
+    const body: z.infer<typeof CancelResponse> = { key: runKey(namespace, name), cancel: true };
+    return body;
+  });
+}

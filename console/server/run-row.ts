@@ -1,0 +1,54 @@
+// A Run -> its runs-table row (shared/console.ts RunRow), and the slim Run a list+watch keeps for it. Pure.
+import { runKey } from '../../shared/console.ts';
+import type { Activity, RunRow } from '../../shared/console.ts';
+import type { ConsoleRun } from './sources.ts';
+
+const iso = (t: Date | string | undefined): string | undefined => (t === undefined ? undefined : typeof t === 'string' ? t : t.toISOString());
+
+/** The row's Kubernetes half; activity and lastEventAt come from NATS (withActivity). */
+export function rowOf(run: ConsoleRun): RunRow {
+  const { metadata: m, spec, status: s } = run;
+  const row: RunRow = {
+    key: runKey(m.namespace ?? '', m.name ?? ''),
+    namespace: m.namespace ?? '',
+    name: m.name ?? '',
+    uid: m.uid ?? '',
+    harness: typeof spec.harness === 'string' ? spec.harness : '',
+    model: typeof spec.model === 'string' ? spec.model : '',
+    phase: s?.phase ?? 'Pending',
+    createdAt: iso(m.creationTimestamp) ?? new Date(0).toISOString(),
+  };
+  // Only fields that are set: a row is sent to every browser, 10,000 at a time.
+  if (s?.outcome) row.outcome = s.outcome;
+  if (s?.startTime) row.startedAt = s.startTime;
+  if (s?.completionTime) row.finishedAt = s.completionTime;
+  if (s?.usage) row.tokens = s.usage;
+  if (s?.actualCostUsd !== undefined) row.actualCostUsd = s.actualCostUsd;
+  if (s?.comparableCostUsd !== undefined) row.comparableCostUsd = s.comparableCostUsd;
+  if (s?.harnessVersion) row.harnessVersion = s.harnessVersion;
+  if (s?.message) row.message = s.message;
+  return row;
+}
+
+export function withActivity(row: RunRow, activity: { activity: Activity; at: string } | undefined): RunRow {
+  return activity ? { ...row, activity: activity.activity, lastEventAt: activity.at } : row;
+}
+
+/**
+ * What a list+watch of Runs keeps for the console when it is the console's own (`tcab console`): the row's fields
+ * only. The prompt (up to 1 MB), the test case's files and the conditions are dropped as each object arrives.
+ */
+export function slimRun<T extends ConsoleRun & { metadata: { resourceVersion?: string } }>(run: T): T {
+  const { metadata: m, spec, status } = run;
+  const slim = {
+    metadata: { namespace: m.namespace, name: m.name, uid: m.uid, creationTimestamp: m.creationTimestamp, resourceVersion: m.resourceVersion },
+    spec: { harness: spec.harness, model: spec.model },
+    status: status && { ...status, conditions: undefined },
+  };
+  return slim as unknown as T;
+}
+
+/** Equal rows need not be sent again (a status write that changed only a condition's time). */
+export function sameRow(a: RunRow, b: RunRow): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
