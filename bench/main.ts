@@ -5,6 +5,7 @@ import { benchBigLineRss, benchPeakRss, benchTranslation } from './translation.t
 import { benchNatsLatency } from './nats-latency.ts';
 import { benchDispatcher } from './dispatcher.ts';
 import { benchRunLatency } from './run-latency.ts';
+import { benchConsole } from './console.ts';
 import { readdirSync, statSync } from 'node:fs';
 import { listHarnesses } from '../harnesses/registry.ts';
 
@@ -55,6 +56,12 @@ if (want('dispatcher')) {
   const runs = Number(process.env.TCAB_BENCH_RUNS || 10_000);
   log(`dispatcher claims/s and memory for ${runs} queued Runs vs raw Pod creates on the test control plane (builds it on first use)`);
   report.dispatcher = await benchDispatcher(runs, Number(process.env.TCAB_BENCH_RAW_PODS || 2_000), log, process.env.TCAB_BENCH_UNTIL === 'dispatched' ? 'dispatched' : 'deleted', Number(process.env.TCAB_BENCH_BUDGET_S || Infinity));
+}
+
+if (want('console')) {
+  // Debian's chromium (apt; .ci/run installs it) through playwright-core; a nats-server of its own; loopback only.
+  // TCAB_BENCH_CONSOLE_RUNS / _RATE / _SECONDS change the 10,000 Runs, 1,000 events/s and 12 s.
+  report.console = await benchConsole(log);
 }
 
 if (want('e2e')) {

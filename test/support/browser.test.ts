@@ -15,7 +15,7 @@ describe('test browser', () => {
   it('captures console errors and uncaught exceptions and writes a PNG screenshot', async () => {
     const { page, errors } = await browser.newPage({ viewport: { width: 320, height: 200 } });
     await page.setContent('<h1>hi</h1><script>console.error("boom"); setTimeout(() => { throw new Error("late") });</script>');
-    await page.waitForFunction(() => document.querySelector('h1')?.textContent === 'hi');
+    await page.locator('h1', { hasText: 'hi' }).waitFor();
     await expect.poll(() => errors.length).toBe(2);
     expect(errors[0]).toBe('console.error: boom');
     expect(errors[1]).toMatch(/^uncaught: .*late/);
