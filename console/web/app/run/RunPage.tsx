@@ -1,0 +1,129 @@
+// One run: its live feed (JetStream replay from the first event, then live; resumed after the last seq on
+// reconnect), the stage timeline, usage, costs, spec and Kubernetes Events, and the Cancel action.
+import { computed } from '@preact/signals';
+import { useMemo } from 'preact/hooks';
+import { formatClock, formatDuration, formatIdle, toMs } from '../../format.ts';
+import { idleSeconds, isFinal, runDurationMs } from '../../runs-view.ts';
+import { stageTimeline } from '../../stages.ts';
+import { PATHS } from '../../wire.ts';
+import { serverNow } from '../clock.ts';
+import { OutcomeBadge, PhaseBadge, StreamStatus, useConsoleReady } from '../common.tsx';
+import { useEventStream } from '../sse.ts';
+import { CancelRun } from './CancelRun.tsx';
+import { Feed } from './Feed.tsx';
+import { Costs, KubeEvents, Spec, Usage } from './RunFacts.tsx';
+import { RunStore } from './store.ts';
+import { Timeline } from './Timeline.tsx';
+
+export function RunPage({ namespace, name }: { namespace: string; name: string }) {
+  const { store, spans } = useMemo(() => {
+    const store = new RunStore();
+    const spans = computed(() => {
+      void store.feedVersion.value;
+      const row = store.run.value?.row;
+      return stageTimeline({ items: store.feed.items, final: row ? isFinal(row) : false, nowMs: serverNow.value, result: store.result.value ?? undefined });
+    });
+    return { store, spans };
+  }, []);
+  // A fresh EventSource (first open, or after the server refused one) asks for what follows the last event held;
+  // EventSource's own reconnects send Last-Event-ID instead.
+  const state = useEventStream(() => `${PATHS.runStream(namespace, name)}${store.feed.lastSeq ? `?after=${store.feed.lastSeq}` : ''}`, store.handlers);
+  const info = store.run.value;
+  useConsoleReady(info !== null);
+
+  const now = serverNow.value;
+  const row = info?.row;
+  const status = info?.status;
+  const result = store.result.value;
+  const idle = row ? idleSeconds(row, now) : undefined;
+  const stalled = idle !== undefined && info !== null && idle >= info.stalledAfterSeconds;
+  const startMs = toMs(row?.startedAt) ?? toMs(store.feed.items[0]?.event.timestamp);
+  const title = `${namespace}/${name}`;
+
+  return (
+    <article class="run-page" aria-labelledby="run-title" data-key={title} data-phase={row?.phase}>
+      <div class="page-head">
+        <p class="crumbs">
+          <a href="/runs">Runs</a> /
+        </p>
+        <h1 id="run-title">{title}</h1>
+        <StreamStatus state={state.value} notice={store.notice.value} />
+      </div>
+      {store.gone.value && (
+        <p class="notice" role="alert">
+          This Run was deleted. What was received is still shown.
+        </p>
+      )}
+      {row && (
+        <div class="run-head">
+          <dl class="kv inline">
+            <div>
+              <dt>Phase</dt>
+              <dd>
+                <PhaseBadge phase={row.phase} stalled={stalled} />
+              </dd>
+            </div>
+            <div>
+              <dt>Outcome</dt>
+              <dd>
+                <OutcomeBadge outcome={row.outcome} />
+              </dd>
+            </div>
+            <div>
+              <dt>Harness</dt>
+              <dd>
+                {row.harness} <span class="muted">{row.harnessVersion ?? status?.harnessVersion ?? result?.harness_version ?? ''}</span>
+              </dd>
+            </div>
+            <div>
+              <dt>Model</dt>
+              <dd>{row.model}</dd>
+            </div>
+            <div>
+              <dt>Started</dt>
+              <dd>{formatClock(row.startedAt, now)}</dd>
+            </div>
+            <div>
+              <dt>Duration</dt>
+              <dd>{formatDuration(runDurationMs(row, now))}</dd>
+            </div>
+            <div>
+              <dt>Idle</dt>
+              <dd class={stalled ? 'stalled-text' : undefined}>{formatIdle(idle)}</dd>
+            </div>
+          </dl>
+          {(row.message ?? result?.message) && <p class="run-message">{row.message ?? result?.message}</p>}
+          <div class="actions">
+            {!isFinal(row) && <CancelRun namespace={namespace} name={name} />}
+            <a class="button" href={PATHS.atif(namespace, name)} download={`${name}.atif.json`}>
+              Download trajectory (ATIF)
+            </a>
+          </div>
+        </div>
+      )}
+      <div class="run-grid">
+        <section aria-labelledby="feed-title" class="feed-col">
+          <h2 id="feed-title">Events</h2>
+          <Feed store={store} startMs={startMs} />
+        </section>
+        <aside class="side-col" aria-label="Run details">
+          <section aria-labelledby="stages-title" class="panel">
+            <h2 id="stages-title">Stages</h2>
+            <Timeline spans={spans.value} />
+          </section>
+          <section class="panel" aria-label="Usage and cost">
+            <Usage tokens={status?.usage ?? result?.tokens ?? row?.tokens} />
+            <Costs
+              actual={status?.actualCostUsd ?? result?.actual_cost_usd ?? row?.actualCostUsd}
+              comparable={status?.comparableCostUsd ?? result?.comparable_cost_usd ?? row?.comparableCostUsd}
+              catalog={status?.catalogVersion ?? result?.catalog_version}
+              authMode={status?.authMode ?? result?.auth_mode}
+            />
+          </section>
+          {info && <Spec spec={info.spec} />}
+          <KubeEvents items={store.kubeEvents.value} nowMs={now} />
+        </aside>
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,153 @@
+// The runs table: a real <table> (scoped headers, aria-sort, aria-rowcount/rowindex) whose body renders only the
+// rows in view between two spacer rows. Rows are one line high and fixed, so no row is ever measured.
+import type { Signal } from '@preact/signals';
+import { useRef } from 'preact/hooks';
+import type { RunRow } from '../../../../shared/console.ts';
+import { DASH, formatClock, formatCost, formatCount, formatDuration, formatIdle, totalTokens } from '../../format.ts';
+import { runPath } from '../../routes.ts';
+import { idleSeconds, runDurationMs, type RunSort, type SortKey } from '../../runs-view.ts';
+import { serverNow } from '../clock.ts';
+import { OutcomeBadge, PhaseBadge } from '../common.tsx';
+import { navigate } from '../router.ts';
+import { useVirtualizer } from '../virtual.ts';
+
+const ROW_HEIGHT = 36;
+
+const COLUMNS: ReadonlyArray<{ label: string; sort?: SortKey; class: string }> = [
+  { label: 'Run', sort: 'name', class: 'c-name' },
+  { label: 'Harness', sort: 'harness', class: 'c-harness' },
+  { label: 'Model', sort: 'model', class: 'c-model' },
+  { label: 'Phase', sort: 'phase', class: 'c-phase' },
+  { label: 'Outcome', sort: 'outcome', class: 'c-outcome' },
+  { label: 'Started', sort: 'started', class: 'c-started' },
+  { label: 'Duration', sort: 'duration', class: 'c-num' },
+  { label: 'Activity', class: 'c-activity' },
+  { label: 'Idle', sort: 'idle', class: 'c-num' },
+  { label: 'Tokens', sort: 'tokens', class: 'c-num' },
+  { label: 'Actual cost', sort: 'actualCost', class: 'c-num' },
+  { label: 'Comparable cost', sort: 'comparableCost', class: 'c-num' },
+];
+
+export function RunsTable({ rows, sort, stalledAfterSeconds, ready }: { rows: RunRow[]; sort: Signal<RunSort>; stalledAfterSeconds: number; ready: boolean }) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtual = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    getItemKey: (i) => rows[i]!.key,
+    paddingStart: ROW_HEIGHT,
+    overscan: 10,
+  });
+  const items = virtual.getVirtualItems();
+  const top = items.length ? items[0]!.start - ROW_HEIGHT : 0;
+  const bottom = items.length ? virtual.getTotalSize() - items[items.length - 1]!.end : 0;
+
+  const toggle = (key: SortKey) => {
+    const s = sort.value;
+    sort.value = s.key === key ? { key, dir: s.dir === 'asc' ? 'desc' : 'asc' } : { key, dir: key === 'name' || key === 'harness' || key === 'model' ? 'asc' : 'desc' };
+  };
+  const open = (row: RunRow) => navigate(runPath(row.namespace, row.name));
+  const moveFocus = (index: number) => {
+    if (index < 0 || index >= rows.length) return;
+    virtual.scrollToIndex(index, { align: 'auto' });
+    requestAnimationFrame(() => scroller.current?.querySelector<HTMLElement>(`tr[data-index="${index}"]`)?.focus());
+  };
+
+  return (
+    <div class="table-scroll runs-scroll" ref={scroller}>
+      <table class="runs" aria-label="Runs" aria-rowcount={rows.length + 1}>
+        <thead>
+          <tr aria-rowindex={1}>
+            {COLUMNS.map((c) => {
+              const sorted = c.sort && sort.value.key === c.sort ? (sort.value.dir === 'asc' ? 'ascending' : 'descending') : c.sort ? 'none' : undefined;
+              return (
+                <th key={c.label} scope="col" class={c.class} aria-sort={sorted}>
+                  {c.sort ? (
+                    <button type="button" class="sort" onClick={() => toggle(c.sort!)}>
+                      {c.label}
+                      <span aria-hidden="true" class="arrow">
+                        {sorted === 'ascending' ? '▲' : sorted === 'descending' ? '▼' : ''}
+                      </span>
+                    </button>
+                  ) : (
+                    c.label
+                  )}
+                </th>
+              );
+            })}
+          </tr>
+        </thead>
+        <tbody>
+          {top > 0 && <tr aria-hidden="true" class="spacer" style={{ height: `${top}px` }} />}
+          {items.map((item) => {
+            const row = rows[item.index]!;
+            return <Row key={row.key} row={row} index={item.index} stalledAfterSeconds={stalledAfterSeconds} onOpen={open} onMove={moveFocus} />;
+          })}
+          {bottom > 0 && <tr aria-hidden="true" class="spacer" style={{ height: `${bottom}px` }} />}
+          {ready && rows.length === 0 && (
+            <tr>
+              <td colSpan={COLUMNS.length} class="empty">
+                No runs match.
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Row({ row, index, stalledAfterSeconds, onOpen, onMove }: { row: RunRow; index: number; stalledAfterSeconds: number; onOpen: (r: RunRow) => void; onMove: (i: number) => void }) {
+  // Reading the clock here re-renders only the rows on screen once a second.
+  const now = serverNow.value;
+  const idle = idleSeconds(row, now);
+  const stalled = idle !== undefined && idle >= stalledAfterSeconds;
+  const tokens = totalTokens(row.tokens);
+  const t = row.tokens;
+  return (
+    <tr
+      tabIndex={0}
+      data-index={index}
+      data-key={row.key}
+      data-phase={row.phase}
+      data-stalled={stalled ? 'true' : undefined}
+      aria-rowindex={index + 2}
+      class={stalled ? 'stalled-row' : undefined}
+      onClick={(e) => !(e.target as Element).closest('a') && onOpen(row)}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter') onOpen(row);
+        if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+        e.preventDefault();
+        onMove(e.key === 'ArrowDown' ? index + 1 : index - 1);
+      }}
+    >
+      <th scope="row" class="c-name">
+        <a href={runPath(row.namespace, row.name)} tabIndex={-1} title={row.key}>
+          <span class="ns">{row.namespace}/</span>
+          {row.name}
+        </a>
+      </th>
+      <td class="c-harness">{row.harness}</td>
+      <td class="c-model" title={row.model}>
+        {row.model}
+      </td>
+      <td class="c-phase">
+        <PhaseBadge phase={row.phase} stalled={stalled} />
+      </td>
+      <td class="c-outcome" title={row.message}>
+        <OutcomeBadge outcome={row.outcome} />
+      </td>
+      <td class="c-started">{formatClock(row.startedAt ?? row.createdAt, now)}</td>
+      <td class="c-num">{formatDuration(runDurationMs(row, now))}</td>
+      <td class="c-activity" title={row.activity?.text}>
+        {row.activity ? <span class={`act act-${row.activity.type}`}>{row.activity.text}</span> : <span class="muted">{row.phase === 'Pending' ? 'queued' : DASH}</span>}
+      </td>
+      <td class={`c-num${stalled ? ' stalled-text' : ''}`}>{formatIdle(idle)}</td>
+      <td class="c-num" title={t ? `input ${t.input ?? 'n/a'} · output ${t.output ?? 'n/a'} · cache read ${t.cache_read ?? 'n/a'} · cache write ${t.cache_write ?? 'n/a'}` : undefined}>
+        {formatCount(tokens)}
+      </td>
+      <td class="c-num">{formatCost(row.actualCostUsd)}</td>
+      <td class="c-num">{formatCost(row.comparableCostUsd)}</td>
+    </tr>
+  );
+}

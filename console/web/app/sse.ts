@@ -1,0 +1,56 @@
+// One Server-Sent Events channel per page. EventSource reconnects by itself and sends Last-Event-ID, so the server
+// resumes a run's feed right after the last event shown. When the server refuses the stream (EventSource gives up:
+// readyState CLOSED) the hook opens a new one after a back-off, asking for `url()` again (it carries ?after=).
+import { signal, type Signal } from '@preact/signals';
+import { useEffect, useRef } from 'preact/hooks';
+
+export type StreamState = 'connecting' | 'live' | 'reconnecting';
+export type StreamHandlers = Record<string, (data: never) => void>;
+
+export function useEventStream(url: (() => string) | null, handlers: StreamHandlers): Signal<StreamState> {
+  const state = useRef(signal<StreamState>('connecting')).current;
+  const latest = useRef(handlers);
+  latest.current = handlers;
+  const names = Object.keys(handlers).join(',');
+  const target = url?.();
+
+  useEffect(() => {
+    if (!url) return;
+    let source: EventSource | undefined;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    let delay = 1000;
+    const open = () => {
+      source = new EventSource(url());
+      state.value = state.value === 'connecting' ? 'connecting' : 'reconnecting';
+      source.onopen = () => {
+        state.value = 'live';
+        delay = 1000;
+      };
+      source.onerror = () => {
+        state.value = 'reconnecting';
+        if (source?.readyState === EventSource.CLOSED) {
+          retry = setTimeout(open, delay);
+          delay = Math.min(delay * 2, 30_000);
+        }
+      };
+      for (const name of names.split(',')) {
+        source.addEventListener(name, (e) => {
+          let data: unknown;
+          try {
+            data = JSON.parse((e as MessageEvent<string>).data);
+          } catch {
+            return;
+          }
+          latest.current[name]?.(data as never);
+        });
+      }
+    };
+    open();
+    return () => {
+      clearTimeout(retry);
+      source?.close();
+    };
+    // The stream is per target URL (a page, a run); handlers are read through the ref.
+  }, [target, names]);
+  return state;
+}

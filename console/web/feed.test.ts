@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import type { FeedItem } from '../../shared/console.ts';
+import { FeedBuffer } from './feed.ts';
+import { parseRoute, runPath, seqFromHash } from './routes.ts';
+
+const item = (seq: number): FeedItem => ({ seq, at: '2026-12-05T12:00:00Z', event: { type: 'agent', timestamp: '2026-12-05T12:00:00Z', message: `m${seq}` } });
+
+describe('feed buffer', () => {
+  it('keeps each event once, in order, when a resumed batch overlaps what it holds', () => {
+    const feed = new FeedBuffer();
+    expect(feed.add([item(1), item(2), item(5)])).toBe(3);
+    expect(feed.add([item(2), item(5), item(6), item(9)])).toBe(2);
+    expect(feed.items.map((i) => i.seq)).toEqual([1, 2, 5, 6, 9]);
+    expect(feed.lastSeq).toBe(9);
+    expect(feed.indexOf(6)).toBe(3);
+    expect(feed.indexOf(3)).toBe(-1);
+  });
+});
+
+describe('routes', () => {
+  it.each([
+    ['/', { page: 'runs' }],
+    ['/runs', { page: 'runs' }],
+    ['/runs/', { page: 'runs' }],
+    ['/harnesses', { page: 'harnesses' }],
+    ['/runs/team-a/run-1', { page: 'run', namespace: 'team-a', name: 'run-1' }],
+    ['/runs/a%20b/x%2Fy', { page: 'run', namespace: 'a b', name: 'x/y' }],
+    ['/runs/%E0%A4%A/x', { page: 'not-found' }],
+    ['/elsewhere', { page: 'not-found' }],
+  ])('%s', (path, route) => expect(parseRoute(path)).toEqual(route));
+
+  it('run paths round-trip and event anchors parse', () => {
+    expect(parseRoute(runPath('a b', 'x/y'))).toEqual({ page: 'run', namespace: 'a b', name: 'x/y' });
+    expect(seqFromHash('#seq-42')).toBe(42);
+    expect(seqFromHash('#seq-')).toBeUndefined();
+    expect(seqFromHash('#other')).toBeUndefined();
+  });
+});

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import type { RunRow } from '../../shared/console.ts';
+import { DEFAULT_SORT, EMPTY_FILTER, facets, idleSeconds, isStalled, matchesFilter, phaseCounts, sortRows, viewFromQuery, viewToQuery, visibleRows } from './runs-view.ts';
+
+const NOW = Date.parse('2026-12-05T12:00:00Z');
+const ago = (s: number) => new Date(NOW - s * 1000).toISOString();
+const clock = { nowMs: NOW, stalledAfterSeconds: 300 };
+
+function row(name: string, patch: Partial<RunRow> = {}): RunRow {
+  return { key: `ns/${name}`, namespace: 'ns', name, uid: name, harness: 'claude', model: 'sonnet', phase: 'Running', createdAt: ago(3600), startedAt: ago(3000), ...patch };
+}
+
+describe('idle and stalled', () => {
+  it('idle counts from the last event, else from the start; queued and finished runs have none', () => {
+    expect(idleSeconds(row('a', { lastEventAt: ago(42) }), NOW)).toBe(42);
+    expect(idleSeconds(row('b', { lastEventAt: undefined }), NOW)).toBe(3000);
+    expect(idleSeconds(row('c', { phase: 'Pending', startedAt: undefined }), NOW)).toBeUndefined();
+    expect(idleSeconds(row('d', { phase: 'Succeeded', lastEventAt: ago(9000) }), NOW)).toBeUndefined();
+  });
+
+  it('a live run is stalled once idle reaches the threshold, a finished one never', () => {
+    expect(isStalled(row('a', { lastEventAt: ago(299) }), clock)).toBe(false);
+    expect(isStalled(row('a', { lastEventAt: ago(300) }), clock)).toBe(true);
+    expect(isStalled(row('a', { phase: 'Failed', lastEventAt: ago(3000) }), clock)).toBe(false);
+  });
+});
+
+describe('filters', () => {
+  const rows = [
+    row('alpha', { harness: 'codex', model: 'gpt-5', lastEventAt: ago(5), activity: { text: 'command: npm test', type: 'command', at: ago(5) } }),
+    row('beta', { phase: 'Succeeded', outcome: 'succeeded', finishedAt: ago(10) }),
+    row('gamma', { phase: 'Failed', outcome: 'harness_failed', message: 'session 1 exited with 2' }),
+    row('delta', { lastEventAt: ago(600) }),
+    row('eps', { phase: 'Pending', startedAt: undefined }),
+  ];
+  const names = (filter: Partial<typeof EMPTY_FILTER>) => rows.filter((r) => matchesFilter(r, { ...EMPTY_FILTER, ...filter }, clock)).map((r) => r.name);
+
+  it('by phase, "not finished", harness, model and outcome (including "none yet")', () => {
+    expect(names({ phase: 'Failed' })).toEqual(['gamma']);
+    expect(names({ phase: 'active' })).toEqual(['alpha', 'delta', 'eps']);
+    expect(names({ harness: 'codex' })).toEqual(['alpha']);
+    expect(names({ model: 'gpt-5' })).toEqual(['alpha']);
+    expect(names({ outcome: 'succeeded' })).toEqual(['beta']);
+    expect(names({ outcome: 'none' })).toEqual(['alpha', 'delta', 'eps']);
+  });
+
+  it('text matches every word anywhere in name, harness, model, activity or message', () => {
+    expect(names({ text: 'npm' })).toEqual(['alpha']);
+    expect(names({ text: 'EXITED 2' })).toEqual(['gamma']);
+    expect(names({ text: 'ns/be' })).toEqual(['beta']);
+    expect(names({ text: 'codex nothing' })).toEqual([]);
+  });
+
+  it('stalled only', () => expect(names({ stalledOnly: true })).toEqual(['delta']));
+
+  it('facets and counts', () => {
+    expect(facets(rows)).toEqual({ harnesses: ['claude', 'codex'], models: ['gpt-5', 'sonnet'] });
+    expect(phaseCounts(rows, clock)).toEqual({ byPhase: { Running: 2, Succeeded: 1, Failed: 1, Pending: 1 }, stalled: 1, total: 5 });
+  });
+});
+
+describe('sorting', () => {
+  const rows = [
+    row('b', { tokens: { input: 10, output: 5, cache_read: null, cache_write: null, reasoning: null }, actualCostUsd: 0.5 }),
+    row('a', { tokens: { input: 100, output: 5, cache_read: null, cache_write: null, reasoning: null }, actualCostUsd: null }),
+    row('c', { startedAt: ago(10) }),
+  ];
+  const order = (key: (typeof DEFAULT_SORT)['key'], dir: 'asc' | 'desc') => sortRows(rows, { key, dir }, NOW).map((r) => r.name);
+
+  it('sorts both ways, rows without a value last either way', () => {
+    expect(order('name', 'asc')).toEqual(['a', 'b', 'c']);
+    expect(order('name', 'desc')).toEqual(['c', 'b', 'a']);
+    expect(order('tokens', 'desc')).toEqual(['a', 'b', 'c']);
+    expect(order('tokens', 'asc')).toEqual(['b', 'a', 'c']);
+    expect(order('actualCost', 'asc')).toEqual(['b', 'a', 'c']);
+    expect(order('started', 'desc')).toEqual(['c', 'a', 'b']);
+  });
+
+  it('phase sorts in lifecycle order, not alphabetically', () => {
+    const mixed = [row('x', { phase: 'Succeeded' }), row('y', { phase: 'Pending' }), row('z', { phase: 'Running' })];
+    expect(sortRows(mixed, { key: 'phase', dir: 'asc' }, NOW).map((r) => r.phase)).toEqual(['Pending', 'Running', 'Succeeded']);
+  });
+
+  it('visibleRows filters then sorts 10,000 rows without losing any', () => {
+    const many = Array.from({ length: 10_000 }, (_, i) => row(`r${i}`, { phase: i % 2 ? 'Running' : 'Succeeded', startedAt: ago(i) }));
+    const shown = visibleRows(many, { ...EMPTY_FILTER, phase: 'Running' }, DEFAULT_SORT, clock);
+    expect(shown).toHaveLength(5000);
+    expect(shown[0]!.name).toBe('r1');
+    expect(shown.at(-1)!.name).toBe('r9999');
+  });
+});
+
+describe('view in the URL', () => {
+  it('round-trips the filter and sort, and drops unknown values', () => {
+    const view = { filter: { ...EMPTY_FILTER, phase: 'active' as const, harness: 'codex', text: 'npm test', stalledOnly: true }, sort: { key: 'idle' as const, dir: 'desc' as const } };
+    expect(viewFromQuery(viewToQuery(view.filter, view.sort))).toEqual(view);
+    expect(viewToQuery(EMPTY_FILTER, DEFAULT_SORT)).toBe('');
+    expect(viewFromQuery('?phase=Bogus&outcome=nope&sort=evil:up')).toEqual({ filter: EMPTY_FILTER, sort: DEFAULT_SORT });
+  });
+});
