@@ -46,6 +46,7 @@ function consoleHtml(jsVersion: string, cssVersion: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>tcab console</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/app.css?v=${cssVersion}">
 <script type="module" src="/console/app.js?v=${jsVersion}"></script>
 </head>

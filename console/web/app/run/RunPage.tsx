@@ -37,7 +37,10 @@ export function RunPage({ namespace, name }: { namespace: string; name: string }
   const result = store.result.value;
   const idle = row ? idleSeconds(row, now) : undefined;
   const stalled = idle !== undefined && info !== null && idle >= info.stalledAfterSeconds;
-  const startMs = toMs(row?.startedAt) ?? toMs(store.feed.items[0]?.event.timestamp);
+  // Offsets count from the earliest of the run's start and its first event (the image pull comes before the start).
+  const firstMs = toMs(store.feed.items[0]?.event.timestamp);
+  const startedMs = toMs(row?.startedAt);
+  const startMs = firstMs === undefined || startedMs === undefined ? (firstMs ?? startedMs) : Math.min(firstMs, startedMs);
   const title = `${namespace}/${name}`;
 
   return (
