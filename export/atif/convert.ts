@@ -101,7 +101,10 @@ function costExtra(input: AtifInput): Record<string, JsonValue> {
 
 /** The first session the run reported, else the first one an event carried. */
 function sessionIdOf(input: AtifInput): string | undefined {
-  return input.result?.session_ids[0] ?? input.events.find((e) => e.type !== 'system' && e.session_id !== undefined)?.session_id;
+  const reported = input.result?.session_ids[0];
+  if (reported !== undefined) return reported;
+  for (const event of input.events) if (event.type !== 'system' && event.session_id !== undefined) return event.session_id;
+  return undefined;
 }
 
 export function toAtif(input: AtifInput): AtifTrajectory {
