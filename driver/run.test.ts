@@ -13,6 +13,7 @@ import type { RunSpecInput } from '../shared/run.ts';
 import { HarnessEvent } from '../shared/events.ts';
 import { RunResult } from '../shared/run.ts';
 import { SECRET_MARKER } from './scrub.ts';
+import { toAtif } from '../export/atif/convert.ts';
 import { InvalidInputError } from '../shared/errors.ts';
 import { createScriptedHarness } from '../test/support/scripted-harness.ts';
 import type { Timers } from './stages/stderr-flush.ts';
@@ -180,6 +181,10 @@ describe('executeRun', () => {
     const published = JSON.stringify({ events, result });
     expect(published).not.toContain(CANARY);
     expect(published).toContain(SECRET_MARKER);
+    // The ATIF export is built from these same scrubbed events: the marker reaches it, the key does not.
+    const atif = JSON.stringify(toAtif({ runId: result.run_id, events, result, spec: { harness: 'scripted', model: 'claude-sonnet-4-5', prompt: 'canary' } }));
+    expect(atif).not.toContain(CANARY);
+    expect(atif).toContain(SECRET_MARKER);
     const env = readFileSync(join(runRoot, 'env-seen'), 'utf8');
     expect(env).toContain(`ANTHROPIC_API_KEY=${CANARY}`);
     expect(env).not.toContain('sk-fake-other-provider-key');
