@@ -23,6 +23,7 @@ import { startOfflineStub } from '../../driver/offline-stub.ts';
 import { defaultRunBase } from '../../driver/run-dirs.ts';
 import { resolveFormat } from '../../shared/format/event-writer.ts';
 import { onBrokenPipe } from '../output/broken-pipe.ts';
+import { AtifFileSink } from '../output/atif-file.ts';
 
 interface RunOptions {
   harness: string;
@@ -44,6 +45,7 @@ interface RunOptions {
   keep?: boolean;
   stub?: boolean;
   fullReasoning?: boolean;
+  atif?: string;
 }
 
 function readPromptFile(file: string): string {
@@ -94,6 +96,7 @@ export function registerRunCommand(program: Command): void {
     .option('--run-id <id>', 'run id: 1-200 of A-Z a-z 0-9 - _, starting with a letter or digit (default: generated)')
     .option('--keep', 'keep the run home, workspace and install prefix')
     .option('--result <file>', 'write the run result as JSON to this file')
+    .option('--atif <file>', 'also write the run as an ATIF trajectory (Harbor\'s format) to this file')
     .option('--full-reasoning', 'show reasoning in full (human view)')
     .addOption(new Option('--json', 'NDJSON events (default when stdout is not a terminal)').conflicts('pretty'))
     .addOption(new Option('--pretty', 'human view (default on a terminal)'))
@@ -122,6 +125,7 @@ Exit status: 0 succeeded, 1 harness failed, 2 invalid flags or run spec (e.g. un
       const sinks: EventSink[] = [new TerminalSink(process.stdout, { format, fullReasoning: options.fullReasoning, resultFile: options.result })];
       if (options.nats) sinks.push(new NatsSink({ settings: natsSettingsFromEnv(process.env, options.nats, '--nats')!, deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000, fallback: (line) => process.stderr.write(`${line}\n`), warn: (message) => process.stderr.write(`tcab: warning: ${message}\n`), signal: abort.signal }));
 
+      if (options.atif) sinks.push(new AtifFileSink(options.atif, spec));
       const stub = options.stub ? await startOfflineStub(manifest, spec, defaultRunBase(process.env), runId) : undefined;
       const onSignal = () => abort.abort();
       process.once('SIGINT', onSignal);

@@ -12,6 +12,7 @@ import { TranslationSession } from '../../shared/translate/session.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
 import { InvalidInputError } from '../../shared/errors.ts';
 import { createEventWriter, resolveFormat } from '../../shared/format/event-writer.ts';
+import { writeAtifFile } from '../output/atif-file.ts';
 
 interface TranslateOptions {
   harness: string;
@@ -25,6 +26,7 @@ interface TranslateOptions {
   fullReasoning?: boolean;
   maxLineBytes: string;
   report: string[];
+  atif?: string;
 }
 
 /** `--report usage.json=/path/to/file`: a report file the session wrote beside its stream (e.g. Copilot's usage). */
@@ -55,6 +57,7 @@ export function registerTranslateCommand(program: Command): void {
     .option('--exit-code <n>', "the harness's exit status (non-zero adds the terminal error)", '0')
     .option('--workdir <dir>', 'the session cwd, to make relative paths absolute')
     .option('--result <file>', 'write the session result as JSON to this file')
+    .option('--atif <file>', 'also write the session as an ATIF trajectory (Harbor\'s format) to this file')
     .option('--full-reasoning', 'show reasoning in full (human view)')
     .option('--report <name=file>', "a report file the session wrote beside its stream, e.g. copilot's usage.json (repeatable)", (value: string, all: string[]) => [...all, value], [] as string[])
     .option('--max-line-bytes <n>', 'lines longer than this become truncated unknown events', String(DEFAULT_MAX_LINE_BYTES))
@@ -69,7 +72,9 @@ export function registerTranslateCommand(program: Command): void {
       const session = new TranslationSession(adapter, { workdir: options.workdir });
       const format = resolveFormat(options, process.stdout.isTTY === true);
       const writer = createEventWriter(process.stdout, format, { fullReasoning: options.fullReasoning === true });
+      const translated: HarnessEvent[] = [];
       const emit = (events: HarnessEvent[]) => {
+        if (options.atif) translated.push(...events);
         for (const event of events) writer.event(event);
       };
 
@@ -106,6 +111,7 @@ export function registerTranslateCommand(program: Command): void {
       });
       const result = { harness: adapter.slug, ...summary, cost };
       if (options.result) writeFileSync(options.result, `${JSON.stringify(result, null, 2)}\n`);
+      if (options.atif) writeAtifFile(options.atif, { events: translated, spec: { harness: adapter.slug, model: options.model ?? summary.result.reported_model }, usage: { tokens: summary.result.tokens, cost_usd: cost.actual_cost_usd } });
       if (format === 'json') {
         if (!options.result) process.stderr.write(`${JSON.stringify(result)}\n`);
       } else {

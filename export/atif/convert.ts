@@ -15,7 +15,7 @@ import { defined } from './tool-calls.ts';
 /** What was asked for: a RunSpec (camelCase, as the Run resource carries it) fits, only these fields are read. */
 export interface AtifSpec {
   harness: string;
-  model: string;
+  model?: string;
   prompt?: string;
 }
 

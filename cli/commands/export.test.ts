@@ -1,0 +1,95 @@
+// ATIF from the command line, as a user gets it: `tcab run --atif` of a real gg run against the stub model that
+// also publishes to a real nats-server, `tcab export atif` of that run from JetStream, and `tcab translate --atif`
+// of a recorded claude transcript. Every trajectory is checked with our schema and with Harbor's own models.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NatsServer } from '../../test/support/nats-server.ts';
+import { validateWithHarbor } from '../../test/support/harbor-venv.ts';
+import { AtifTrajectory } from '../../export/atif/schema.ts';
+import type { AtifTrajectory as Trajectory } from '../../export/atif/schema.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+let dir: string;
+let server: NatsServer;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tcab-atif-cli-'));
+  server = await NatsServer.start();
+});
+afterAll(async () => {
+  await server?.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function tcab(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    // The run root is the mkdtemp directory itself, which the driver opens for the run user to traverse.
+    const env = { PATH: process.env.PATH ?? '', HOME: join(dir, 'home'), TCAB_RUN_ROOT: dir };
+    const child = execFile(process.execPath, [join(ROOT, 'cli/main.ts'), ...args], { env, timeout: 90_000, maxBuffer: 64 * 1024 * 1024 }, (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
+  });
+}
+
+function readTrajectory(file: string): Trajectory {
+  const parsed = AtifTrajectory.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+  if (!parsed.success) throw new Error(parsed.error.message);
+  return parsed.data;
+}
+
+describe('ATIF on the command line', () => {
+  it('tcab run --atif writes the run; tcab export atif reads the same run back from JetStream; Harbor accepts both', async () => {
+    const runId = 'atif-gg-stub';
+    const local = join(dir, 'run.atif.json');
+    const run = await tcab(['run', '--harness', 'gg', '--stub', '--model', 'claude-sonnet-4-5', '--prompt', 'Create hello.txt', '--json', '--run-id', runId, '--nats', server.url, '--atif', local, '--result', join(dir, 'result.json')]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const fromRun = readTrajectory(local);
+    expect(fromRun.trajectory_id).toBe(runId);
+    expect(fromRun.agent).toEqual({ name: 'gg', version: '0.1.0', model_name: 'claude-sonnet-4-5', extra: { canonical_model: 'anthropic/claude-sonnet-4.5' } });
+    expect(fromRun.steps.map((s) => [s.source, s.message, s.tool_calls?.map((c) => c.function_name)])).toEqual([
+      ['user', 'Create hello.txt', undefined],
+      ['agent', 'I will create hello.txt and show its content.', ['shell', 'read_file']],
+      ['agent', 'Created hello.txt containing "hello".', undefined],
+    ]);
+    expect(fromRun.steps[1]!.reasoning_content).toMatch(/^The task wants a file named hello.txt/);
+    expect(fromRun.final_metrics).toMatchObject({ total_prompt_tokens: 2700 + 900 + 150, total_cached_tokens: 900, total_completion_tokens: 240, total_steps: 3 });
+
+    const exported = join(dir, 'export.atif.json');
+    const exp = await tcab(['export', 'atif', runId, '--nats', server.url, '--out', exported]);
+    expect(exp.stderr).toBe('');
+    expect(exp.code).toBe(0);
+    const fromStream = readTrajectory(exported);
+    // The stream holds every event and the result but not the spec: the same trajectory without the prompt step.
+    expect(fromStream.steps).toEqual(fromRun.steps.slice(1).map((s) => ({ ...s, step_id: s.step_id - 1 })));
+    expect({ ...fromStream, steps: [], final_metrics: { ...fromStream.final_metrics, total_steps: 0 } }).toEqual({ ...fromRun, steps: [], final_metrics: { ...fromRun.final_metrics, total_steps: 0 } });
+
+    const stdout = await tcab(['export', 'atif', runId, '--nats', server.url]);
+    expect(stdout.code).toBe(0);
+    expect(JSON.parse(stdout.stdout)).toEqual(fromStream);
+
+    const verdicts = validateWithHarbor({ run: fromRun, export: fromStream });
+    expect(verdicts).toEqual({ run: { ok: true, errors: [], roundtrip: true }, export: { ok: true, errors: [], roundtrip: true } });
+  });
+
+  it('tcab export atif refuses at once a run with no result, and a run id that is not one', async () => {
+    const unknown = await tcab(['export', 'atif', 'never-ran', '--nats', server.url]);
+    expect(unknown.code).toBe(3);
+    expect(unknown.stderr).toMatch(/run never-ran has no result on NATS at .*: it is still running or was never run/);
+    expect(unknown.stdout).toBe('');
+    const bad = await tcab(['export', 'atif', 'a.b', '--nats', server.url]);
+    expect(bad.code).toBe(2);
+  });
+
+  it('tcab translate --atif writes a recorded session with its subagent, usage and reported cost', async () => {
+    const file = join(dir, 'translate.atif.json');
+    const { code } = await tcab(['translate', '--harness', 'claude', '--json', '--atif', file, '--result', join(dir, 'r.json'), join(ROOT, 'harnesses/claude/fixtures/claude-2.1.332-tools.jsonl')]);
+    expect(code).toBe(0);
+    const t = readTrajectory(file);
+    expect(t).toMatchObject({ session_id: '763c9809-83c4-4968-bba5-7d3252df7bb0', agent: { name: 'claude', version: 'unknown', model_name: 'claude-sonnet-4-5' } });
+    expect(t).not.toHaveProperty('trajectory_id');
+    expect(t.final_metrics).toMatchObject({ total_prompt_tokens: 8100 + 2700 + 450, total_completion_tokens: 720, total_cached_tokens: 2700, total_cost_usd: 0.037597500000000006 });
+    expect(t.steps.flatMap((s) => s.tool_calls ?? []).map((c) => c.function_name)).toEqual(['Bash', 'Write', 'Read', 'Edit', 'Skill', 'subagent', 'Bash']);
+    expect(validateWithHarbor({ t }).t).toEqual({ ok: true, errors: [], roundtrip: true });
+  });
+});

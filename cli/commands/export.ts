@@ -1,0 +1,84 @@
+// `tcab export atif <run-id>`: a finished run, read back from its JetStream stream (the single source: every event
+// and the result, no size limit), as one ATIF trajectory (export/atif). The run must have ended: an export of a
+// run still going (or of a run id nobody used) is refused at once instead of waiting on the stream.
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { toAtif } from '../../export/atif/index.ts';
+import type { HarnessEvent } from '../../shared/events.ts';
+import type { RunResult } from '../../shared/run.ts';
+import { parseRunId } from '../../shared/run-id.ts';
+import { InfrastructureError } from '../../shared/exit-codes.ts';
+import { readRunStream } from '../../nats/reader.ts';
+import { resultSubject } from '../../nats/envelope.ts';
+import { STREAM_NAME } from '../../nats/stream.ts';
+import { checkServerUrls, reasonOf, shownServers } from '../../nats/server-urls.ts';
+import { NATS_ENV, connectNats, natsSettingsFromEnv } from '../../nats/settings.ts';
+import type { NatsSettings } from '../../nats/settings.ts';
+import { READER_INBOX_PREFIX } from '../../nats/auth/permissions.ts';
+
+interface ExportOptions {
+  nats: string;
+  creds?: string;
+  out?: string;
+}
+
+function settingsOf(options: ExportOptions): NatsSettings {
+  checkServerUrls(options.nats.split(',').map((s) => s.trim()), '--nats');
+  const env = options.creds ? { ...process.env, [NATS_ENV.credsFile]: options.creds } : process.env;
+  return natsSettingsFromEnv(env, options.nats, '--nats')!;
+}
+
+/** Whether the run's result is on the stream: one direct get of its subject's last message (a reader may). */
+async function hasResult(settings: NatsSettings, runId: string): Promise<boolean> {
+  const where = `NATS at ${shownServers(settings.servers)}`;
+  const nc = await connectNats({ ...settings, inboxPrefix: settings.inboxPrefix ?? READER_INBOX_PREFIX }, { name: 'tcab-export' }).catch((error: unknown) => {
+    throw new InfrastructureError(`cannot connect to ${where}: ${reasonOf(error)}`, { cause: error });
+  });
+  try {
+    const jsm = await jetstreamManager(nc);
+    return (await jsm.direct.getMessage(STREAM_NAME, { last_by_subj: resultSubject(runId) })) !== null;
+  } catch (error) {
+    throw new InfrastructureError(`cannot read the run stream ${STREAM_NAME} from ${where}: ${reasonOf(error)}`, { cause: error });
+  } finally {
+    await nc.close();
+  }
+}
+
+async function readFinishedRun(settings: NatsSettings, runId: string): Promise<{ events: HarnessEvent[]; result: RunResult }> {
+  const events: HarnessEvent[] = [];
+  for await (const item of readRunStream({ settings, runId, replay: true, untilResult: true })) {
+    if (item.kind === 'result') return { events, result: item.result };
+    if (item.kind === 'invalid' && item.isResult) throw new InfrastructureError(`run ${runId}: its result record (${item.subject}) is invalid: ${item.reason}`);
+    if (item.kind === 'invalid') process.stderr.write(`tcab: the message on ${item.subject} is not a valid event (${item.reason}); left out of the trajectory\n`);
+    // An invalid message stays in order as the `unknown` event it decodes to: the trajectory counts it as left out.
+    events.push(item.event);
+  }
+  throw new InfrastructureError(`the stream from NATS at ${shownServers(settings.servers)} ended before run ${runId}'s result`);
+}
+
+export function registerExportCommands(program: Command): void {
+  const exporter = program.command('export').description('write a finished run in a format other tools read');
+  exporter
+    .command('atif')
+    .description("a finished run as an ATIF trajectory (Harbor's Agent Trajectory Interchange Format), read from NATS")
+    .argument('<run-id>', 'the run to export (letters, digits, "-" and "_")')
+    .addOption(new Option('--nats <url>', 'NATS server (several: comma-separated)').env('TCAB_NATS_URL').default('nats://127.0.0.1:4222'))
+    .option('--creds <file>', `NATS credentials file (default: $${NATS_ENV.credsFile})`)
+    .option('--out <file>', 'write the trajectory to this file (default: standard output)')
+    .addHelpText('after', "\nExample:\n  tcab export atif default_fix-tests --nats nats://127.0.0.1:4222 --out trajectory.json\n\nExit status: 0 written; 2 a bad run id or option; 3 NATS unreachable, the run has no result yet (running, or unknown), or its result is invalid.")
+    .action(async (runIdArgument: string, options: ExportOptions) => {
+      const runId = parseRunId(runIdArgument, '<run-id>');
+      const settings = settingsOf(options);
+      if (!(await hasResult(settings, runId))) {
+        throw new InfrastructureError(`run ${runId} has no result on NATS at ${shownServers(settings.servers)}: it is still running or was never run (\`tcab events follow ${runId}\` shows it live)`);
+      }
+      const { events, result } = await readFinishedRun(settings, runId);
+      // The stream holds the result, not the spec: harness and model come from the result; the prompt is not known.
+      const trajectory = toAtif({ runId, events, result, spec: { harness: result.harness_slug, model: result.model } });
+      const text = `${JSON.stringify(trajectory, null, 2)}\n`;
+      if (options.out) writeFileSync(options.out, text);
+      else process.stdout.write(text);
+    });
+}
