@@ -75,6 +75,8 @@ export async function benchFeedLatency(options: FeedBenchOptions, log: (m: strin
     }
     await Promise.all(acks);
     const lastSeq = Math.max(...publishedAt.keys());
+    const times = [...publishedAt.values()];
+    const achievedRate = (times.length - 1) / ((Math.max(...times) - Math.min(...times)) / 1000);
     // Every event reached the page when the newest one (or nothing after it) has an element.
     await page.waitForSelector(`[data-seq="${lastSeq}"]`, { timeout: 60_000, state: 'attached' });
     const probe = (await page.evaluate(READ_PROBE)) as ProbeState;
@@ -90,7 +92,10 @@ export async function benchFeedLatency(options: FeedBenchOptions, log: (m: strin
       warmup_seconds: options.warmupSeconds,
       published: publishedAt.size,
       measured: measured.size,
+      achieved_rate_per_s: Math.round(achievedRate),
       publisher_max_behind_ms: +behind.toFixed(1),
+      /** Rendered events whose publish time was read from their own text in the page (the rest: the ack map's). */
+      publish_time_from_event_text: rendered.filter((r) => r.publishedAt !== undefined).length,
       /** Elements that entered the DOM, per measured event: < 1 when the virtualised feed scrolled past some. */
       rendered_share: +(rendered.length / measured.size).toFixed(3),
       /** publish -> its [data-seq] element in the DOM (the events that got one). */

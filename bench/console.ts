@@ -19,6 +19,7 @@ import type { TestBrowser } from '../test/support/browser.ts';
 import { PROBE_SCRIPT, READ_PROBE } from './console-probe.ts';
 import type { ProbeState } from './console-probe.ts';
 import { memorySources } from './console-sources.ts';
+import type { MemorySources } from './console-sources.ts';
 import { benchFeedLatency } from './console-feed.ts';
 
 const TOKEN = 'fake-bench-console-token';
@@ -92,6 +93,30 @@ async function natsSources(servers: string) {
   };
 }
 
+/**
+ * A live change on the loaded table: the first row shown turns Failed in the rows source (as a watch would report
+ * it); ms from that change to the row's data-phase in the DOM, by the page's clock (includes the server's ~200 ms
+ * coalescing of the runs stream).
+ */
+async function liveUpsert(page: Page, sources: MemorySources): Promise<number> {
+  const key = (await page.locator('tr[data-key]').first().getAttribute('data-key'))!;
+  const run = [...sources.runs.list()].find((r) => `${r.metadata.namespace}/${r.metadata.name}` === key)!;
+  const phase = run.status?.phase === 'Failed' ? 'Succeeded' : 'Failed';
+  const seen = page.evaluate(`new Promise((resolve) => {
+    const done = () => document.querySelector('tr[data-key="${key}"][data-phase="${phase}"]');
+    if (done()) return resolve(performance.timeOrigin + performance.now());
+    const observer = new MutationObserver(() => {
+      if (done()) { observer.disconnect(); resolve(performance.timeOrigin + performance.now()); }
+    });
+    observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-phase'] });
+  })`) as Promise<number>;
+  // The observer is installed once evaluate's script ran; a round trip makes sure before the change.
+  await page.evaluate('0');
+  const start = performance.timeOrigin + performance.now();
+  sources.upsert({ ...run, status: { ...run.status, phase, outcome: phase === 'Failed' ? 'harness_failed' : 'succeeded' } });
+  return +((await seen) - start).toFixed(1);
+}
+
 const mb = (bytes: number | undefined) => +((bytes ?? NaN) / 1024 / 1024).toFixed(1);
 
 /** (b) The runs page with `count` Runs: `navigations` cold loads, each in a browser of its own. */
@@ -103,19 +128,23 @@ export async function benchRunsPage(count: number, navigations: number, log: (m:
     for (let i = 0; i < navigations; i++) {
       const browser = await launchBrowser();
       try {
-        const { page, errors } = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+        const { page, errors, httpErrors } = await browser.newPage({ viewport: { width: 1440, height: 900 } });
         await page.addInitScript(PROBE_SCRIPT);
         await page.goto(`${server.url}/runs`);
         await page.waitForFunction("document.body.dataset.consoleReady === 'true'", undefined, { timeout: 120_000 });
         const probe = (await page.evaluate(READ_PROBE)) as ProbeState;
         const rowsInDom = await page.locator('tr[data-key]').count();
+        const total = Number(await page.locator('[data-total]').first().getAttribute('data-total'));
+        const upsertMs = await liveUpsert(page, sources);
         const before = await pageMetrics(page);
         await collectGarbage(page);
         const after = await pageMetrics(page);
         const renderers = await rendererMemory(browser);
         const load = {
           first_render_ms: +(probe.readyAt ?? NaN).toFixed(1),
+          rows_total: total,
           rows_in_dom: rowsInDom,
+          upsert_to_row_ms: upsertMs,
           js_heap_used_mb: mb(before.JSHeapUsedSize),
           js_heap_total_mb: mb(before.JSHeapTotalSize),
           js_heap_used_after_gc_mb: mb(after.JSHeapUsedSize),
@@ -123,6 +152,7 @@ export async function benchRunsPage(count: number, navigations: number, log: (m:
           renderer: renderers[0],
           renderers: renderers.length,
           page_errors: errors,
+          http_errors: httpErrors,
         };
         log(`runs page ${i + 1}/${navigations}: ${JSON.stringify(load)}`);
         loads.push(load);

@@ -15,6 +15,8 @@ export interface ConsolePage {
   page: Page;
   /** console.error lines and uncaught exceptions of the page, in order. */
   errors: string[];
+  /** `<status> <method> <url>` of every response >= 400 the page got (Chromium logs them as console errors too). */
+  httpErrors: string[];
 }
 
 export interface TestBrowser {
@@ -45,7 +47,11 @@ export async function launchBrowser(): Promise<TestBrowser> {
         if (message.type() === 'error') errors.push(`console.error: ${message.text()}`);
       });
       page.on('pageerror', (error) => errors.push(`uncaught: ${error.stack ?? error.message}`));
-      return { page, errors };
+      const httpErrors: string[] = [];
+      page.on('response', (response) => {
+        if (response.status() >= 400) httpErrors.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+      });
+      return { page, errors, httpErrors };
     },
     async close() {
       for (const context of contexts) await context.close().catch(() => undefined);
