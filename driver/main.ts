@@ -13,6 +13,7 @@ import { runUserFor } from './run-user.ts';
 import { OUTCOME_EXIT } from '../shared/outcome-exit.ts';
 import { TerminalSink } from './sinks/terminal.ts';
 import { NatsSink } from './sinks/nats.ts';
+import { OtelSink, otelExportEnabled, otelSecrets } from './sinks/otel.ts';
 import { natsSecrets as secretsOf, natsSettingsFromEnv } from '../nats/settings.ts';
 import type { EventSink } from './sinks/sink.ts';
 import { newRunId } from './run-id.ts';
@@ -114,6 +115,10 @@ async function runDriver(env: NodeJS.ProcessEnv, { settings, spec, logger }: { s
       }),
     );
   }
+  // OpenTelemetry (TCAB_OTEL or OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, driver/sinks/otel.ts): spans beside the events.
+  if (otelExportEnabled(env)) {
+    sinks.push(new OtelSink({ runId, harness: spec.harness, model: spec.model, env, report: (otel) => (otel.dropped > 0 ? logger.warn({ otel }, `OpenTelemetry: ${otel.exported} span(s) exported, ${otel.dropped} dropped`) : logger.info({ otel }, `OpenTelemetry: ${otel.exported} span(s) exported`)) }));
+  }
   const result = await executeRun(spec, {
     runId,
     env,
@@ -122,7 +127,7 @@ async function runDriver(env: NodeJS.ProcessEnv, { settings, spec, logger }: { s
     user: runUserFor(settings, process.getuid?.() ?? 1000),
     credentialSource: { kind: 'mounted', dir: settings.TCAB_CREDENTIALS_DIR },
     signal: abort.signal,
-    secrets: natsSecrets,
+    secrets: [...natsSecrets, ...otelSecrets(env)],
   });
   return OUTCOME_EXIT[result.outcome];
 }

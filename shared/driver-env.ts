@@ -84,6 +84,7 @@ export const DriverEnvFields = z.object({
   TCAB_MODEL_CATALOG: path.optional().describe('A user copy of the model catalogue (prices); default: the bundled one.'),
   TCAB_RUN_UID: runUserId.optional().describe('The uid harnesses run as when the driver is root; default 1000.'),
   TCAB_RUN_GID: runUserId.optional().describe('The gid harnesses run as when the driver is root; default TCAB_RUN_UID.'),
+  TCAB_OTEL: z.enum(['0', '1', 'true', 'false'], { error: (issue) => `must be 1, true, 0 or false, got ${JSON.stringify(issue.input)}` }).optional().describe('Export the run as OpenTelemetry spans over OTLP (1/true) or not (0/false); unset: when OTEL_EXPORTER_OTLP_ENDPOINT is set. The endpoint, headers and timeouts are the standard OTEL_* variables.'),
   TCAB_LOG_LEVEL: z.enum(LogLevel.options, { error: (issue) => `must be one of ${LogLevel.options.join(', ')}, got ${JSON.stringify(issue.input)}` }).default('info').describe("The level of the driver's own JSON log lines on stderr."),
 });
 

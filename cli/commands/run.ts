@@ -17,6 +17,7 @@ import { localTestCaseProblem } from '../../driver/test-case.ts';
 import { OUTCOME_EXIT } from '../../shared/outcome-exit.ts';
 import { TerminalSink } from '../../driver/sinks/terminal.ts';
 import { NatsSink } from '../../driver/sinks/nats.ts';
+import { OtelSink, otelExportEnabled, otelSecrets } from '../../driver/sinks/otel.ts';
 import { natsSettingsFromEnv } from '../../nats/settings.ts';
 import type { EventSink } from '../../driver/sinks/sink.ts';
 import { startOfflineStub } from '../../driver/offline-stub.ts';
@@ -46,6 +47,7 @@ interface RunOptions {
   stub?: boolean;
   fullReasoning?: boolean;
   atif?: string;
+  otel?: boolean;
 }
 
 function readPromptFile(file: string): string {
@@ -93,6 +95,7 @@ export function registerRunCommand(program: Command): void {
     .addOption(new Option('--auth-mode <mode>', 'lock the auth mode for this run').choices(['auto', 'subscription', 'api-key']))
     .option('--stub', 'run offline against the built-in stub model (no credentials needed)')
     .option('--nats <url>', 'also publish every event and the result to this NATS server')
+    .option('--otel', 'also export the run as OpenTelemetry spans over OTLP (default when OTEL_EXPORTER_OTLP_ENDPOINT is set)')
     .option('--run-id <id>', 'run id: 1-200 of A-Z a-z 0-9 - _, starting with a letter or digit (default: generated)')
     .option('--keep', 'keep the run home, workspace and install prefix')
     .option('--result <file>', 'write the run result as JSON to this file')
@@ -125,6 +128,9 @@ Exit status: 0 succeeded, 1 harness failed, 2 invalid flags or run spec (e.g. un
       const sinks: EventSink[] = [new TerminalSink(process.stdout, { format, fullReasoning: options.fullReasoning, resultFile: options.result })];
       if (options.nats) sinks.push(new NatsSink({ settings: natsSettingsFromEnv(process.env, options.nats, '--nats')!, deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000, fallback: (line) => process.stderr.write(`${line}\n`), warn: (message) => process.stderr.write(`tcab: warning: ${message}\n`), signal: abort.signal }));
 
+      const otelEnv = options.otel ? { ...process.env, TCAB_OTEL: '1' } : process.env;
+      if (otelExportEnabled(otelEnv)) sinks.push(new OtelSink({ runId, harness: spec.harness, model: spec.model, env: otelEnv, report: (otel) => process.stderr.write(`tcab: OpenTelemetry: ${otel.exported} span(s) exported, ${otel.dropped} dropped${otel.lastError ? ` (last error: ${otel.lastError})` : ''}\n`) }));
+
       if (options.atif) sinks.push(new AtifFileSink(options.atif, spec));
       const stub = options.stub ? await startOfflineStub(manifest, spec, defaultRunBase(process.env), runId) : undefined;
       const onSignal = () => abort.abort();
@@ -142,6 +148,7 @@ Exit status: 0 succeeded, 1 harness failed, 2 invalid flags or run spec (e.g. un
           stub: stub ? { baseUrl: stub.baseUrl, apiKey: stub.apiKey } : undefined,
           keep: options.keep,
           signal: abort.signal,
+          secrets: otelSecrets(process.env),
         });
         process.exitCode = OUTCOME_EXIT[result.outcome];
       } finally {

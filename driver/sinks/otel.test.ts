@@ -1,0 +1,125 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { SpanStatusCode } from '@opentelemetry/api';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import type { HarnessEvent } from '../../shared/events.ts';
+import type { RunResult } from '../../shared/run.ts';
+import { OtelSink, otelExportEnabled, otelSecrets } from './otel.ts';
+import type { OtelStats } from './otel.ts';
+
+const T0 = Date.UTC(2026, 11, 5, 4);
+const at = (s: number) => new Date(T0 + s * 1000).toISOString();
+const identity = { runId: 'run-otel', harness: 'claude', model: 'claude-sonnet-4-5' };
+const events: HarnessEvent[] = [
+  { type: 'system', timestamp: at(0), stage: 'probe_harness', status: 'started', message: 'probing' },
+  { type: 'system', timestamp: at(1), stage: 'probe_harness', status: 'completed', message: '2.1.332' },
+  { type: 'agent', timestamp: at(2), session_id: 's-1', message: 'hello' },
+  { type: 'command', timestamp: at(3), session_id: 's-1', command: 'exit 3', exit_code: 3, is_success: false, tool_name: 'Bash' },
+];
+const result: RunResult = {
+  run_id: 'run-otel', harness_slug: 'claude', harness_version: '2.1.332', model: 'claude-sonnet-4-5', canonical_model: null, outcome: 'succeeded', message: 'ok', auth_mode: 'api-key',
+  sessions: [{ index: 0, session_id: 's-1', exit_code: 0, signal: null, tokens: { input: 5, output: 7, cache_read: 0, cache_write: null, reasoning: null }, reported_cost_usd: 0.01, is_error: null, duration_ms: 3000, counts: {} }],
+  session_ids: ['s-1'], exit_code: 0, stages: [], tokens: { input: 5, output: 7, cache_read: 0, cache_write: null, reasoning: null }, raw_usage: null, reported_cost_usd: 0.01, actual_cost_usd: 0.01, comparable_cost_usd: 0.02, catalog_version: null, cost_warnings: [],
+  started_at: at(0), finished_at: at(5), event_count: 4,
+};
+
+/** The SDK's in-memory exporter, except that its spans outlive shutdown (the SDK's forgets them then). */
+class KeepingExporter extends InMemorySpanExporter {
+  private kept: ReadableSpan[] = [];
+  override export(spans: ReadableSpan[], done: Parameters<InMemorySpanExporter['export']>[1]): void {
+    this.kept.push(...spans);
+    super.export(spans, done);
+  }
+  override getFinishedSpans(): ReadableSpan[] {
+    return this.kept;
+  }
+}
+
+function feed(sink: OtelSink, withResult = true) {
+  events.forEach((event, i) => sink.event({ runId: identity.runId, seq: i + 1, event }));
+  if (withResult) sink.result(result);
+}
+
+describe('OtelSink', () => {
+  it('replays the fold on SDK spans: one trace, parents, times, status, attributes and events', async () => {
+    const memory = new KeepingExporter();
+    let report: OtelStats | undefined;
+    const sink = new OtelSink({ ...identity, env: {}, exporter: memory, report: (s) => (report = s) });
+    feed(sink);
+    await sink.close();
+    const spans = memory.getFinishedSpans();
+    expect(spans.map((s) => s.name).sort()).toEqual(['execute_tool Bash', 'invoke_agent claude', 'invoke_workflow tcab.run', 'tcab.stage probe_harness']);
+    const byName = Object.fromEntries(spans.map((s) => [s.name, s]));
+    const root = byName['invoke_workflow tcab.run']!;
+    expect(new Set(spans.map((s) => s.spanContext().traceId)).size).toBe(1);
+    expect(root.parentSpanContext).toBeUndefined();
+    expect(byName['invoke_agent claude']!.parentSpanContext?.spanId).toBe(root.spanContext().spanId);
+    expect(byName['execute_tool Bash']!.parentSpanContext?.spanId).toBe(byName['invoke_agent claude']!.spanContext().spanId);
+    expect(byName['execute_tool Bash']!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'command failed' });
+    expect(root.startTime).toEqual([T0 / 1000, 0]);
+    expect(root.endTime).toEqual([T0 / 1000 + 5, 0]);
+    expect(root.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': 5, 'gen_ai.usage.output_tokens': 7, 'tcab.cost.comparable_usd': 0.02, 'tcab.outcome': 'succeeded' });
+    expect(byName['invoke_agent claude']!.events.map((e) => [e.name, e.attributes])).toEqual([['tcab.agent', { 'tcab.message': 'hello' }]]);
+    expect(root.resource.attributes['service.name']).toBe('tcab');
+    expect(report).toEqual({ ended: 4, exported: 4, dropped: 0 });
+  });
+
+  it('ends every span as failed when the run stops without a result', async () => {
+    const memory = new KeepingExporter();
+    const sink = new OtelSink({ ...identity, env: {}, exporter: memory });
+    feed(sink, false);
+    await sink.close();
+    const root = memory.getFinishedSpans().find((s) => s.name === 'invoke_workflow tcab.run')!;
+    expect(root.status).toEqual({ code: SpanStatusCode.ERROR, message: 'the driver stopped before the run had a result' });
+    expect(memory.getFinishedSpans()).toHaveLength(4);
+  });
+
+  it('counts every span as dropped when the collector refuses connections, and closes anyway', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((r) => closed.close(r));
+    let report: OtelStats | undefined;
+    const sink = new OtelSink({ ...identity, env: {}, exporter: new OTLPTraceExporter({ url: `http://127.0.0.1:${port}/v1/traces`, timeoutMillis: 500 }), closeTimeoutMs: 2000, report: (s) => (report = s) });
+    feed(sink);
+    await sink.close();
+    expect(report).toMatchObject({ ended: 4, exported: 0, dropped: 4 });
+  });
+
+  it('does not wait for a collector that never answers past its close timeout', async () => {
+    const requests: string[] = [];
+    const silent = createServer((req) => requests.push(req.url ?? '')); // takes the request, never responds
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      let report: OtelStats | undefined;
+      const sink = new OtelSink({ ...identity, env: {}, exporter: new OTLPTraceExporter({ url: `http://127.0.0.1:${port}/v1/traces`, timeoutMillis: 60_000 }), closeTimeoutMs: 300, report: (s) => (report = s) });
+      feed(sink);
+      await sink.close();
+      expect(requests).toEqual(['/v1/traces']);
+      expect(report).toMatchObject({ ended: 4, exported: 0, dropped: 4 });
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((r) => silent.close(r));
+    }
+  });
+});
+
+describe('OpenTelemetry settings', () => {
+  it('exports when an OTLP endpoint or TCAB_OTEL is set, unless switched off', () => {
+    expect(otelExportEnabled({})).toBe(false);
+    expect(otelExportEnabled({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).toBe(true);
+    expect(otelExportEnabled({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces' })).toBe(true);
+    expect(otelExportEnabled({ TCAB_OTEL: '1' })).toBe(true);
+    expect(otelExportEnabled({ TCAB_OTEL: 'false', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x' })).toBe(false);
+    expect(otelExportEnabled({ OTEL_SDK_DISABLED: 'true', TCAB_OTEL: '1' })).toBe(false);
+    expect(otelExportEnabled({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x' })).toBe(false);
+  });
+
+  it('hands the header values (tokens) to the scrubber', () => {
+    expect(otelSecrets({ OTEL_EXPORTER_OTLP_HEADERS: 'Authorization=Bearer%20fake-otel-token-123,x-tenant=acme', OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'api-key=fake-key-456' })).toEqual(['Bearer fake-otel-token-123', 'acme', 'fake-key-456']);
+  });
+});
