@@ -12,6 +12,8 @@ export interface Gate {
   readonly waiting: number;
   /** Resolves once at least `n` requests are held. */
   untilWaiting(n: number, signal?: AbortSignal): Promise<void>;
+  /** Resolves once `done(waiting)` holds (checked now and at every change). */
+  until(done: (waiting: number) => boolean, signal?: AbortSignal): Promise<void>;
   /** Answers every held request (200 "open"); later requests are held again. */
   release(): number;
   close(): Promise<void>;
@@ -36,8 +38,11 @@ export async function startGate(): Promise<Gate> {
     get waiting() {
       return held.size;
     },
-    async untilWaiting(n, signal) {
-      while (held.size < n) await once(changes, 'change', { signal });
+    async until(done, signal) {
+      while (!done(held.size)) await once(changes, 'change', { signal });
+    },
+    untilWaiting(n, signal) {
+      return this.until((waiting) => waiting >= n, signal);
     },
     release() {
       const n = held.size;
