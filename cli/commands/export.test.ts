@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NatsServer } from '../../test/support/nats-server.ts';
-import { validateWithHarbor } from '../../test/support/harbor-venv.ts';
+import { harborPython, validateWithHarbor } from '../../test/support/harbor-venv.ts';
 import { AtifTrajectory } from '../../export/atif/schema.ts';
 import type { AtifTrajectory as Trajectory } from '../../export/atif/schema.ts';
 
@@ -15,6 +15,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 let dir: string;
 let server: NatsServer;
 beforeAll(async () => {
+  harborPython(); // the first time on a machine: downloads harbor, under the hook's timeout
   dir = mkdtempSync(join(tmpdir(), 'tcab-atif-cli-'));
   server = await NatsServer.start();
 });

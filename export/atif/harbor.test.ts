@@ -14,7 +14,7 @@ import { AtifTrajectory } from './schema.ts';
 import type { AtifTrajectory as Trajectory } from './schema.ts';
 import { listHarnesses, loadAdapter } from '../../harnesses/registry.ts';
 import { translateFixture } from '../../test/support/translate-fixture.ts';
-import { validateWithHarbor } from '../../test/support/harbor-venv.ts';
+import { harborPython, validateWithHarbor } from '../../test/support/harbor-venv.ts';
 import { atifInputArb } from '../../test/support/event-arbitrary.ts';
 import { createScriptedHarness } from '../../test/support/scripted-harness.ts';
 import type { ScriptedHarness } from '../../test/support/scripted-harness.ts';
@@ -49,6 +49,8 @@ let base: string;
 let scripted: ScriptedHarness;
 let brokenInstall: ScriptedHarness;
 beforeAll(() => {
+  // Made (or found) here, under the hook's generous timeout: the first time on a machine it downloads harbor.
+  harborPython();
   base = mkdtempSync(join(tmpdir(), 'tcab-atif-harbor-'));
   scripted = createScriptedHarness();
   brokenInstall = createScriptedHarness({ installFails: true });
