@@ -33,17 +33,16 @@ export async function startGate(): Promise<Gate> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
+  const until = async (done: (waiting: number) => boolean, signal?: AbortSignal) => {
+    while (!done(held.size)) await once(changes, 'change', { signal });
+  };
   return {
     url: `http://127.0.0.1:${port}`,
     get waiting() {
       return held.size;
     },
-    async until(done, signal) {
-      while (!done(held.size)) await once(changes, 'change', { signal });
-    },
-    untilWaiting(n, signal) {
-      return this.until((waiting) => waiting >= n, signal);
-    },
+    until,
+    untilWaiting: (n, signal) => until((waiting) => waiting >= n, signal),
     release() {
       const n = held.size;
       for (const res of [...held]) {
