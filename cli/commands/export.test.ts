@@ -7,6 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NatsServer } from '../../test/support/nats-server.ts';
+import { AuthNats, agentEvent, runResult } from '../../test/support/nats-auth.ts';
+import { NatsSink } from '../../driver/sinks/nats.ts';
+import { RunStream } from '../../nats/result-consumer.ts';
 import { harborPython, validateWithHarbor } from '../../test/support/harbor-venv.ts';
 import { AtifTrajectory } from '../../export/atif/schema.ts';
 import type { AtifTrajectory as Trajectory } from '../../export/atif/schema.ts';
@@ -92,5 +95,27 @@ describe('ATIF on the command line', () => {
     expect(t.final_metrics).toMatchObject({ total_prompt_tokens: 8100 + 2700 + 450, total_completion_tokens: 720, total_cached_tokens: 2700, total_cost_usd: 0.037597500000000006 });
     expect(t.steps.flatMap((s) => s.tool_calls ?? []).map((c) => c.function_name)).toEqual(['Bash', 'Write', 'Read', 'Edit', 'Skill', 'subagent', 'Bash']);
     expect(validateWithHarbor({ t }).t).toEqual({ ok: true, errors: [], roundtrip: true });
+  });
+
+  it("with the chart's NATS auth, a reader credential (--creds) is all tcab export atif needs; none is refused", async () => {
+    const nats = await AuthNats.start();
+    const dispatcher = await RunStream.connect(await nats.dispatcherSettings());
+    try {
+      const sink = new NatsSink({ settings: (await nats.runSettings('r-auth')).settings, deliverBy: Date.now() + 30_000, warn: () => undefined });
+      sink.event({ runId: 'r-auth', seq: 1, event: agentEvent('hello from an authorized run') });
+      sink.result(runResult('r-auth', 'done', 1));
+      await sink.close();
+      const creds = (await nats.readerSettings()).credsFile!;
+      const ok = await tcab(['export', 'atif', 'r-auth', '--nats', nats.server.url, '--creds', creds]);
+      expect(ok.stderr).toBe('');
+      expect(ok.code).toBe(0);
+      expect(JSON.parse(ok.stdout)).toMatchObject({ trajectory_id: 'r-auth', agent: { name: 'gg' }, steps: [{ step_id: 1, source: 'agent', message: 'hello from an authorized run' }] });
+      const refused = await tcab(['export', 'atif', 'r-auth', '--nats', nats.server.url]);
+      expect(refused.code).toBe(3);
+      expect(refused.stderr).toMatch(/^tcab: cannot connect to NATS at /);
+    } finally {
+      await dispatcher.close();
+      await nats.dispose();
+    }
   });
 });
