@@ -14,7 +14,11 @@ export type JsonValue = z.core.util.JSONType;
 /** `dict[str, Any]`: free JSON (we only ever put JSON in it). */
 const extra = z.record(z.string(), z.json());
 
-/** Step.timestamp is checked with Python's datetime.fromisoformat (after Z -> +00:00): date, or date and time. */
+/**
+ * Step.timestamp is checked with Python's datetime.fromisoformat (after Z -> +00:00). This accepts its extended
+ * forms (date, or date and time, optional offset); Python also reads the basic form (20261205T1000), which no
+ * producer of ours writes and this refuses: stricter, never looser.
+ */
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}(?::\d{2}(?::\d{2}(?:[.,]\d+)?)?)?(?:Z|[+-]\d{2}(?::?\d{2}(?::?\d{2})?)?)?)?$/;
 
 export const AtifImageSource = z.strictObject({
