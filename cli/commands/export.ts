@@ -4,19 +4,16 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { jetstreamManager } from '@nats-io/jetstream';
 import { toAtif } from '../../export/atif/index.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
 import type { RunResult } from '../../shared/run.ts';
 import { parseRunId } from '../../shared/run-id.ts';
 import { InfrastructureError } from '../../shared/exit-codes.ts';
 import { readRunStream } from '../../nats/reader.ts';
-import { resultSubject } from '../../nats/envelope.ts';
-import { STREAM_NAME } from '../../nats/stream.ts';
-import { checkServerUrls, reasonOf, shownServers } from '../../nats/server-urls.ts';
-import { NATS_ENV, connectNats, natsSettingsFromEnv } from '../../nats/settings.ts';
+import { runHasResult } from '../../nats/run-has-result.ts';
+import { checkServerUrls, shownServers } from '../../nats/server-urls.ts';
+import { NATS_ENV, natsSettingsFromEnv } from '../../nats/settings.ts';
 import type { NatsSettings } from '../../nats/settings.ts';
-import { READER_INBOX_PREFIX } from '../../nats/auth/permissions.ts';
 
 interface ExportOptions {
   nats: string;
@@ -28,22 +25,6 @@ function settingsOf(options: ExportOptions): NatsSettings {
   checkServerUrls(options.nats.split(',').map((s) => s.trim()), '--nats');
   const env = options.creds ? { ...process.env, [NATS_ENV.credsFile]: options.creds } : process.env;
   return natsSettingsFromEnv(env, options.nats, '--nats')!;
-}
-
-/** Whether the run's result is on the stream: one direct get of its subject's last message (a reader may). */
-async function hasResult(settings: NatsSettings, runId: string): Promise<boolean> {
-  const where = `NATS at ${shownServers(settings.servers)}`;
-  const nc = await connectNats({ ...settings, inboxPrefix: settings.inboxPrefix ?? READER_INBOX_PREFIX }, { name: 'tcab-export' }).catch((error: unknown) => {
-    throw new InfrastructureError(`cannot connect to ${where}: ${reasonOf(error)}`, { cause: error });
-  });
-  try {
-    const jsm = await jetstreamManager(nc);
-    return (await jsm.direct.getMessage(STREAM_NAME, { last_by_subj: resultSubject(runId) })) !== null;
-  } catch (error) {
-    throw new InfrastructureError(`cannot read the run stream ${STREAM_NAME} from ${where}: ${reasonOf(error)}`, { cause: error });
-  } finally {
-    await nc.close();
-  }
 }
 
 async function readFinishedRun(settings: NatsSettings, runId: string): Promise<{ events: HarnessEvent[]; result: RunResult }> {
@@ -71,7 +52,7 @@ export function registerExportCommands(program: Command): void {
     .action(async (runIdArgument: string, options: ExportOptions) => {
       const runId = parseRunId(runIdArgument, '<run-id>');
       const settings = settingsOf(options);
-      if (!(await hasResult(settings, runId))) {
+      if (!(await runHasResult(settings, runId))) {
         throw new InfrastructureError(`run ${runId} has no result on NATS at ${shownServers(settings.servers)}: it is still running or was never run (\`tcab events follow ${runId}\` shows it live)`);
       }
       const { events, result } = await readFinishedRun(settings, runId);
