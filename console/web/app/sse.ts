@@ -1,26 +1,27 @@
 // One Server-Sent Events channel per page. EventSource reconnects by itself and sends Last-Event-ID, so the server
 // resumes a run's feed right after the last event shown. When the server refuses the stream (EventSource gives up:
-// readyState CLOSED) the hook opens a new one after a back-off, asking for `url()` again (it carries ?after=).
+// readyState CLOSED) the hook opens a new one after a back-off at `resumeUrl()` (a run page puts ?after= in it).
 import { signal, type Signal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 
 export type StreamState = 'connecting' | 'live' | 'reconnecting';
 export type StreamHandlers = Record<string, (data: never) => void>;
 
-export function useEventStream(url: (() => string) | null, handlers: StreamHandlers): Signal<StreamState> {
+/** `url` names the stream (a new url = a new stream); `resumeUrl` is where a fresh EventSource resumes it. */
+export function useEventStream(url: string, handlers: StreamHandlers, resumeUrl: () => string = () => url): Signal<StreamState> {
   const state = useRef(signal<StreamState>('connecting')).current;
   const latest = useRef(handlers);
   latest.current = handlers;
   const names = Object.keys(handlers).join(',');
-  const target = url?.();
+  const resume = useRef(resumeUrl);
+  resume.current = resumeUrl;
 
   useEffect(() => {
-    if (!url) return;
     let source: EventSource | undefined;
     let retry: ReturnType<typeof setTimeout> | undefined;
     let delay = 1000;
     const open = () => {
-      source = new EventSource(url());
+      source = new EventSource(resume.current());
       state.value = state.value === 'connecting' ? 'connecting' : 'reconnecting';
       source.onopen = () => {
         state.value = 'live';
@@ -50,7 +51,7 @@ export function useEventStream(url: (() => string) | null, handlers: StreamHandl
       clearTimeout(retry);
       source?.close();
     };
-    // The stream is per target URL (a page, a run); handlers are read through the ref.
-  }, [target, names]);
+    // One stream per url (a page, a run); handlers and resumeUrl are read through refs.
+  }, [url, names]);
   return state;
 }

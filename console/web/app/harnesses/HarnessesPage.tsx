@@ -32,7 +32,7 @@ export function HarnessesPage() {
     };
     return { rows, ready, notice, handlers };
   }, []);
-  const state = useEventStream(() => PATHS.harnessesStream, store.handlers);
+  const state = useEventStream(PATHS.harnessesStream, store.handlers);
   useConsoleReady(store.ready.value);
   const rows = [...store.rows.value.values()].sort((a, b) => b.occupied + b.queued - (a.occupied + a.queued) || a.slug.localeCompare(b.slug));
   return (

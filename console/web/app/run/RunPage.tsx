@@ -27,9 +27,10 @@ export function RunPage({ namespace, name }: { namespace: string; name: string }
   }, []);
   // A fresh EventSource (first open, or after the server refused one) asks for what follows the last event held;
   // EventSource's own reconnects send Last-Event-ID instead.
-  const state = useEventStream(() => `${PATHS.runStream(namespace, name)}${store.feed.lastSeq ? `?after=${store.feed.lastSeq}` : ''}`, store.handlers);
+  const streamUrl = PATHS.runStream(namespace, name);
+  const state = useEventStream(streamUrl, store.handlers, () => (store.feed.lastSeq ? `${streamUrl}?after=${store.feed.lastSeq}` : streamUrl));
   const info = store.run.value;
-  useConsoleReady(info !== null);
+  useConsoleReady(info !== null || store.gone.value);
 
   const now = serverNow.value;
   const row = info?.row;
@@ -54,7 +55,7 @@ export function RunPage({ namespace, name }: { namespace: string; name: string }
       </div>
       {store.gone.value && (
         <p class="notice" role="alert">
-          This Run was deleted. What was received is still shown.
+          {info ? 'This Run was deleted. What was received is still shown.' : `There is no Run ${title}: it was deleted, or never existed.`}
         </p>
       )}
       {row && (

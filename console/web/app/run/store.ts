@@ -24,7 +24,10 @@ export class RunStore {
   readonly handlers = {
     run: (data: Data<'run'>) => {
       syncServerTime(data.serverTime);
-      this.run.value = data;
+      batch(() => {
+        this.run.value = data;
+        this.gone.value = false;
+      });
     },
     event: (data: FeedItem) => this.append([data]),
     events: (data: Data<'events'>) => this.append(data.items),

@@ -36,7 +36,7 @@ export function RunsPage() {
     return { store, filter, sort, visible, options, counts };
   }, []);
   const { store, filter, sort, visible, options, counts } = page;
-  const state = useEventStream(() => PATHS.runsStream, store.handlers);
+  const state = useEventStream(PATHS.runsStream, store.handlers);
   useConsoleReady(store.ready.value);
 
   // The view lives in the URL, so a filtered table is a link an operator can share.
