@@ -174,6 +174,7 @@ describe('toAtif run level', () => {
       extra: { tcab_tokens: { input: 100, output: 10, cache_read: 40, cache_write: 5, reasoning: null }, reported_cost_usd: 0.5, comparable_cost_usd: 0.42, catalog_version: '2026-12-01' },
     });
     expect(t.extra).toMatchObject({ tcab: { run_id: 'run-1', outcome: 'succeeded', session_ids: [S], started_at: T(0), finished_at: T(59), stages: [{ stage: 'install_harness', status: 'completed', duration_ms: 300 }] } });
+    expect((t.extra as { tcab: { sessions: unknown[] } }).tcab.sessions).toEqual([{ index: 0, session_id: S, exit_code: 0, signal: null, is_error: false, duration_ms: 1200, tokens: null, reported_cost_usd: 0.5 }]);
     expect(t.schema_version).toBe('ATIF-v1.8');
     expect(JSON.stringify(t)).not.toContain('secret_looking');
   });

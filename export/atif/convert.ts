@@ -80,7 +80,8 @@ function runExtra(input: AtifInput, leftOut: LeftOut): Record<string, JsonValue>
         started_at: r.started_at,
         finished_at: r.finished_at,
         session_ids: r.session_ids,
-        sessions: r.sessions.map((s) => ({ index: s.index, session_id: s.session_id, exit_code: s.exit_code, signal: s.signal, is_error: s.is_error, duration_ms: s.duration_ms })),
+        // Usage per session is all the stream has below the run: ATIF's per-step metrics stay empty.
+        sessions: r.sessions.map((s) => ({ index: s.index, session_id: s.session_id, exit_code: s.exit_code, signal: s.signal, is_error: s.is_error, duration_ms: s.duration_ms, tokens: s.tokens, reported_cost_usd: s.reported_cost_usd })),
         stages: r.stages,
       }
     : {};
