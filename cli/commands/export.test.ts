@@ -10,6 +10,11 @@ import { NatsServer } from '../../test/support/nats-server.ts';
 import { AuthNats, agentEvent, runResult } from '../../test/support/nats-auth.ts';
 import { NatsSink } from '../../driver/sinks/nats.ts';
 import { RunStream } from '../../nats/result-consumer.ts';
+import { connect } from '@nats-io/transport-node';
+import { headers as natsHeaders } from '@nats-io/nats-core';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { ensureRunStream } from '../../nats/stream.ts';
+import { HEADER, eventSubject, resultSubject } from '../../nats/envelope.ts';
 import { harborPython, validateWithHarbor } from '../../test/support/harbor-venv.ts';
 import { AtifTrajectory } from '../../export/atif/schema.ts';
 import type { AtifTrajectory as Trajectory } from '../../export/atif/schema.ts';
@@ -116,6 +121,44 @@ describe('ATIF on the command line', () => {
     } finally {
       await dispatcher.close();
       await nats.dispose();
+    }
+  });
+
+  it('a hostile message on the stream costs only itself (left out, counted, warned about); an invalid result is exit 3', async () => {
+    const nc = await connect({ servers: server.url });
+    try {
+      await ensureRunStream(await jetstreamManager(nc));
+      const js = jetstream(nc);
+      const publish = async (subject: string, payload: string | Uint8Array, runId: string, seq: number | 'result') => {
+        const h = natsHeaders();
+        h.set(HEADER.runId, runId);
+        h.set(HEADER.seq, String(seq === 'result' ? 0 : seq));
+        h.set(HEADER.kind, seq === 'result' ? 'result' : 'event');
+        await js.publish(subject, payload, { headers: h, msgID: `${runId}:${seq}` });
+      };
+      const t = '2026-12-05T10:00:00.000Z';
+      const result = (runId: string) => JSON.stringify({ run_id: runId, harness_slug: 'claude', harness_version: '1', model: 'm', canonical_model: null, outcome: 'succeeded', message: '', auth_mode: 'api-key', sessions: [], session_ids: [], exit_code: 0, stages: [], tokens: null, raw_usage: null, reported_cost_usd: null, actual_cost_usd: null, comparable_cost_usd: null, catalog_version: null, cost_warnings: [], started_at: t, finished_at: t, event_count: 3 });
+      await publish(eventSubject('hostile', 'agent'), JSON.stringify({ type: 'agent', timestamp: t, message: 'before' }), 'hostile', 1);
+      await publish(eventSubject('hostile', 'agent'), new Uint8Array([0xff, 0xfe, 0x48, 0x49]), 'hostile', 2);
+      await publish(eventSubject('hostile', 'command'), JSON.stringify({ type: 'command', timestamp: t, command: 'HOSTILE-PAYLOAD', exit_code: 1.5 }), 'hostile', 3);
+      await publish(eventSubject('hostile', 'agent'), JSON.stringify({ type: 'agent', timestamp: t, message: 'after' }), 'hostile', 4);
+      await publish(resultSubject('hostile'), result('hostile'), 'hostile', 'result');
+      const out = await tcab(['export', 'atif', 'hostile', '--nats', server.url]);
+      expect(out.code).toBe(0);
+      expect(out.stderr.trim().split('\n')).toEqual([expect.stringMatching(/is not a valid event \(the payload is not valid UTF-8\); left out/), expect.stringMatching(/is not a valid event \(.*exit_code.*\); left out/)]);
+      const trajectory = JSON.parse(out.stdout) as Trajectory;
+      expect(trajectory.steps.map((s) => s.message)).toEqual(['before', 'after']);
+      expect(trajectory.extra).toMatchObject({ tcab: { event_count: 4, left_out: { unknown: 2, system: 0 } } });
+      expect(out.stdout).not.toContain('HOSTILE-PAYLOAD');
+
+      await publish(eventSubject('bad-result', 'agent'), JSON.stringify({ type: 'agent', timestamp: t, message: 'x' }), 'bad-result', 1);
+      await publish(resultSubject('bad-result'), JSON.stringify({ run_id: 'bad-result', outcome: 'maybe' }), 'bad-result', 'result');
+      const bad = await tcab(['export', 'atif', 'bad-result', '--nats', server.url]);
+      expect(bad.code).toBe(3);
+      expect(bad.stderr).toMatch(/run bad-result: its result record \(tcab\.run\.bad-result\.result\) is invalid/);
+      expect(bad.stdout).toBe('');
+    } finally {
+      await nc.close();
     }
   });
 });
