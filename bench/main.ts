@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import { benchBigLineRss, benchPeakRss, benchTranslation } from './translation.ts';
 import { benchNatsLatency } from './nats-latency.ts';
+import { benchOtelExport } from './otel-export.ts';
 import { benchDispatcher } from './dispatcher.ts';
 import { benchRunLatency } from './run-latency.ts';
 import { benchConsole } from './console.ts';
@@ -47,6 +48,8 @@ if (want('harnesses')) {
 if (want('nats')) {
   log('harness line -> NATS subscriber latency vs raw NATS, events/s through one driver');
   report.nats = await benchNatsLatency();
+  log('the same with OpenTelemetry export on (a real Jaeger; a dead collector) and off, tool calls on every other line');
+  report.nats_otel = await benchOtelExport(log);
 }
 
 if (want('dispatcher')) {

@@ -12,6 +12,10 @@ import { TranslationSession } from '../shared/translate/session.ts';
 import { loadAdapter } from '../harnesses/registry.ts';
 import { STREAM_NAME } from '../nats/stream.ts';
 import { natsSettings } from '../nats/settings.ts';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { OtelSink } from '../driver/sinks/otel.ts';
+import type { OtelStats } from '../driver/sinks/otel.ts';
+import type { EventSink } from '../driver/sinks/sink.ts';
 
 function percentiles(samples: number[]): { p50_ms: number; p99_ms: number; n: number } {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -19,9 +23,28 @@ function percentiles(samples: number[]): { p50_ms: number; p99_ms: number; n: nu
   return { p50_ms: at(0.5), p99_ms: at(0.99), n: sorted.length };
 }
 
-const line = (i: number) => JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: `message ${i} ${'x'.repeat(200)}` }] }, session_id: 'bench' });
+const text = (i: number) => JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: `message ${i} ${'x'.repeat(200)}` }] }, session_id: 'bench' });
+/** A tool call and its result on alternate lines: one agent event, then one command event (a span to export). */
+const toolPair = (i: number) =>
+  i % 2 === 0
+    ? JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: `message ${i} ${'x'.repeat(200)}` }, { type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: `echo ${i}` } }] }, session_id: 'bench' })
+    : JSON.stringify({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: `t${i - 1}`, content: 'ok', is_error: false }] }, session_id: 'bench' });
 
-export async function benchNatsLatency(count = 2000) {
+export interface NatsBenchOptions {
+  /** Also export OpenTelemetry spans (driver/sinks/otel.ts, as `tcab-driver` does) to this OTLP/HTTP endpoint. */
+  otlpEndpoint?: string;
+  /** Every other line a tool result (one execute_tool span per pair), instead of agent messages only. */
+  tools?: boolean;
+}
+
+export async function benchNatsLatency(count = 2000, options: NatsBenchOptions = {}) {
+  const line = options.tools ? toolPair : text;
+  const otelStats: OtelStats[] = [];
+  // The sinks of one driver: NATS, plus the OpenTelemetry sink when export is on (each event goes to both, in turn).
+  const sinksFor = (natsSink: NatsSink, runId: string): EventSink[] => [
+    natsSink,
+    ...(options.otlpEndpoint ? [new OtelSink({ runId, harness: 'claude', model: 'bench', env: {}, exporter: new OTLPTraceExporter({ url: `${options.otlpEndpoint}/v1/traces` }), report: (s) => otelStats.push(s) })] : []),
+  ];
   const server = await NatsServer.start();
   const nc = await connect({ servers: server.url });
   try {
@@ -58,6 +81,7 @@ export async function benchNatsLatency(count = 2000) {
     const adapter = await loadAdapter('claude');
     const runId = 'bench-run';
     const sink = new NatsSink({ settings: natsSettings(server.url), deliverBy: Date.now() + 300_000 });
+    const sinks = sinksFor(sink, runId);
     const scrubber = new SecretScrubber();
     scrubber.add('sk-ant-fake-bench-secret-000000');
     const session = new TranslationSession(adapter);
@@ -76,16 +100,20 @@ export async function benchNatsLatency(count = 2000) {
     for (let i = 0; i < count; i++) {
       sentAt[i + 1] = performance.now();
       for (const l of splitter.push(`${line(i)}\n`)) {
-        for (const event of session.stdout(l)) sink.event({ runId, seq: ++seq, event: scrubber.value(event) });
+        for (const event of session.stdout(l)) {
+          const record = { runId, seq: ++seq, event: scrubber.value(event) };
+          for (const s of sinks) s.event(record);
+        }
       }
       await tick();
     }
     await received;
-    await sink.close();
+    await Promise.all(sinks.map((s) => s.close()));
     const driver = sentAt.slice(1).map((t, i) => seenAt[i + 1]! - t);
 
     // Throughput: a burst of lines through one driver pipeline until the last is acknowledged.
     const burstSink = new NatsSink({ settings: natsSettings(server.url), deliverBy: Date.now() + 300_000 });
+    const burstSinks = sinksFor(burstSink, 'bench-burst');
     const burstSession = new TranslationSession(adapter);
     const burstSplitter = new LineSplitter();
     const burst = 20_000;
@@ -94,10 +122,18 @@ export async function benchNatsLatency(count = 2000) {
     const cpuBefore = process.cpuUsage();
     let burstSeq = 0;
     for (let i = 0; i < burst; i++) {
-      for (const l of burstSplitter.push(`${line(i)}\n`)) for (const event of burstSession.stdout(l)) burstSink.event({ runId: 'bench-burst', seq: ++burstSeq, event });
+      for (const l of burstSplitter.push(`${line(i)}\n`)) {
+        for (const event of burstSession.stdout(l)) {
+          const record = { runId: 'bench-burst', seq: ++burstSeq, event };
+          for (const s of burstSinks) s.event(record);
+        }
+      }
     }
-    await burstSink.close();
-    const seconds = (performance.now() - start) / 1000;
+    // The live path ends when NATS has every event; the export's last flush (in parallel) is reported on its own.
+    let natsDoneAt = 0;
+    await Promise.all(burstSinks.map((s) => s.close().then(() => (s === burstSink ? (natsDoneAt = performance.now()) : undefined))));
+    const seconds = (natsDoneAt - start) / 1000;
+    const closeWaitMs = performance.now() - natsDoneAt;
     const cpu = process.cpuUsage(cpuBefore);
 
     // The sink alone (events already translated): its own CPU per event (envelope, serialization, publish, acks).
@@ -123,6 +159,7 @@ export async function benchNatsLatency(count = 2000) {
       burst_events: burst,
       sink_only_events_per_s: Math.round(burst / sinkSeconds),
       sink_only_cpu_us_per_event: +((sinkCpu.user + sinkCpu.system) / burst).toFixed(2),
+      ...(options.otlpEndpoint ? { otel_export: otelStats, otel_close_after_nats_ms: Math.round(closeWaitMs) } : {}),
     };
   } finally {
     await nc.close();

@@ -53,7 +53,7 @@ export interface OtelSinkOptions extends RunIdentity {
   env: Env;
   /** The exporter to use instead of OTLP over HTTP (tests, the bench's dead collector). */
   exporter?: SpanExporter;
-  /** Longest the last flush may take at close (default 5 s): a dead collector must not hold the driver's exit. */
+  /** Longest the last flush may take at close (default 2 s): a dead collector must not hold the driver's exit. */
   closeTimeoutMs?: number;
   /** Where the closing summary goes (exported/dropped counts). Default: nowhere. */
   report?: (stats: OtelStats) => void;
@@ -64,20 +64,40 @@ function unlessSet(env: Env, variable: string, value: number): number | undefine
   return env[variable] === undefined || env[variable] === '' ? value : undefined;
 }
 
-/** Counts what the collector acknowledged; a failed export's spans are gone (the SDK does not retry a batch). */
+/**
+ * Counts what the collector acknowledged (a failed export's spans are gone: the SDK does not retry a batch). Once
+ * the sink is closing and an export fails, the collector is taken as down: later batches fail at once instead of
+ * each waiting out its timeout, so a dead collector holds the driver's exit for one export timeout at most.
+ */
 class CountingExporter implements SpanExporter {
   private readonly inner: SpanExporter;
   private readonly stats: OtelStats;
   private readonly secrets: string[];
+  private lastFailed = false;
+  private closing = false;
+  private givenUp = false;
+  private onGiveUp: (() => void) | undefined;
   constructor(inner: SpanExporter, stats: OtelStats, secrets: string[]) {
     this.inner = inner;
     this.stats = stats;
     this.secrets = secrets;
   }
+  /** Resolves when the collector is taken as down during the close (at once if the last export failed). */
+  close(): Promise<void> {
+    this.closing = true;
+    if (this.lastFailed) this.givenUp = true;
+    return this.givenUp ? Promise.resolve() : new Promise((resolve) => (this.onGiveUp = resolve));
+  }
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    if (this.givenUp) return done({ code: ExportResultCode.FAILED });
     this.inner.export(spans, (result) => {
-      if (result.code === ExportResultCode.SUCCESS) this.stats.exported += spans.length;
+      this.lastFailed = result.code !== ExportResultCode.SUCCESS;
+      if (!this.lastFailed) this.stats.exported += spans.length;
       else if (result.error) this.stats.lastError = this.secrets.reduce((m, s) => m.replaceAll(s, '[REDACTED]'), result.error.message).slice(0, 300);
+      if (this.lastFailed && this.closing) {
+        this.givenUp = true;
+        this.onGiveUp?.();
+      }
       done(result);
     });
   }
@@ -93,6 +113,7 @@ export class OtelSink implements EventSink {
   readonly stats: OtelStats = { ended: 0, exported: 0, dropped: 0 };
   private readonly options: OtelSinkOptions;
   private readonly provider: BasicTracerProvider;
+  private readonly exporter: CountingExporter;
   private readonly tracer: Tracer;
   private readonly fold: RunSpanFold;
   private readonly spans = new Map<string, Span>();
@@ -106,13 +127,13 @@ export class OtelSink implements EventSink {
     const secrets = otelSecrets(env);
     // The endpoint, headers and protocol details come from the environment (the SDK reads them); the timeout too if set.
     const timeoutSet = Boolean(env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT || env.OTEL_EXPORTER_OTLP_TIMEOUT);
-    const exporter = options.exporter ?? new OTLPTraceExporter(timeoutSet ? {} : { timeoutMillis: 3000 });
+    const exporter = options.exporter ?? new OTLPTraceExporter(timeoutSet ? {} : { timeoutMillis: 2000 });
     this.provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ 'service.name': 'tcab' }).merge(detectResources({ detectors: [envDetector] })),
       // A session span holds its messages until the run ends: more than the SDK's default 128, still bounded.
       spanLimits: { eventCountLimit: unlessSet(env, 'OTEL_SPAN_EVENT_COUNT_LIMIT', 1024) },
       spanProcessors: [
-        new BatchSpanProcessor(new CountingExporter(exporter, this.stats, secrets), {
+        new BatchSpanProcessor((this.exporter = new CountingExporter(exporter, this.stats, secrets)), {
           maxQueueSize: unlessSet(env, 'OTEL_BSP_MAX_QUEUE_SIZE', 2048),
           maxExportBatchSize: unlessSet(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512),
           scheduledDelayMillis: unlessSet(env, 'OTEL_BSP_SCHEDULE_DELAY', 1000),
@@ -137,11 +158,12 @@ export class OtelSink implements EventSink {
     if (!this.sawResult) this.apply(() => this.fold.abandon(Date.now(), 'the driver stopped before the run had a result'));
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.options.closeTimeoutMs ?? 5000);
+      timer = setTimeout(resolve, this.options.closeTimeoutMs ?? 2000);
       timer.unref();
     });
-    // Shutdown flushes what is queued; past the limit the rest is counted as dropped and the process may exit.
-    await Promise.race([this.provider.shutdown().catch(() => undefined), limit]);
+    // Shutdown flushes what is queued; past the limit, or once the collector is seen down, the rest is counted as
+    // dropped and the driver goes on to exit.
+    await Promise.race([this.provider.shutdown().catch(() => undefined), limit, this.exporter.close()]);
     clearTimeout(timer);
     this.stats.dropped = this.stats.ended - this.stats.exported;
     this.options.report?.({ ...this.stats });

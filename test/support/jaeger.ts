@@ -117,7 +117,7 @@ export class Jaeger {
   /** The one trace whose run span says the run is over (the run span is exported last), waiting until it is stored. */
   async runTrace(runId: string, minSpans: number): Promise<{ text: string; trace: JaegerTrace }> {
     return this.until(`the trace of run ${runId}`, async () => {
-      const { text, traces } = await this.traces('tcab', { 'tcab.run.id': runId });
+      const { traces } = await this.traces('tcab', { 'tcab.run.id': runId });
       const trace = traces.find((t) => t.spans.some((s) => s.operationName === 'invoke_workflow tcab.run' && 'tcab.outcome' in tagsOf(s)));
       if (!trace) return undefined;
       // The run span is matched by its tag; fetch the whole trace (every span), until all have been stored.
