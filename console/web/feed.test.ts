@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FeedItem } from '../../shared/console.ts';
-import { FeedBuffer } from './feed.ts';
+import { FEED_VIEWS, FeedBuffer, FeedFilter, viewCount } from './feed.ts';
 import { parseRoute, runPath, seqFromHash } from './routes.ts';
 
 const item = (seq: number): FeedItem => ({ seq, at: '2026-12-05T12:00:00Z', event: { type: 'agent', timestamp: '2026-12-05T12:00:00Z', message: `m${seq}` } });
@@ -34,5 +34,32 @@ describe('routes', () => {
     expect(seqFromHash('#seq-42')).toBe(42);
     expect(seqFromHash('#seq-')).toBeUndefined();
     expect(seqFromHash('#other')).toBeUndefined();
+  });
+});
+
+describe('feed views', () => {
+  const typed = (seq: number, type: 'agent' | 'warning' | 'command'): FeedItem => ({
+    seq,
+    at: '2026-12-05T12:00:00Z',
+    event: type === 'command' ? { type, timestamp: '2026-12-05T12:00:00Z', command: 'ls' } : { type, timestamp: '2026-12-05T12:00:00Z', message: 'm' },
+  });
+
+  it('a filter keeps the positions of its types, scanning only what was added since its last update', () => {
+    const feed = new FeedBuffer();
+    const problems = new FeedFilter(FEED_VIEWS.problems.types);
+    feed.add([typed(1, 'agent'), typed(2, 'warning'), typed(3, 'command')]);
+    expect(problems.update(feed.items)).toEqual([1]);
+    feed.add([typed(4, 'warning'), typed(4, 'warning'), typed(5, 'agent')]);
+    expect(problems.update(feed.items)).toEqual([1, 3]);
+    expect(problems.update(feed.items)).toEqual([1, 3]);
+  });
+
+  it('counts per view come from the per-type counts', () => {
+    const feed = new FeedBuffer();
+    feed.add([typed(1, 'agent'), typed(2, 'warning'), typed(3, 'command'), typed(4, 'command')]);
+    expect(viewCount(feed, 'all')).toBe(4);
+    expect(viewCount(feed, 'tools')).toBe(2);
+    expect(viewCount(feed, 'problems')).toBe(1);
+    expect(viewCount(feed, 'subagents')).toBe(0);
   });
 });

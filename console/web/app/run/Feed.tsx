@@ -3,6 +3,7 @@
 // `#seq-<n>` scrolls to that event once it has arrived, highlights and focuses it.
 import { useSignal } from '@preact/signals';
 import { useEffect, useMemo, useRef } from 'preact/hooks';
+import { FEED_VIEWS, FeedFilter, viewCount, type FeedViewName } from '../../feed.ts';
 import { seqFromHash } from '../../routes.ts';
 import { useVirtualizer } from '../virtual.ts';
 import { EventView } from './EventView.tsx';
@@ -10,7 +11,7 @@ import type { RunStore } from './store.ts';
 
 export function Feed({ store, startMs }: { store: RunStore; startMs: number | undefined }) {
   void store.feedVersion.value;
-  const items = store.feed.items;
+  const all = store.feed.items;
   const caughtUp = store.caughtUp.value;
   const scroller = useRef<HTMLDivElement>(null);
   // Which reasoning blocks the reader opened: kept outside the rows, which unmount when scrolled away.
@@ -19,12 +20,24 @@ export function Feed({ store, startMs }: { store: RunStore; startMs: number | un
   const target = useSignal(seqFromHash(location.hash));
   const highlighted = useSignal<number | undefined>(undefined);
   const missing = useSignal<number | undefined>(undefined);
+  const view = useSignal<FeedViewName>('all');
+  // One incremental filter per view, kept while the page lives (switching back costs nothing).
+  const filters = useMemo(() => new Map<FeedViewName, FeedFilter>(), []);
+  const types = FEED_VIEWS[view.value].types;
+  let shown: number[] | null = null;
+  if (types !== null) {
+    const filter = filters.get(view.value) ?? new FeedFilter(types);
+    filters.set(view.value, filter);
+    shown = filter.update(all);
+  }
+  const count = shown ? shown.length : all.length;
+  const itemAt = (i: number) => all[shown ? shown[i]! : i]!;
 
   const virtual = useVirtualizer({
-    count: items.length,
+    count,
     getScrollElement: () => scroller.current,
     estimateSize: () => 52,
-    getItemKey: (i) => items[i]!.seq,
+    getItemKey: (i) => itemAt(i).seq,
     overscan: 6,
     anchorTo: 'end',
     followOnAppend: true,
@@ -39,9 +52,15 @@ export function Feed({ store, startMs }: { store: RunStore; startMs: number | un
   useEffect(() => {
     const seq = target.value;
     if (seq === undefined) return;
-    const index = store.feed.indexOf(seq);
-    if (index < 0) {
+    const position = store.feed.indexOf(seq);
+    if (position < 0) {
       missing.value = caughtUp ? seq : undefined;
+      return;
+    }
+    // A linked event the current view hides: show every event, then come back here on the next render.
+    const index = shown ? shown.indexOf(position) : position;
+    if (index < 0) {
+      view.value = 'all';
       return;
     }
     target.value = undefined;
@@ -50,7 +69,7 @@ export function Feed({ store, startMs }: { store: RunStore; startMs: number | un
     virtual.scrollToIndex(index, { align: 'center' });
     // Focus once the row is drawn where the scroll put it (measurement can take a frame).
     requestAnimationFrame(() => requestAnimationFrame(() => document.getElementById(`seq-${seq}`)?.focus({ preventScroll: true })));
-  }, [items.length, target.value, caughtUp]);
+  }, [all.length, target.value, caughtUp, view.value]);
 
   void openVersion.value;
   const onToggle = (seq: number, open: boolean) => {
@@ -60,9 +79,19 @@ export function Feed({ store, startMs }: { store: RunStore; startMs: number | un
     openVersion.value++;
   };
   const virtualItems = virtual.getVirtualItems();
-  const atEnd = items.length === 0 || virtual.isAtEnd(40);
+  const atEnd = count === 0 || virtual.isAtEnd(40);
   return (
     <div class="feed-wrap">
+      <div class="feed-tools">
+        <label for="feed-view">Show</label>
+        <select id="feed-view" value={view.value} onChange={(e) => (view.value = e.currentTarget.value as FeedViewName)}>
+          {(Object.keys(FEED_VIEWS) as FeedViewName[]).map((name) => (
+            <option key={name} value={name}>
+              {FEED_VIEWS[name].label} ({viewCount(store.feed, name).toLocaleString('en-US')})
+            </option>
+          ))}
+        </select>
+      </div>
       {missing.value !== undefined && (
         <p class="notice" role="alert">
           Event #{missing.value} is not in this run's feed.
@@ -76,16 +105,17 @@ export function Feed({ store, startMs }: { store: RunStore; startMs: number | un
         aria-busy={!caughtUp}
         tabIndex={0}
         data-caught-up={caughtUp ? 'true' : 'false'}
-        data-count={items.length}
+        data-count={all.length}
+        data-view={view.value}
         data-last-seq={store.feed.lastSeq}
       >
-        {items.length === 0 && <p class="muted empty">{caughtUp ? 'No events yet.' : 'Loading events…'}</p>}
+        {count === 0 && <p class="muted empty">{!caughtUp ? 'Loading events…' : all.length === 0 ? 'No events yet.' : 'No events of this kind.'}</p>}
         <div class="feed-inner" style={{ height: `${virtual.getTotalSize()}px` }}>
           {virtualItems.map((v) => {
-            const item = items[v.index]!;
+            const item = itemAt(v.index);
             return (
               <div key={item.seq} class="feed-row" data-index={v.index} ref={virtual.measureElement} style={{ transform: `translateY(${v.start}px)` }}>
-                <EventView item={item} index={v.index} count={items.length} startMs={startMs} highlighted={highlighted.value === item.seq} open={opened.has(item.seq)} onToggle={onToggle} />
+                <EventView item={item} index={v.index} count={count} startMs={startMs} highlighted={highlighted.value === item.seq} open={opened.has(item.seq)} onToggle={onToggle} />
               </div>
             );
           })}

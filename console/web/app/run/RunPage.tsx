@@ -12,6 +12,7 @@ import { useEventStream } from '../sse.ts';
 import { CancelRun } from './CancelRun.tsx';
 import { Feed } from './Feed.tsx';
 import { Costs, KubeEvents, Spec, Usage } from './RunFacts.tsx';
+import { RunStatusPanel } from './RunStatusPanel.tsx';
 import { RunStore } from './store.ts';
 import { Timeline } from './Timeline.tsx';
 
@@ -124,6 +125,7 @@ export function RunPage({ namespace, name }: { namespace: string; name: string }
               authMode={status?.authMode ?? result?.auth_mode}
             />
           </section>
+          {info && <RunStatusPanel status={status} result={result} nowMs={now} />}
           {info && <Spec spec={info.spec} />}
           <KubeEvents items={store.kubeEvents.value} nowMs={now} />
         </aside>
