@@ -47,6 +47,9 @@ export type ApiKeySecretRef = z.infer<typeof ApiKeySecretRef>;
 export const ExtraCaRef = z.strictObject({ configMap: z.string().min(1), key: z.string().min(1) });
 export type ExtraCaRef = z.infer<typeof ExtraCaRef>;
 
+/** A Secret key in the Run's namespace (the chart's driver.otel.headersSecret). */
+export const SecretKeyRef = z.strictObject({ secret: z.string().min(1), key: z.string().min(1) });
+
 export const DispatcherConfig = z.object({
   TCAB_NAMESPACE: z.string().min(1).default('default'),
   TCAB_DISPATCHER_MAX_INFLIGHT: intOrNull,
@@ -75,6 +78,8 @@ export const DispatcherConfig = z.object({
   TCAB_DRIVER_ENV: jsonVariable(z.record(z.string(), z.string()), '{}', 'a JSON object of strings'),
   /** JSON {configMap, key}: mounted into driver Pods at EXTRA_CA_PATH; unset = no extra CA. */
   TCAB_DRIVER_EXTRA_CA: jsonVariable(ExtraCaRef.nullable(), 'null', 'a JSON object {configMap, key}'),
+  /** JSON {secret, key}: driver Pods take OTEL_EXPORTER_OTLP_HEADERS from it (an OTLP token); unset = none. */
+  TCAB_DRIVER_OTEL_HEADERS_SECRET: jsonVariable(SecretKeyRef.nullable(), 'null', 'a JSON object {secret, key}'),
   TCAB_API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   TCAB_API_TOKEN_FILE: z.string().default('/var/run/tcab/api-token/token'),
   /** Address the HTTP API listens on. */

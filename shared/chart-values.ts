@@ -25,6 +25,12 @@ export const ChartValues = z.strictObject({
     image,
     resources: z.strictObject({ cpu: quantity, memory: quantity }),
     env: z.record(envName, z.string()),
+    // OpenTelemetry export of every run (driver/sinks/otel.ts); the endpoint and headers are OTLP/HTTP's standard ones.
+    otel: z.strictObject({
+      enabled: z.boolean(),
+      endpoint: z.union([z.literal(''), z.string().regex(/^https?:\/\/[^\s]+$/, 'an http(s) URL')]),
+      headersSecret: z.strictObject({ name: z.union([z.literal(''), secretName]), key: z.string().min(1) }),
+    }),
   }),
   nats: z.strictObject({
     url: z.union([z.literal(''), z.string().regex(/^(nats|tls|ws|wss):\/\//)]),

@@ -26,7 +26,7 @@ const TABLE: [string, [string, unknown][], [string, string | RegExp][], unknown]
   ['TCAB_MODEL_CATALOG', [['/etc/catalog.json', '/etc/catalog.json']], [[NUL, 'must not contain a NUL character (\\0)']], undefined],
   ['TCAB_RUN_UID', [['1000', 1000], ['65534', 65534]], [['abc', 'must be a positive integer uid/gid (not root), got "abc"'], ['0', /not root\), got "0"/], ['-5', /got "-5"/], ['1.5', /got "1.5"/]], undefined],
   ['TCAB_RUN_GID', [['1001', 1001]], [['root', 'must be a positive integer uid/gid (not root), got "root"']], undefined],
-  ['TCAB_LOG_LEVEL', [['debug', 'debug'], ['silent', 'silent']], [['verbose', 'must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"'], ['INFO', /got "INFO"/]], 'info'],
+  ['TCAB_LOG_LEVEL', [['debug', 'debug'], ['silent', 'silent']], [['verbose', 'must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"'], ['INFO', /got "INFO"/]], 'info'],  ['TCAB_OTEL', [['1', '1'], ['false', 'false']], [['yes', 'must be 1, true, 0 or false, got "yes"']], undefined],
 ];
 
 describe('the driver env schema', () => {

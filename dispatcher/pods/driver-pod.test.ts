@@ -171,6 +171,16 @@ describe('driver Pods and the chart extra CA (issue 20)', () => {
   });
 });
 
+describe('driver Pods and the chart OpenTelemetry headers (issue 24)', () => {
+  it('take OTEL_EXPORTER_OTLP_HEADERS from the TCAB_DRIVER_OTEL_HEADERS_SECRET Secret key, by reference only', () => {
+    const withHeaders = dispatcherConfig({ TCAB_DRIVER_OTEL_HEADERS_SECRET: JSON.stringify({ secret: 'otlp-token', key: 'headers' }) });
+    const env = buildDriverPod(run, spec, withHeaders, []).spec!.containers[0]!.env!;
+    expect(env).toContainEqual({ name: 'OTEL_EXPORTER_OTLP_HEADERS', valueFrom: { secretKeyRef: { name: 'otlp-token', key: 'headers', optional: true } } });
+    expect(JSON.stringify(buildDriverPod(run, spec, config, []))).not.toContain('OTEL_EXPORTER_OTLP_HEADERS');
+    expect(() => dispatcherConfig({ TCAB_DRIVER_OTEL_HEADERS_SECRET: '{"secret":"x"}' })).toThrow(/TCAB_DRIVER_OTEL_HEADERS_SECRET: must be a JSON object \{secret, key\}/);
+  });
+});
+
 describe('the Pod env is the driver env contract (shared/driver-env.ts)', () => {
   const withCa = dispatcherConfig({
     TCAB_NATS_URL: 'nats://nats.tcab:4222',

@@ -139,6 +139,9 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
     ...Object.entries(config.TCAB_DRIVER_ENV).filter(([name]) => !ours.has(name)).map(([name, value]) => ({ name, value })),
     ...config.TCAB_API_KEY_SECRETS.filter((ref) => keyVars.includes(ref.env)).map((ref) => ({ name: ref.env, valueFrom: { secretKeyRef: { name: ref.secret, key: ref.key, optional: true } } })),
   );
+  // The OTLP headers (often a token) by reference, never in the chart's plain driver env; the driver scrubs them.
+  const otelHeaders = config.TCAB_DRIVER_OTEL_HEADERS_SECRET;
+  if (otelHeaders) env.push({ name: 'OTEL_EXPORTER_OTLP_HEADERS', valueFrom: { secretKeyRef: { name: otelHeaders.secret, key: otelHeaders.key, optional: true } } });
   if (config.TCAB_NATS_SECRET) {
     for (const [name, key] of [['TCAB_NATS_USER', 'user'], ['TCAB_NATS_PASSWORD', 'password'], ['TCAB_NATS_TOKEN', 'token']] as const) {
       env.push({ name, valueFrom: { secretKeyRef: { name: config.TCAB_NATS_SECRET, key, optional: true } } });

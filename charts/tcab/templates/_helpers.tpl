@@ -60,6 +60,10 @@ without auth, and an own NATS (nats.url) with auth on but no keys its server alr
 {{- if .Values.npmCache.enabled -}}
 {{- $_ := set $env "TCAB_NPM_REGISTRY" (printf "http://%s-npm-cache.%s.svc:4873/" (include "tcab.fullname" .) .Release.Namespace) -}}
 {{- end -}}
+{{- if .Values.driver.otel.enabled -}}
+{{- $_ := set $env "TCAB_OTEL" "1" -}}
+{{- with .Values.driver.otel.endpoint -}}{{- $_ := set $env "OTEL_EXPORTER_OTLP_ENDPOINT" . -}}{{- end -}}
+{{- end -}}
 {{- toJson $env -}}
 {{- end -}}
 
