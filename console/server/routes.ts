@@ -1,5 +1,6 @@
 // The console's HTTP routes, registered onto a given fastify app (the dispatcher's API, or `tcab console`'s):
 // the SPA and its assets, three SSE streams (runs, one run, harnesses) and the one write, cancel (bearer token).
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { bearerOf, tokenMatches } from '../../shared/bearer-token.ts';
 import { CONSOLE_PATHS, runKey } from '../../shared/console.ts';
@@ -27,6 +28,17 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   const { state, sources } = options;
   const stalledAfterSeconds = options.stalledAfterSeconds ?? DEFAULT_STALLED_AFTER_SECONDS;
   const bundle = loadBundle();
+  // Streams never end on their own: closing the app ends them, or its close would wait for every browser to leave.
+  const open = new Set<SseStream>();
+  const sse = (res: ServerResponse) => {
+    const stream = new SseStream(res);
+    open.add(stream);
+    void stream.closed.then(() => open.delete(stream));
+    return stream;
+  };
+  app.addHook('preClose', async () => {
+    for (const stream of open) stream.end();
+  });
 
   for (const path of PAGE_PATHS) {
     app.get(path, async (_req, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send((await bundle).html));
@@ -37,25 +49,30 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
 
   app.get(CONSOLE_PATHS.runsStream, (req, reply) => {
     reply.hijack();
-    const sse = new SseStream(reply.raw);
+    const stream = sse(reply.raw);
     // Listen first, then snapshot: a change in between is sent twice (idempotent upsert), never lost.
-    const off = state.onRows({ onRows: (rows, keys) => (rows.length ? sse.send('upsert', { rows }) : undefined, keys.length ? sse.send('remove', { keys }) : undefined) });
-    sse.send('snapshot', { serverTime: new Date().toISOString(), stalledAfterSeconds, rows: state.runRows() });
-    if (sources.activity && state.natsProblem) sse.send('notice', { text: `NATS: ${state.natsProblem}` });
-    void sse.closed.then(off);
+    const off = state.onRows({
+      onRows: (rows, keys) => {
+        if (rows.length) stream.send('upsert', { rows });
+        if (keys.length) stream.send('remove', { keys });
+      },
+    });
+    stream.send('snapshot', { serverTime: new Date().toISOString(), stalledAfterSeconds, rows: state.runRows() });
+    if (sources.activity && state.natsProblem) stream.send('notice', { text: `NATS: ${state.natsProblem}` });
+    void stream.closed.then(off);
   });
 
   app.get(CONSOLE_PATHS.harnessesStream, (req, reply) => {
     reply.hijack();
-    const sse = new SseStream(reply.raw);
-    const off = state.onHarnesses({ onHarnesses: (rows) => sse.send('upsert', { rows }) });
-    sse.send('snapshot', { serverTime: new Date().toISOString(), rows: state.harnessRows() });
-    void sse.closed.then(off);
+    const stream = sse(reply.raw);
+    const off = state.onHarnesses({ onHarnesses: (rows) => stream.send('upsert', { rows }) });
+    stream.send('snapshot', { serverTime: new Date().toISOString(), rows: state.harnessRows() });
+    void stream.closed.then(off);
   });
 
   app.get<{ Params: { namespace: string; name: string }; Querystring: { after?: string } }>('/api/console/runs/:namespace/:name/stream', (req, reply) => {
     reply.hijack();
-    streamRun(new SseStream(reply.raw), req.params, req.query, req.headers['last-event-id'], { state, sources, stalledAfterSeconds, log: req.log });
+    streamRun(sse(reply.raw), req.params, req.query, req.headers['last-event-id'], { state, sources, stalledAfterSeconds, log: req.log });
   });
 
   app.post<{ Params: { namespace: string; name: string } }>('/api/console/runs/:namespace/:name/cancel', async (req, reply) => {

@@ -1,0 +1,10 @@
+// The harnesses the console lists: the registry's (catalogue + gg), with readiness computed by whoever knows the
+// credentials (the dispatcher: its configured Secrets; `tcab console` cannot know them).
+import { listHarnesses } from '../../harnesses/registry.ts';
+import type { Readiness } from '../../shared/console.ts';
+import type { HarnessCatalog } from './sources.ts';
+
+export function registryCatalog(readiness: (slug: string) => Readiness): HarnessCatalog {
+  const entries = listHarnesses().map((h) => ({ slug: h.manifest.slug, displayName: h.manifest.name }));
+  return { list: () => entries, readiness };
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { HarnessRow } from '../../shared/console.ts';
+import type { RunRow } from '../../shared/console.ts';
+import { HarnessTally, harnessRow } from './harness-rows.ts';
+
+const row = (name: string, harness: string, phase: RunRow['phase'], extra: Partial<RunRow> = {}): RunRow => ({
+  key: `n/${name}`, namespace: 'n', name, uid: name, harness, model: 'm', phase, createdAt: '2026-12-05T04:00:00Z', ...extra,
+});
+const catalog = { list: () => [{ slug: 'claude', displayName: 'Claude Code' }, { slug: 'gg' }], readiness: (slug: string) => ({ ready: slug === 'gg', missing: slug === 'gg' ? [] : ['ANTHROPIC_API_KEY'] }) };
+
+describe('HarnessTally', () => {
+  it('counts slots (Dispatched, Starting, Running) and queue (Pending) through every change of a row', () => {
+    const tally = new HarnessTally();
+    const a0 = row('a', 'claude', 'Pending');
+    const b0 = row('b', 'claude', 'Pending');
+    expect(tally.change(undefined, a0)).toEqual(['claude']);
+    tally.change(undefined, b0);
+    expect(tally.get('claude')).toMatchObject({ occupied: 0, queued: 2 });
+    const a1 = row('a', 'claude', 'Dispatched');
+    tally.change(a0, a1);
+    const a2 = row('a', 'claude', 'Running', { startedAt: '2026-12-05T04:00:10Z', harnessVersion: '2.0.1' });
+    tally.change(a1, a2);
+    expect(tally.get('claude')).toMatchObject({ occupied: 1, queued: 1, lastVersion: '2.0.1' });
+    tally.change(a2, row('a', 'claude', 'Succeeded', { startedAt: '2026-12-05T04:00:10Z', harnessVersion: '2.0.1' }));
+    expect(tally.get('claude')).toMatchObject({ occupied: 0, queued: 1 });
+    tally.change(b0, undefined);
+    expect(tally.get('claude')).toMatchObject({ occupied: 0, queued: 0, lastVersion: '2.0.1' });
+  });
+
+  it('the last installed version is the latest started run\'s, not the latest changed', () => {
+    const tally = new HarnessTally();
+    tally.change(undefined, row('new', 'gg', 'Running', { startedAt: '2026-12-05T05:00:00Z', harnessVersion: '3' }));
+    tally.change(undefined, row('old', 'gg', 'Succeeded', { startedAt: '2026-12-05T04:00:00Z', harnessVersion: '2' }));
+    expect(tally.get('gg').lastVersion).toBe('3');
+  });
+
+  it('a row moving to another harness moves its count and touches both', () => {
+    const tally = new HarnessTally();
+    const before = row('a', 'claude', 'Running');
+    tally.change(undefined, before);
+    expect(tally.change(before, row('a', 'gg', 'Running')).sort()).toEqual(['claude', 'gg']);
+    expect(tally.get('claude').occupied).toBe(0);
+    expect(tally.get('gg').occupied).toBe(1);
+  });
+});
+
+describe('harnessRow', () => {
+  it('joins the cap (default when no HarnessConfig), the counts and the readiness', () => {
+    const tally = new HarnessTally();
+    tally.change(undefined, row('a', 'gg', 'Running', { startedAt: '2026-12-05T04:00:00Z', harnessVersion: '1.0.0' }));
+    const configs = new Map([['gg', { maxParallelism: 2 }]]);
+    expect(HarnessRow.parse(harnessRow(catalog.list()[1]!, configs, tally.get('gg'), catalog))).toEqual({
+      slug: 'gg', maxParallelism: 2, default: false, occupied: 1, queued: 0, readiness: { ready: true, missing: [] }, lastInstalledVersion: '1.0.0',
+    });
+    expect(HarnessRow.parse(harnessRow(catalog.list()[0]!, configs, tally.get('claude'), catalog))).toEqual({
+      slug: 'claude', displayName: 'Claude Code', maxParallelism: null, default: true, occupied: 0, queued: 0, readiness: { ready: false, missing: ['ANTHROPIC_API_KEY'] },
+    });
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { RunRow } from '../../shared/console.ts';
+import { rowOf, slimRun, withActivity } from './run-row.ts';
+
+const run = {
+  metadata: { namespace: 'evals', name: 'r1', uid: 'u-1', creationTimestamp: new Date('2026-12-05T04:00:00Z'), resourceVersion: '7', managedFields: [{}] },
+  spec: { harness: 'claude', model: 'sonnet', prompt: 'p'.repeat(100_000), testCase: { source: { files: [{ path: 'a', content: 'b' }] } } },
+  status: {
+    phase: 'Succeeded' as const,
+    outcome: 'succeeded' as const,
+    startTime: '2026-12-05T04:00:05Z',
+    completionTime: '2026-12-05T04:01:00Z',
+    usage: { input: 10, output: 20, cache_read: null, cache_write: null, reasoning: 5 },
+    actualCostUsd: null,
+    comparableCostUsd: 0.01,
+    harnessVersion: '1.2.3',
+    message: 'done',
+    conditions: [{ type: 'Finished', status: 'True' as const, lastTransitionTime: '2026-12-05T04:01:00Z' }],
+  },
+};
+
+describe('rowOf', () => {
+  it('keeps the row fields only, valid against the wire schema', () => {
+    const row = rowOf(run);
+    expect(RunRow.parse(row)).toEqual({
+      key: 'evals/r1', namespace: 'evals', name: 'r1', uid: 'u-1', harness: 'claude', model: 'sonnet', phase: 'Succeeded', outcome: 'succeeded',
+      createdAt: '2026-12-05T04:00:00.000Z', startedAt: '2026-12-05T04:00:05Z', finishedAt: '2026-12-05T04:01:00Z',
+      tokens: run.status.usage, actualCostUsd: null, comparableCostUsd: 0.01, harnessVersion: '1.2.3', message: 'done',
+    });
+  });
+
+  it('a Run without status is Pending with no optional fields', () => {
+    const row = rowOf({ metadata: { namespace: 'n', name: 'x', uid: 'u', creationTimestamp: '2026-12-05T04:00:00Z' }, spec: { harness: 'gg', model: 'm' } });
+    expect(RunRow.parse(row)).toEqual({ key: 'n/x', namespace: 'n', name: 'x', uid: 'u', harness: 'gg', model: 'm', phase: 'Pending', createdAt: '2026-12-05T04:00:00Z' });
+  });
+
+  it('withActivity adds the activity and its time', () => {
+    const activity = { text: 'agent', type: 'agent' as const, at: '2026-12-05T04:00:30Z' };
+    expect(withActivity(rowOf(run), { activity, at: '2026-12-05T04:00:31Z' })).toMatchObject({ activity, lastEventAt: '2026-12-05T04:00:31Z' });
+    expect(withActivity(rowOf(run), undefined)).not.toHaveProperty('activity');
+  });
+});
+
+describe('slimRun', () => {
+  it('drops the prompt, the test case, the conditions and managedFields, and gives the same row', () => {
+    const slim = slimRun(run);
+    expect(JSON.stringify(slim).length).toBeLessThan(1000);
+    expect(slim.spec).toEqual({ harness: 'claude', model: 'sonnet' });
+    expect(slim.status?.conditions).toBeUndefined();
+    expect(slim.metadata).not.toHaveProperty('managedFields');
+    expect(slim.metadata.resourceVersion).toBe('7');
+    expect(rowOf(slim)).toEqual(rowOf(run));
+  });
+});
