@@ -118,6 +118,8 @@ export class OtelSink implements EventSink {
   private readonly fold: RunSpanFold;
   private readonly spans = new Map<string, Span>();
   private sawResult = false;
+  private pending: (() => SpanOperation[])[] = [];
+  private scheduled: NodeJS.Immediate | undefined;
   /** Set when the SDK threw: the sink stops, the run goes on. */
   private broken = false;
 
@@ -146,15 +148,16 @@ export class OtelSink implements EventSink {
   }
 
   event(record: SequencedEvent): void {
-    this.apply(() => this.fold.event(record.seq, record.event));
+    this.defer(() => this.fold.event(record.seq, record.event));
   }
 
   result(result: RunResult): void {
     this.sawResult = true;
-    this.apply(() => this.fold.result(result));
+    this.defer(() => this.fold.result(result));
   }
 
   async close(): Promise<void> {
+    this.drain();
     if (!this.sawResult) this.apply(() => this.fold.abandon(Date.now(), 'the driver stopped before the run had a result'));
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<void>((resolve) => {
@@ -167,6 +170,23 @@ export class OtelSink implements EventSink {
     clearTimeout(timer);
     this.stats.dropped = this.stats.ended - this.stats.exported;
     this.options.report?.({ ...this.stats });
+  }
+
+  /**
+   * Span work waits for the next turn of the event loop (in order, in one batch): the NATS sink's publish, issued
+   * for the same event just before, goes out first, so export never sits between a harness line and NATS.
+   */
+  private defer(work: () => SpanOperation[]): void {
+    this.pending.push(work);
+    this.scheduled ??= setImmediate(() => this.drain());
+  }
+
+  private drain(): void {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    const pending = this.pending;
+    this.pending = [];
+    for (const work of pending) this.apply(work);
   }
 
   private apply(fold: () => SpanOperation[]): void {
