@@ -6,11 +6,11 @@ import { InvalidInputError } from '../shared/errors.ts';
 describe('dispatcherConfig', () => {
   it('defaults what is unset or empty', () => {
     const unset = dispatcherConfig({});
-    expect(unset).toMatchObject({ TCAB_API_HOST: '0.0.0.0', TCAB_RESULT_GRACE_SECONDS: 30, TCAB_LEADER_LEASE: 'tcab-dispatcher', TCAB_LEASE_DURATION_SECONDS: 10, TCAB_LEASE_RETRY_MS: 2000, TCAB_LOG_LEVEL: 'info' });
+    expect(unset).toMatchObject({ TCAB_API_HOST: '0.0.0.0', TCAB_RESULT_GRACE_SECONDS: 30, TCAB_LEADER_LEASE: 'tcab-dispatcher', TCAB_LEASE_DURATION_SECONDS: 10, TCAB_LEASE_RETRY_MS: 2000, TCAB_LOG_LEVEL: 'info', TCAB_CONSOLE_ENABLED: true, TCAB_CONSOLE_STALLED_AFTER_SECONDS: 300 });
     expect(unset.TCAB_DISPATCHER_ID).toBeUndefined();
     expect(unset.POD_NAME).toBeUndefined();
     expect(unset.TCAB_NATS_AUTH_SECRET).toBeUndefined();
-    const empty = dispatcherConfig({ TCAB_API_HOST: '', TCAB_RESULT_GRACE_SECONDS: '', TCAB_LEADER_LEASE: '', TCAB_LEASE_DURATION_SECONDS: '', TCAB_LEASE_RETRY_MS: '', TCAB_DISPATCHER_ID: '', POD_NAME: '', TCAB_LOG_LEVEL: '', TCAB_NATS_AUTH_SECRET: '', TCAB_SERVICE_ACCOUNT: '' });
+    const empty = dispatcherConfig({ TCAB_API_HOST: '', TCAB_RESULT_GRACE_SECONDS: '', TCAB_LEADER_LEASE: '', TCAB_LEASE_DURATION_SECONDS: '', TCAB_LEASE_RETRY_MS: '', TCAB_DISPATCHER_ID: '', POD_NAME: '', TCAB_LOG_LEVEL: '', TCAB_NATS_AUTH_SECRET: '', TCAB_SERVICE_ACCOUNT: '', TCAB_CONSOLE_ENABLED: '', TCAB_CONSOLE_STALLED_AFTER_SECONDS: '' });
     expect(empty).toEqual(unset);
   });
 
@@ -26,6 +26,9 @@ describe('dispatcherConfig', () => {
     ['TCAB_LOG_LEVEL', 'debug', 'debug'],
     ['TCAB_NATS_AUTH_SECRET', 'tcab-nats-auth', 'tcab-nats-auth'],
     ['TCAB_SERVICE_ACCOUNT', 'tcab-dispatcher', 'tcab-dispatcher'],
+    ['TCAB_CONSOLE_ENABLED', 'false', false],
+    ['TCAB_CONSOLE_ENABLED', 'true', true],
+    ['TCAB_CONSOLE_STALLED_AFTER_SECONDS', '60', 60],
   ])('%s=%s', (name, value, want) => {
     expect(dispatcherConfig({ [name]: value })[name as keyof ReturnType<typeof dispatcherConfig>]).toEqual(want);
   });
@@ -39,6 +42,8 @@ describe('dispatcherConfig', () => {
     ['TCAB_LEASE_RETRY_MS', 'ten'],
     ['TCAB_LOG_LEVEL', 'verbose'],
     ['TCAB_API_PORT', '70000'],
+    ['TCAB_CONSOLE_ENABLED', 'yes'],
+    ['TCAB_CONSOLE_STALLED_AFTER_SECONDS', '0'],
   ])('%s=%s stops the dispatcher naming the variable', (name, value) => {
     expect(() => dispatcherConfig({ [name]: value })).toThrow(InvalidInputError);
     expect(() => dispatcherConfig({ [name]: value })).toThrow(new RegExp(`${name}: `));

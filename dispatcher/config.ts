@@ -95,6 +95,10 @@ export const DispatcherConfig = z.object({
   /** This replica's identity in the Lease; else POD_NAME (the chart's downward API), else the hostname. */
   TCAB_DISPATCHER_ID: optionalText,
   POD_NAME: optionalText,
+  /** Serve the operator console (console/server) on the API's port: the chart's console.enabled. */
+  TCAB_CONSOLE_ENABLED: z.preprocess(unsetIfEmpty, z.enum(['true', 'false']).default('true')).transform((v) => v === 'true'),
+  /** A non-final Run with no event for this long is shown stalled: the chart's console.stalledAfterSeconds. */
+  TCAB_CONSOLE_STALLED_AFTER_SECONDS: number(z.number().int().min(1), 300),
   /** The dispatcher's own log level (pino). */
   TCAB_LOG_LEVEL: z.preprocess(unsetIfEmpty, LogLevel.default('info')),
 }).refine((c) => !(c.TCAB_NATS_AUTH_SECRET && c.TCAB_NATS_SECRET), {

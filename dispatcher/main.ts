@@ -17,6 +17,10 @@ import { LeaderElector } from './kube/leader.ts';
 import { RunStream } from '../nats/result-consumer.ts';
 import { natsSettingsFromEnv } from '../nats/settings.ts';
 import { shutdownInOrder } from './shutdown.ts';
+import { dispatcherConsoleSources } from './console.ts';
+import { mountConsole } from '../console/server/mount.ts';
+import type { ConsoleSources } from '../console/server/sources.ts';
+import { ConsoleNats } from '../nats/console-reader.ts';
 
 export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const settings = dispatcherConfig(env);
@@ -29,19 +33,24 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
   // The API (and /healthz, /readyz) first: the first NATS connect may wait a while (a bundled NATS starts only once
   // this dispatcher has created its auth Secret), and a process that is alive but not ready must not be restarted.
   const live: { stream?: RunStream; dispatcher?: Dispatcher } = {};
+  const token = () => {
+    try {
+      return readFileSync(settings.TCAB_API_TOKEN_FILE, 'utf8').trim();
+    } catch {
+      return env.TCAB_API_TOKEN ?? '';
+    }
+  };
   const api = buildApi({
     store: kubeHarnessConfigStore(config),
     slugs: () => listHarnesses().map((h) => h.manifest.slug),
-    token: () => {
-      try {
-        return readFileSync(settings.TCAB_API_TOKEN_FILE, 'utf8').trim();
-      } catch {
-        return env.TCAB_API_TOKEN ?? '';
-      }
-    },
+    token,
     metrics: metrics.registry,
     readiness: () => ({ informersSynced: live.dispatcher?.synced() ?? false, natsConnected: live.stream?.connected() ?? false, leader: live.dispatcher?.isLeader ?? false }),
   });
+  // The console's routes exist from the start (fastify takes no route after listen); its sources once the caches
+  // and NATS do: a page opened before then waits (console/server/routes.ts).
+  const consoleSources = Promise.withResolvers<ConsoleSources>();
+  const operatorConsole = settings.TCAB_CONSOLE_ENABLED ? mountConsole(api, { sources: consoleSources.promise, token, stalledAfterSeconds: settings.TCAB_CONSOLE_STALLED_AFTER_SECONDS }) : undefined;
   await api.listen({ port: settings.TCAB_API_PORT, host: settings.TCAB_API_HOST });
   log.info({ port: settings.TCAB_API_PORT }, `${identity} serving the HTTP API on ${settings.TCAB_API_PORT}`);
 
@@ -53,6 +62,19 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
   const running = new Dispatcher({ config, settings, events: runStream, metrics, log, natsAuth });
   live.dispatcher = running;
   await running.start();
+  let consoleNats: ConsoleNats | undefined;
+  if (operatorConsole) {
+    // A connection of its own (a slow browser's feed never delays a result's ack), as the dispatcher's identity.
+    const consoleLog = log.child({ part: 'console' });
+    void ConsoleNats.connect(natsAuth?.settings ?? natsBase, { waitOnFirstConnect: true })
+      .then((nats) => {
+        consoleNats = nats;
+        consoleSources.resolve(dispatcherConsoleSources(config, settings, running, nats));
+        return operatorConsole.started;
+      })
+      .then(() => consoleLog.info('operator console serving'))
+      .catch((error: unknown) => consoleLog.error({ err: errorMessage(error) }, 'operator console failed to start'));
+  }
 
   const natsLog = log.child({ part: 'nats' });
   const elector = new LeaderElector(config, {
@@ -90,8 +112,9 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
       },
       { name: 'finish the reconciles in flight (status writes) and stop the watches', ms: 8000, run: () => running.stop() },
       { name: 'release the Lease', ms: 3000, run: () => elector.stop() },
+      { name: 'stop the console', ms: 1000, run: async () => operatorConsole?.stop() },
       { name: 'close the HTTP API', ms: 2000, run: () => closeApi(api, 1000) },
-      { name: 'close NATS', ms: 4000, run: async () => Promise.all([runStream.close(2000), natsAuth?.close()]) },
+      { name: 'close NATS', ms: 4000, run: async () => Promise.all([runStream.close(2000), natsAuth?.close(), consoleNats?.close()]) },
     ], log);
     process.exit(clean ? 0 : 1);
   };

@@ -21,6 +21,7 @@ export const ChartValues = z.strictObject({
     nodeSelector: z.record(z.string(), z.string()),
     tolerations: z.array(z.record(z.string(), z.unknown())),
   }),
+  console: z.strictObject({ enabled: z.boolean(), stalledAfterSeconds: z.int().min(1) }),
   driver: z.strictObject({
     image,
     resources: z.strictObject({ cpu: quantity, memory: quantity }),

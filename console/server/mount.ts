@@ -1,19 +1,38 @@
-// One call for whoever serves the console (the dispatcher, `tcab console`, tests, the bench): start the state from
-// the sources, register the routes on the app, and a stop for shutdown.
+// One call for whoever serves the console (the dispatcher, `tcab console`, tests, the bench): register the routes
+// on the app at once (before listen), start the state when the sources are there, and a stop for shutdown.
 import type { FastifyInstance } from 'fastify';
 import { registerConsole } from './routes.ts';
 import type { ConsoleSources } from './sources.ts';
 import { ConsoleState } from './state.ts';
 
 export interface MountedConsole {
-  state: ConsoleState;
+  /** Resolves once the state has its initial rows (and the activity consumer runs). */
+  started: Promise<void>;
   stop(): Promise<void>;
 }
 
-/** Registers the routes at once (before app.listen/ready); the state fills as the sources deliver. */
-export function mountConsole(app: FastifyInstance, options: { sources: ConsoleSources; token: () => string; stalledAfterSeconds?: number }): MountedConsole & { started: Promise<void> } {
-  const state = new ConsoleState(options.sources);
-  registerConsole(app, { state, sources: options.sources, token: options.token, stalledAfterSeconds: options.stalledAfterSeconds });
-  const started = state.start();
-  return { state, started, stop: () => state.stop() };
+export interface MountOptions {
+  /** The sources, or a promise of them (the dispatcher's exist only after its first NATS connect). */
+  sources: ConsoleSources | Promise<ConsoleSources>;
+  token: () => string;
+  stalledAfterSeconds?: number;
+}
+
+export function mountConsole(app: FastifyInstance, options: MountOptions): MountedConsole {
+  let stopped = false;
+  let state: ConsoleState | undefined;
+  const ready = Promise.resolve(options.sources).then(async (sources) => {
+    state = new ConsoleState(sources);
+    await state.start();
+    if (stopped) await state.stop();
+    return state;
+  });
+  registerConsole(app, { state: ready, token: options.token, stalledAfterSeconds: options.stalledAfterSeconds });
+  return {
+    started: ready.then(() => undefined),
+    stop: async () => {
+      stopped = true;
+      await state?.stop();
+    },
+  };
 }

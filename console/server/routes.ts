@@ -1,15 +1,16 @@
 // The console's HTTP routes, registered onto a given fastify app (the dispatcher's API, or `tcab console`'s):
 // the SPA and its assets, three SSE streams (runs, one run, harnesses) and the one write, cancel (bearer token).
+// The state may come later than the routes (the dispatcher listens before its caches and NATS exist): a stream
+// opened before then waits for it; cancel answers 503 until then.
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
 import { bearerOf, tokenMatches } from '../../shared/bearer-token.ts';
 import { CONSOLE_PATHS, runKey } from '../../shared/console.ts';
 import type { CancelResponse } from '../../shared/console.ts';
-import type { z } from 'zod';
 import { loadBundle } from './assets.ts';
 import { streamRun } from './run-stream.ts';
 import { SseStream } from './sse.ts';
-import type { ConsoleSources } from './sources.ts';
 import type { ConsoleState } from './state.ts';
 
 export const DEFAULT_STALLED_AFTER_SECONDS = 300;
@@ -17,24 +18,28 @@ export const DEFAULT_STALLED_AFTER_SECONDS = 300;
 export const PAGE_PATHS = ['/', '/runs', '/runs/:namespace/:name', '/harnesses'] as const;
 
 export interface ConsoleOptions {
-  state: ConsoleState;
-  sources: ConsoleSources;
+  /** The started state (its sources inside), or a promise of it. */
+  state: ConsoleState | Promise<ConsoleState>;
   /** The API's bearer token, asked per request (the Secret's file may be rotated). */
   token: () => string;
   stalledAfterSeconds?: number;
 }
 
 export function registerConsole(app: FastifyInstance, options: ConsoleOptions): void {
-  const { state, sources } = options;
+  const ready = Promise.resolve(options.state);
+  let current: ConsoleState | undefined;
+  void ready.then((s) => (current = s));
   const stalledAfterSeconds = options.stalledAfterSeconds ?? DEFAULT_STALLED_AFTER_SECONDS;
   const bundle = loadBundle();
   // Streams never end on their own: closing the app ends them, or its close would wait for every browser to leave.
   const open = new Set<SseStream>();
-  const sse = (res: ServerResponse) => {
+  const sse = (res: ServerResponse, start: (stream: SseStream, state: ConsoleState) => void) => {
     const stream = new SseStream(res);
     open.add(stream);
     void stream.closed.then(() => open.delete(stream));
-    return stream;
+    void ready.then((state) => {
+      if (!stream.isClosed) start(stream, state);
+    });
   };
   app.addHook('preClose', async () => {
     for (const stream of open) stream.end();
@@ -47,38 +52,41 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   app.get(CONSOLE_PATHS.appJs, async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=31536000, immutable').send((await bundle).js));
   app.get(CONSOLE_PATHS.appCss, async (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=31536000, immutable').send((await bundle).css));
 
-  app.get(CONSOLE_PATHS.runsStream, (req, reply) => {
+  app.get(CONSOLE_PATHS.runsStream, (_req, reply) => {
     reply.hijack();
-    const stream = sse(reply.raw);
-    // Listen first, then snapshot: a change in between is sent twice (idempotent upsert), never lost.
-    const off = state.onRows({
-      onRows: (rows, keys) => {
-        if (rows.length) stream.send('upsert', { rows });
-        if (keys.length) stream.send('remove', { keys });
-      },
+    sse(reply.raw, (stream, state) => {
+      // Listen first, then snapshot: a change in between is sent twice (idempotent upsert), never lost.
+      const off = state.onRows({
+        onRows: (rows, keys) => {
+          if (rows.length) stream.send('upsert', { rows });
+          if (keys.length) stream.send('remove', { keys });
+        },
+      });
+      stream.send('snapshot', { serverTime: new Date().toISOString(), stalledAfterSeconds, rows: state.runRows() });
+      if (state.natsProblem) stream.send('notice', { text: `NATS: ${state.natsProblem}` });
+      void stream.closed.then(off);
     });
-    stream.send('snapshot', { serverTime: new Date().toISOString(), stalledAfterSeconds, rows: state.runRows() });
-    if (sources.activity && state.natsProblem) stream.send('notice', { text: `NATS: ${state.natsProblem}` });
-    void stream.closed.then(off);
   });
 
-  app.get(CONSOLE_PATHS.harnessesStream, (req, reply) => {
+  app.get(CONSOLE_PATHS.harnessesStream, (_req, reply) => {
     reply.hijack();
-    const stream = sse(reply.raw);
-    const off = state.onHarnesses({ onHarnesses: (rows) => stream.send('upsert', { rows }) });
-    stream.send('snapshot', { serverTime: new Date().toISOString(), rows: state.harnessRows() });
-    void stream.closed.then(off);
+    sse(reply.raw, (stream, state) => {
+      const off = state.onHarnesses({ onHarnesses: (rows) => stream.send('upsert', { rows }) });
+      stream.send('snapshot', { serverTime: new Date().toISOString(), rows: state.harnessRows() });
+      void stream.closed.then(off);
+    });
   });
 
   app.get<{ Params: { namespace: string; name: string }; Querystring: { after?: string } }>('/api/console/runs/:namespace/:name/stream', (req, reply) => {
     reply.hijack();
-    streamRun(sse(reply.raw), req.params, req.query, req.headers['last-event-id'], { state, sources, stalledAfterSeconds, log: req.log });
+    sse(reply.raw, (stream, state) => streamRun(stream, req.params, req.query, req.headers['last-event-id'], { state, sources: state.sources, stalledAfterSeconds, log: req.log }));
   });
 
   app.post<{ Params: { namespace: string; name: string } }>('/api/console/runs/:namespace/:name/cancel', async (req, reply) => {
     if (!tokenMatches(bearerOf(req.headers.authorization), options.token())) return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'a valid bearer token is required' });
+    if (!current) return reply.code(503).header('retry-after', '1').send({ error: 'the console is starting' });
     const { namespace, name } = req.params;
-    const done = await sources.writer.cancel(namespace, name);
+    const done = await current.sources.writer.cancel(namespace, name);
     if (done === 'not-found') return reply.code(404).send({ error: `no Run ${namespace}/${name}` });
     const body: z.infer<typeof CancelResponse> = { key: runKey(namespace, name), cancel: true };
     return body;

@@ -58,7 +58,7 @@ let nats: NatsServer;
 let publisher: RunPublisher;
 let consoleNats: ConsoleNats;
 let app: FastifyInstance;
-let mounted: MountedConsole & { started: Promise<void> };
+let mounted: MountedConsole;
 let base: string;
 const synthetic = new SyntheticRuns();
 const runSeqs = new Map<string, number>();

@@ -41,7 +41,7 @@ export class ConsoleState {
   private activity: Stoppable | undefined;
   natsProblem: string | undefined;
 
-  private readonly sources: ConsoleSources;
+  readonly sources: ConsoleSources;
 
   constructor(sources: ConsoleSources) {
     this.sources = sources;

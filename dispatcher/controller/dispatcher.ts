@@ -200,6 +200,14 @@ export class Dispatcher {
     if (key) this.runQueue.add(key);
   }
 
+  /**
+   * What the operator console reads (console/server): this replica's own Run and HarnessConfig caches (no second
+   * watch, no second copy of a Run), and which Secrets exist (for readiness, as the claim pass sees it).
+   */
+  consoleView() {
+    return { runs: this.runs, configs: this.configs, secretNames: (): ReadonlySet<string> => new Set(this.secrets.list().map((s) => s.metadata!.name!)) };
+  }
+
   /** Runs cached, for the HTTP API and metrics. */
   snapshot(): readonly RunObject[] {
     return this.runs.list();
