@@ -7,6 +7,7 @@ import { registerHarnessesCommands } from './commands/harnesses/index.ts';
 import { registerModelsCommands } from './commands/models/index.ts';
 import { registerHarnessConfigCommands } from './commands/harness-config.ts';
 import { registerNatsAuthCommands } from './commands/nats-auth.ts';
+import { registerConsoleCommand } from './commands/console.ts';
 import { registerExportCommands } from './commands/export.ts';
 import { EXIT, exitCodeFor, exitCodeHelp } from '../shared/exit-codes.ts';
 import { watchForBrokenPipe } from './output/broken-pipe.ts';
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerModelsCommands(program);
   registerHarnessConfigCommands(program);
   registerNatsAuthCommands(program);
+  registerConsoleCommand(program);
   registerTranslateCommand(program);
   registerExportCommands(program);
   return program;
