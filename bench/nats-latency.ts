@@ -12,7 +12,6 @@ import { TranslationSession } from '../shared/translate/session.ts';
 import { loadAdapter } from '../harnesses/registry.ts';
 import { STREAM_NAME } from '../nats/stream.ts';
 import { natsSettings } from '../nats/settings.ts';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OtelSink } from '../driver/sinks/otel.ts';
 import type { OtelStats } from '../driver/sinks/otel.ts';
 import type { EventSink } from '../driver/sinks/sink.ts';
@@ -43,7 +42,7 @@ export async function benchNatsLatency(count = 2000, options: NatsBenchOptions =
   // The sinks of one driver: NATS, plus the OpenTelemetry sink when export is on (each event goes to both, in turn).
   const sinksFor = (natsSink: NatsSink, runId: string): EventSink[] => [
     natsSink,
-    ...(options.otlpEndpoint ? [new OtelSink({ runId, harness: 'claude', model: 'bench', env: {}, exporter: new OTLPTraceExporter({ url: `${options.otlpEndpoint}/v1/traces` }), report: (s) => otelStats.push(s) })] : []),
+    ...(options.otlpEndpoint ? [new OtelSink({ runId, harness: 'claude', model: 'bench', env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${options.otlpEndpoint}/v1/traces` }, report: (s) => otelStats.push(s) })] : []),
   ];
   const server = await NatsServer.start();
   const nc = await connect({ servers: server.url });

@@ -109,6 +109,38 @@ describe('OtelSink', () => {
   });
 });
 
+describe('OtelSink in its worker thread (how tcab-driver and tcab run export)', () => {
+  it('exports through the OTLP exporter the OTEL_* variables configure, and counts refused spans as dropped', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((r) => closed.close(r));
+    let report: OtelStats | undefined;
+    const sink = new OtelSink({ ...identity, env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}/v1/traces` }, closeTimeoutMs: 3_600_000, report: (s) => (report = s) });
+    feed(sink);
+    await sink.close();
+    expect(report).toMatchObject({ ended: 4, exported: 0, dropped: 4 });
+  });
+
+  it('sends the batches to the collector the variables name, and ends the worker when it does not answer', async () => {
+    const bodies: number[] = [];
+    const silent = createServer((req) => req.on('data', (chunk: Buffer) => bodies.push(chunk.length)));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      let report: OtelStats | undefined;
+      const sink = new OtelSink({ ...identity, env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_TIMEOUT: '600000' }, closeTimeoutMs: 300, report: (s) => (report = s) });
+      feed(sink);
+      await sink.close();
+      expect(bodies.length).toBeGreaterThan(0);
+      expect(report).toMatchObject({ ended: 4, exported: 0, dropped: 4 });
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((r) => silent.close(r));
+    }
+  });
+});
+
 describe('OpenTelemetry settings', () => {
   it('exports when an OTLP endpoint or TCAB_OTEL is set, unless switched off', () => {
     expect(otelExportEnabled({})).toBe(false);

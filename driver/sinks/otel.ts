@@ -1,26 +1,20 @@
-// Exports a run as OpenTelemetry GenAI spans over OTLP (http/protobuf), live: the pure fold (export/otel/fold.ts)
-// turns each sequenced, already-scrubbed event into span operations and this shell replays them on SDK spans.
-// Configured by the standard variables (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, _HEADERS, _TIMEOUT, OTEL_BSP_*,
-// OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES), read by the SDK itself; tcab only picks defaults where a run
-// differs from a long-lived service (a short export delay, short timeouts) and never overrides a variable that is set.
-// A collector that is down or slow never slows or fails the run: `event` only records into the SDK's bounded
-// queue (BatchSpanProcessor, OTEL_BSP_MAX_QUEUE_SIZE), exports run in the background, and `close` gives the last
-// flush a bounded time. Spans that never reached the collector (queue full, export failed, flush timed out) are
-// counted: every span ended minus every span the collector acknowledged, reported in one line when the sink closes.
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
-import type { Span, Tracer } from '@opentelemetry/api';
-import { ExportResultCode } from '@opentelemetry/core';
-import type { ExportResult } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+// Exports a run live as OpenTelemetry GenAI spans over OTLP (README "Exporting runs: OpenTelemetry"). This sink is
+// the thin part on the driver's thread: it batches the sequenced, already-scrubbed events (the same records the
+// NATS sink gets) once per turn of the event loop and posts them to a worker thread (otel-worker.ts), which builds
+// the spans with the OpenTelemetry SDK (otel-spans.ts) and exports them. So export costs the live path one
+// structured clone per event, and a collector that is down or slow never slows or fails the run: the worker's
+// queue is bounded and counts its drops, `close` waits a bounded time for the last flush and then ends the worker
+// (and with it any export still in flight), and the summary says how many spans were exported and dropped.
+import { Worker } from 'node:worker_threads';
 import type { RunResult } from '../../shared/run.ts';
-import { RunSpanFold } from '../../export/otel/fold.ts';
-import type { RunIdentity, SpanOperation } from '../../export/otel/fold.ts';
+import type { RunIdentity } from '../../export/otel/fold.ts';
+import { OtelSpanWriter } from './otel-spans.ts';
+import type { Env, OtelStats } from './otel-spans.ts';
+import type { ToWorker } from './otel-worker.ts';
 import type { EventSink, SequencedEvent } from './sink.ts';
 
-type Env = Readonly<Record<string, string | undefined>>;
+export { otelSecrets } from './otel-spans.ts';
+export type { OtelStats } from './otel-spans.ts';
 
 /** Whether this run exports: TCAB_OTEL (1/true, 0/false) or, unset, an OTLP endpoint variable; the SDK's off switches win. */
 export function otelExportEnabled(env: Env): boolean {
@@ -30,199 +24,85 @@ export function otelExportEnabled(env: Env): boolean {
   return flag === '1' || flag === 'true' || Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 }
 
-/** Values of OTEL_EXPORTER_OTLP_[TRACES_]HEADERS (`k=v,k2=v2`, often a bearer token): the scrubber must know them. */
-export function otelSecrets(env: Env): string[] {
-  return [env.OTEL_EXPORTER_OTLP_HEADERS, env.OTEL_EXPORTER_OTLP_TRACES_HEADERS]
-    .flatMap((h) => (h ? h.split(',') : []))
-    .map((pair) => decodeURIComponent(pair.slice(pair.indexOf('=') + 1).trim()))
-    .filter((v) => v.length >= 4);
-}
-
-export interface OtelStats {
-  /** Spans ended (handed to the batch processor). */
-  ended: number;
-  /** Spans the collector acknowledged. */
-  exported: number;
-  /** Spans that never reached it: queue full, export failed or the final flush timed out. */
-  dropped: number;
-  /** The last export failure, if any (never carries header values). */
-  lastError?: string;
-}
-
 export interface OtelSinkOptions extends RunIdentity {
+  /** The OTEL_* variables the exporter reads (the worker's process.env is this over the driver's). */
   env: Env;
-  /** The exporter to use instead of OTLP over HTTP (tests, the bench's dead collector). */
-  exporter?: SpanExporter;
-  /** Longest the last flush may take at close (default 2 s): a dead collector must not hold the driver's exit. */
+  /** Write the spans on this thread to this exporter instead (tests of the SDK shell; no worker). */
+  exporter?: ConstructorParameters<typeof OtelSpanWriter>[0]['exporter'];
+  /** Longest the last flush may take at close (default 2 s). */
   closeTimeoutMs?: number;
-  /** Where the closing summary goes (exported/dropped counts). Default: nowhere. */
+  /** Where the closing summary goes (exported/dropped counts). */
   report?: (stats: OtelStats) => void;
 }
 
-/** Our default where the standard variable is unset: a run is short, so spans go out within a second. */
-function unlessSet(env: Env, variable: string, value: number): number | undefined {
-  return env[variable] === undefined || env[variable] === '' ? value : undefined;
-}
-
-/**
- * Counts what the collector acknowledged (a failed export's spans are gone: the SDK does not retry a batch). Once
- * the sink is closing and an export fails, the collector is taken as down: later batches fail at once instead of
- * each waiting out its timeout, so a dead collector holds the driver's exit for one export timeout at most.
- */
-class CountingExporter implements SpanExporter {
-  private readonly inner: SpanExporter;
-  private readonly stats: OtelStats;
-  private readonly secrets: string[];
-  private lastFailed = false;
-  private closing = false;
-  private givenUp = false;
-  private onGiveUp: (() => void) | undefined;
-  constructor(inner: SpanExporter, stats: OtelStats, secrets: string[]) {
-    this.inner = inner;
-    this.stats = stats;
-    this.secrets = secrets;
-  }
-  /** Resolves when the collector is taken as down during the close (at once if the last export failed). */
-  close(): Promise<void> {
-    this.closing = true;
-    if (this.lastFailed) this.givenUp = true;
-    return this.givenUp ? Promise.resolve() : new Promise((resolve) => (this.onGiveUp = resolve));
-  }
-  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
-    if (this.givenUp) return done({ code: ExportResultCode.FAILED });
-    this.inner.export(spans, (result) => {
-      this.lastFailed = result.code !== ExportResultCode.SUCCESS;
-      if (!this.lastFailed) this.stats.exported += spans.length;
-      else if (result.error) this.stats.lastError = this.secrets.reduce((m, s) => m.replaceAll(s, '[REDACTED]'), result.error.message).slice(0, 300);
-      if (this.lastFailed && this.closing) {
-        this.givenUp = true;
-        this.onGiveUp?.();
-      }
-      done(result);
-    });
-  }
-  shutdown(): Promise<void> {
-    return this.inner.shutdown();
-  }
-  forceFlush(): Promise<void> {
-    return this.inner.forceFlush?.() ?? Promise.resolve();
-  }
-}
-
 export class OtelSink implements EventSink {
-  readonly stats: OtelStats = { ended: 0, exported: 0, dropped: 0 };
   private readonly options: OtelSinkOptions;
-  private readonly provider: BasicTracerProvider;
-  private readonly exporter: CountingExporter;
-  private readonly tracer: Tracer;
-  private readonly fold: RunSpanFold;
-  private readonly spans = new Map<string, Span>();
-  private sawResult = false;
-  private pending: (() => SpanOperation[])[] = [];
+  private readonly worker: Worker | undefined;
+  private readonly local: OtelSpanWriter | undefined;
+  private batch: [number, SequencedEvent['event']][] = [];
   private scheduled: NodeJS.Immediate | undefined;
-  /** Set when the SDK threw: the sink stops, the run goes on. */
-  private broken = false;
+  private failure: string | undefined;
 
   constructor(options: OtelSinkOptions) {
     this.options = options;
-    const { env } = options;
-    const secrets = otelSecrets(env);
-    // The endpoint, headers and protocol details come from the environment (the SDK reads them); the timeout too if set.
-    const timeoutSet = Boolean(env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT || env.OTEL_EXPORTER_OTLP_TIMEOUT);
-    const exporter = options.exporter ?? new OTLPTraceExporter(timeoutSet ? {} : { timeoutMillis: 2000 });
-    this.provider = new BasicTracerProvider({
-      resource: resourceFromAttributes({ 'service.name': 'tcab' }).merge(detectResources({ detectors: [envDetector] })),
-      // A session span holds its messages until the run ends: more than the SDK's default 128, still bounded.
-      spanLimits: { eventCountLimit: unlessSet(env, 'OTEL_SPAN_EVENT_COUNT_LIMIT', 1024) },
-      spanProcessors: [
-        new BatchSpanProcessor((this.exporter = new CountingExporter(exporter, this.stats, secrets)), {
-          maxQueueSize: unlessSet(env, 'OTEL_BSP_MAX_QUEUE_SIZE', 2048),
-          maxExportBatchSize: unlessSet(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512),
-          scheduledDelayMillis: unlessSet(env, 'OTEL_BSP_SCHEDULE_DELAY', 1000),
-          exportTimeoutMillis: unlessSet(env, 'OTEL_BSP_EXPORT_TIMEOUT', 5000),
-        }),
-      ],
-    });
-    this.tracer = this.provider.getTracer('tcab');
-    this.fold = new RunSpanFold({ runId: options.runId, harness: options.harness, model: options.model });
+    if (options.exporter) {
+      this.local = new OtelSpanWriter({ runId: options.runId, harness: options.harness, model: options.model, env: options.env, exporter: options.exporter, closeTimeoutMs: options.closeTimeoutMs });
+      return;
+    }
+    const env = Object.fromEntries(Object.entries({ ...process.env, ...options.env }).filter((e): e is [string, string] => e[1] !== undefined));
+    this.worker = new Worker(new URL('./otel-worker.ts', import.meta.url), { workerData: { identity: { runId: options.runId, harness: options.harness, model: options.model }, closeTimeoutMs: options.closeTimeoutMs }, env });
+    // Never the run's failure: the export stops and the summary says why.
+    this.worker.on('error', (error) => (this.failure = `export worker failed: ${error.message}`));
   }
 
   event(record: SequencedEvent): void {
-    this.defer(() => this.fold.event(record.seq, record.event));
+    this.batch.push([record.seq, record.event]);
+    // One message per turn of the event loop, after the NATS publish of the same events has been issued.
+    this.scheduled ??= setImmediate(() => this.flush());
   }
 
   result(result: RunResult): void {
-    this.sawResult = true;
-    this.defer(() => this.fold.result(result));
+    this.flush();
+    if (this.local) this.local.result(result);
+    else this.post({ kind: 'result', result });
   }
 
   async close(): Promise<void> {
-    this.drain();
-    if (!this.sawResult) this.apply(() => this.fold.abandon(Date.now(), 'the driver stopped before the run had a result'));
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.options.closeTimeoutMs ?? 2000);
-      timer.unref();
+    this.flush();
+    const stats = this.local ? await this.local.close() : await this.closeWorker();
+    this.options.report?.(this.failure ? { ...stats, lastError: this.failure } : stats);
+  }
+
+  private async closeWorker(): Promise<OtelStats> {
+    const worker = this.worker!;
+    const answered = new Promise<OtelStats | undefined>((resolve) => {
+      worker.once('message', (stats: OtelStats) => resolve(stats));
+      worker.once('exit', () => resolve(undefined));
+      // The worker bounds its own flush; this only guards against one that no longer answers.
+      setTimeout(() => resolve(undefined), (this.options.closeTimeoutMs ?? 2000) + 3000).unref();
     });
-    // Shutdown flushes what is queued; past the limit, or once the collector is seen down, the rest is counted as
-    // dropped and the driver goes on to exit.
-    await Promise.race([this.provider.shutdown().catch(() => undefined), limit, this.exporter.close()]);
-    clearTimeout(timer);
-    this.stats.dropped = this.stats.ended - this.stats.exported;
-    this.options.report?.({ ...this.stats });
+    this.post({ kind: 'close' });
+    const stats = await answered;
+    // Ends exports still in flight (a slow collector): nothing of the export outlives the run.
+    await worker.terminate();
+    return stats ?? { ended: 0, exported: 0, dropped: 0, lastError: this.failure ?? 'the export worker did not report' };
   }
 
-  /**
-   * Span work waits for the next turn of the event loop (in order, in one batch): the NATS sink's publish, issued
-   * for the same event just before, goes out first, so export never sits between a harness line and NATS.
-   */
-  private defer(work: () => SpanOperation[]): void {
-    this.pending.push(work);
-    this.scheduled ??= setImmediate(() => this.drain());
-  }
-
-  private drain(): void {
+  private flush(): void {
     if (this.scheduled) clearImmediate(this.scheduled);
     this.scheduled = undefined;
-    const pending = this.pending;
-    this.pending = [];
-    for (const work of pending) this.apply(work);
+    if (this.batch.length === 0) return;
+    const events = this.batch;
+    this.batch = [];
+    if (this.local) for (const [seq, event] of events) this.local.event(seq, event);
+    else this.post({ kind: 'events', events });
   }
 
-  private apply(fold: () => SpanOperation[]): void {
-    if (this.broken) return;
+  private post(message: ToWorker): void {
     try {
-      for (const op of fold()) this.replay(op);
-    } catch {
-      // Never the run's failure: what is already ended still goes out, the rest is counted as not exported.
-      this.broken = true;
-    }
-  }
-
-  private replay(op: SpanOperation): void {
-    switch (op.op) {
-      case 'start': {
-        const parent = op.parent === null ? undefined : this.spans.get(op.parent);
-        const ctx = parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
-        this.spans.set(op.span, this.tracer.startSpan(op.name, { kind: SpanKind.INTERNAL, startTime: new Date(op.at), attributes: op.attributes, root: parent === undefined }, ctx));
-        break;
-      }
-      case 'event':
-        this.spans.get(op.span)?.addEvent(op.name, op.attributes, new Date(op.at));
-        break;
-      case 'set':
-        this.spans.get(op.span)?.setAttributes(op.attributes);
-        break;
-      case 'end': {
-        const span = this.spans.get(op.span);
-        if (!span) break;
-        if (op.error) span.setStatus({ code: SpanStatusCode.ERROR, message: op.error });
-        span.end(new Date(op.at));
-        this.spans.delete(op.span);
-        // A span the sampler (OTEL_TRACES_SAMPLER) left out was never meant to be exported: not a drop.
-        if (span.spanContext().traceFlags & TraceFlags.SAMPLED) this.stats.ended += 1;
-        break;
-      }
+      this.worker?.postMessage(message);
+    } catch (error) {
+      this.failure ??= `export worker unreachable: ${(error as Error).message}`;
     }
   }
 }

@@ -1,0 +1,21 @@
+// The export's worker thread: receives a run's sequenced, already-scrubbed events and its result in batches and
+// writes them as spans (otel-spans.ts). Span building, protobuf encoding and HTTP happen here, not on the thread
+// that translates harness output and publishes it to NATS. Its process.env is the one the sink gave it.
+import { parentPort, workerData } from 'node:worker_threads';
+import type { HarnessEvent } from '../../shared/events.ts';
+import type { RunResult } from '../../shared/run.ts';
+import type { RunIdentity } from '../../export/otel/fold.ts';
+import { OtelSpanWriter } from './otel-spans.ts';
+
+export type ToWorker =
+  | { kind: 'events'; events: [seq: number, event: HarnessEvent][] }
+  | { kind: 'result'; result: RunResult }
+  | { kind: 'close' };
+
+const { identity, closeTimeoutMs } = workerData as { identity: RunIdentity; closeTimeoutMs?: number };
+const writer = new OtelSpanWriter({ ...identity, env: process.env, closeTimeoutMs });
+parentPort!.on('message', (message: ToWorker) => {
+  if (message.kind === 'events') for (const [seq, event] of message.events) writer.event(seq, event);
+  else if (message.kind === 'result') writer.result(message.result);
+  else void writer.close().then((stats) => parentPort!.postMessage(stats));
+});
