@@ -1,0 +1,187 @@
+// The operator console (issue 23) in real Chromium (Debian's, via playwright-core) against the test cluster: the
+// dispatcher serves it on its API as in the chart, Runs are applied with kubectl and run gg through real driver
+// Pods. Every wait is on a condition (a page selector or data-* hook, a kubectl watch, the gate's held requests).
+// Screenshots of the runs page, a run page mid-session and the harnesses page go to test-artifacts/console/.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { RunObject } from '../../dispatcher/kube/resources.ts';
+import type { HarnessConfigObject } from '../../dispatcher/kube/resources.ts';
+import { launchBrowser, screenshot } from '../support/browser.ts';
+import type { ConsolePage, TestBrowser } from '../support/browser.ts';
+import { readRunUntil, waitFor, watchAll } from './support.ts';
+import { REASONING, TOKEN, startConsoleBench } from './console-support.ts';
+import type { ConsoleBench } from './console-support.ts';
+
+let bench: ConsoleBench;
+let browser: TestBrowser;
+const pages: ConsolePage[] = [];
+
+beforeAll(async () => {
+  bench = await startConsoleBench();
+  browser = await launchBrowser();
+}, 300_000);
+
+afterAll(async () => {
+  // A page that logged an error or threw failed the app, whatever the assertions saw.
+  // The 401 the unauthenticated-write test provokes is logged by Chromium as a failed resource load; nothing else may be.
+  const errors = pages.flatMap((p) => p.errors).filter((e) => !/Failed to load resource: the server responded with a status of 401/.test(e));
+  await browser?.close();
+  await bench?.close();
+  expect(errors).toEqual([]);
+});
+
+const runsPath = () => `/apis/tcab.dev/v1alpha1/namespaces/${bench.ns}/runs`;
+const phaseOf = (runs: RunObject[], name: string) => runs.find((r) => r.metadata?.name === name)?.status?.phase ?? 'Pending';
+const HOLDS_SLOT = ['Dispatched', 'Starting', 'Running'];
+const FINAL = ['Succeeded', 'Failed', 'Cancelled'];
+
+/** Resolves once `n` commands wait at the gate; fails at once, saying why, when one of `names` ends before. */
+async function midSession(n: number, names: string[]): Promise<void> {
+  const abort = new AbortController();
+  let stop = () => undefined as void;
+  const ended = new Promise<never>((_resolve, reject) => {
+    void watchAll<RunObject>(runsPath(), {}, (_type, run) => {
+      if (names.includes(run.metadata!.name!) && FINAL.includes(run.status?.phase ?? '')) reject(new Error(`${run.metadata!.name} ended before reaching the gate: ${JSON.stringify(run.status)}\n${bench.logs.slice(-40).join('\n')}`));
+    }).then((w) => (stop = w.stop), reject);
+  });
+  try {
+    await Promise.race([bench.gate.untilWaiting(n, abort.signal), ended]);
+  } finally {
+    abort.abort();
+    stop();
+  }
+}
+
+async function open(path: string, viewport?: { width: number; height: number }): Promise<Page> {
+  const cp = await browser.newPage(viewport ? { viewport } : {});
+  pages.push(cp);
+  await cp.page.goto(`${bench.url}${path}`);
+  await cp.page.waitForSelector('body[data-console-ready="true"]');
+  return cp.page;
+}
+
+/** Types a cap into the harnesses page's form for gg and submits it; the token dialog gets the token once per tab. */
+async function setCap(page: Page, cap: number) {
+  const row = page.locator('tr[data-slug="gg"]');
+  await row.locator('#cap-gg').fill(String(cap));
+  await row.getByRole('button', { name: 'Set cap' }).click();
+  const dialog = page.locator('#token-input');
+  if (await dialog.isVisible()) {
+    await dialog.fill(TOKEN);
+    await page.getByRole('button', { name: 'Use token' }).click();
+  }
+  await row.getByRole('status').filter({ hasText: `Saved: ${cap === 0 ? '0 (paused)' : cap}` }).waitFor();
+  await page.locator(`tr[data-slug="gg"][data-cap="${cap}"]`).waitFor();
+}
+
+const harnessCounts = async (page: Page) => {
+  const cells = page.locator('tr[data-slug="gg"] td');
+  return { occupied: (await cells.nth(1).innerText()).trim(), queued: (await cells.nth(2).innerText()).trim() };
+};
+
+describe('operator console in Chromium against the test cluster', () => {
+  it('a Run applied with kubectl appears in the runs table; its page streams the events as the driver emits them; reasoning is collapsed', async () => {
+    const runs = await open('/runs');
+    await bench.apply('live');
+    const key = `${bench.ns}/live`;
+    const row = runs.locator(`tr[data-key="${key}"]`);
+    await row.waitFor();
+    // Mid-session: the driver's one command waits at the gate.
+    await midSession(1, ['live']);
+    await runs.locator(`tr[data-key="${key}"][data-phase="Running"]`).waitFor();
+    // The activity column follows the run's latest event (gg's answer before its command): live from NATS.
+    await row.locator('td.c-activity[title="agent"]').waitFor();
+    await screenshot(runs, 'runs-page');
+
+    // Keyboard: the focused row opens its run with Enter.
+    await row.focus();
+    await runs.keyboard.press('Enter');
+    await runs.waitForURL(`**/runs/${bench.ns}/live`);
+    await runs.locator('[data-caught-up="true"]').waitFor();
+    const reasoning = runs.locator('[data-type="reasoning"]');
+    await reasoning.waitFor();
+    expect(await reasoning.locator('details').getAttribute('open')).toBeNull();
+    expect(await reasoning.innerText()).not.toContain(REASONING); // collapsed: the text is not shown
+    expect(await runs.locator('[data-type="command"]').count()).toBe(0); // gg reports a command when it ends
+    await screenshot(runs, 'run-page-mid-session');
+
+    // Opening the gate ends the command: its event, the answer and the end arrive on the open page, no reload.
+    await runs.evaluate('window.__sameDocument = true');
+    expect(bench.gate.release()).toBe(1);
+    await runs.locator('[data-type="command"]').waitFor();
+    await runs.locator('article.run-page[data-phase="Succeeded"]').waitFor({ timeout: 120_000 });
+    expect(await runs.evaluate('window.__sameDocument')).toBe(true);
+
+    // The page holds exactly the run's events, in the stream's order.
+    const items = await readRunUntil(bench.nats.url, `${bench.ns}_live`, (all) => all.some((i) => i.kind === 'result'), 30_000);
+    const types = items.flatMap((i) => (i.kind === 'event' ? [i.event.type] : []));
+    const feed = runs.locator('[data-caught-up="true"]');
+    await runs.locator(`[data-caught-up="true"][data-count="${types.length}"]`).waitFor();
+    const shown = await feed.locator('[data-seq]').evaluateAll((els) => els.map((el) => [Number(el.getAttribute('data-seq')), el.getAttribute('data-type')] as const));
+    const seqs = shown.map(([seq]) => seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(shown.map(([, type]) => type)).toEqual(types.slice(0, shown.length));
+  }, 300_000);
+
+  it('a cap change from the harnesses page is enforced at the next claim', async () => {
+    const harnesses = await open('/harnesses');
+    await setCap(harnesses, 0);
+    await bench.apply('cap-a', 'cap-b');
+    await harnesses.locator('tr[data-slug="gg"] td:nth-of-type(3)', { hasText: /^2$/ }).waitFor();
+    // Paused: both queued. Cap 1: the next claim takes exactly one of them.
+    await setCap(harnesses, 1);
+    const afterOne = await waitFor<RunObject>(runsPath(), (all) => ['cap-a', 'cap-b'].some((n) => HOLDS_SLOT.includes(phaseOf(all, n))), 120_000);
+    const claimed = HOLDS_SLOT.includes(phaseOf(afterOne, 'cap-a')) ? 'cap-a' : 'cap-b';
+    const other = claimed === 'cap-a' ? 'cap-b' : 'cap-a';
+    expect(phaseOf(afterOne, other)).toBe('Pending');
+    await midSession(1, [claimed]);
+    const now = await waitFor<RunObject>(runsPath(), (all) => phaseOf(all, claimed) === 'Running', 60_000);
+    expect(phaseOf(now, other)).toBe('Pending');
+    await harnesses.locator('tr[data-slug="gg"] td:nth-of-type(2)', { hasText: /^1 \/ 1/ }).waitFor();
+    expect(await harnessCounts(harnesses)).toMatchObject({ queued: '1' });
+    await screenshot(harnesses, 'harnesses-page');
+
+    // Cap 2: the queued one is claimed too.
+    await setCap(harnesses, 2);
+    await midSession(2, ['cap-a', 'cap-b']);
+    await waitFor<RunObject>(runsPath(), (all) => phaseOf(all, other) === 'Running', 120_000);
+  }, 300_000);
+
+  it('an unauthenticated write is refused with 401 and changes nothing', async () => {
+    for (const authorization of [undefined, 'Bearer not-the-token']) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) };
+      expect((await fetch(`${bench.url}/api/console/runs/${bench.ns}/cap-b/cancel`, { method: 'POST', headers, body: '{}' })).status).toBe(401);
+      expect((await fetch(`${bench.url}/harness-config/gg`, { method: 'POST', headers, body: '{"maxParallelism":0}' })).status).toBe(401);
+    }
+    // The page with a wrong token: the cancel is refused and says so.
+    const run = await open(`/runs/${bench.ns}/cap-b`);
+    await run.getByRole('button', { name: 'Cancel run' }).click();
+    await run.getByRole('button', { name: 'Yes, cancel the run' }).click();
+    await run.locator('#token-input').fill('not-the-token');
+    await run.getByRole('button', { name: 'Use token' }).click();
+    await run.locator('[role="alert"][data-status="401"]').waitFor();
+    const [gg] = await waitFor<HarnessConfigObject>('/apis/tcab.dev/v1alpha1/harnessconfigs', (all) => all.some((c) => c.metadata?.name === 'gg'), 30_000);
+    expect(gg!.spec.maxParallelism).toBe(2);
+    const runs = await waitFor<RunObject>(runsPath(), () => true, 30_000);
+    for (const name of ['cap-a', 'cap-b']) expect(runs.find((r) => r.metadata?.name === name)?.spec.cancel, name).toBeFalsy();
+    expect(phaseOf(runs, 'cap-b')).toBe('Running');
+  }, 120_000);
+
+  it('a cancel from the page ends the Run Cancelled', async () => {
+    const run = await open(`/runs/${bench.ns}/cap-b`);
+    await run.getByRole('button', { name: 'Cancel run' }).click();
+    await run.getByRole('button', { name: 'Yes, cancel the run' }).click();
+    await run.locator('#token-input').fill(TOKEN);
+    await run.getByRole('button', { name: 'Use token' }).click();
+    // The page's own confirmation lasts until the Run is final (then the button and it go): the Run's phase is the proof.
+    const done = await waitFor<RunObject>(runsPath(), (all) => phaseOf(all, 'cap-b') === 'Cancelled', 120_000);
+    expect(done.find((r) => r.metadata?.name === 'cap-b')!.status).toMatchObject({ phase: 'Cancelled', outcome: 'cancelled' });
+    await run.locator('article.run-page[data-phase="Cancelled"]').waitFor();
+    expect(await run.locator('[role="alert"]').count()).toBe(0);
+    // The other run was not touched: the gate lets it finish.
+    await bench.gate.untilWaiting(1);
+    bench.gate.release();
+    await waitFor<RunObject>(runsPath(), (all) => phaseOf(all, 'cap-a') === 'Succeeded', 120_000);
+  }, 300_000);
+});
