@@ -8,6 +8,7 @@
 //     reported when the message delivered has nothing pending after it, or at once when nothing is stored after n.
 // Each message is decoded alone (stream-message.ts): a hostile one becomes one `unknown` event with its reason.
 import type { NatsConnection } from '@nats-io/transport-node';
+import { PermissionViolationError } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { HarnessEvent } from '../shared/events.ts';
@@ -114,21 +115,42 @@ export async function openRunFeed(nc: NatsConnection, runId: string, after: numb
  */
 export class ConsoleNats {
   private readonly nc: NatsConnection;
+  /** The onError of every read open now: a refused permission is reported on the connection, not on the read. */
+  private readonly listeners = new Set<(error: Error) => void>();
 
   private constructor(nc: NatsConnection) {
     this.nc = nc;
+    void this.watchRefusals();
   }
 
   static async connect(settings: NatsSettings, options: { waitOnFirstConnect?: boolean } = {}): Promise<ConsoleNats> {
     return new ConsoleNats(await connectNats(settings, { name: 'tcab-console', ...options }));
   }
 
+  /** A credential that lacks a permission (a pull, its inbox) would leave a read waiting forever: say so instead. */
+  private async watchRefusals(): Promise<void> {
+    for await (const s of this.nc.status()) {
+      if (s.type === 'error' && s.error instanceof PermissionViolationError) for (const onError of this.listeners) onError(s.error);
+    }
+  }
+
+  private async tracked(onError: (error: Error) => void, open: (onError: (error: Error) => void) => Promise<StopReading>): Promise<StopReading> {
+    const reading = await open(onError);
+    this.listeners.add(onError);
+    return {
+      stop: async () => {
+        this.listeners.delete(onError);
+        await reading.stop();
+      },
+    };
+  }
+
   followActivity(onEvents: (events: ConsoleStreamEvent[]) => void, onError: (error: Error) => void): Promise<StopReading> {
-    return followActivity(this.nc, onEvents, onError);
+    return this.tracked(onError, (e) => followActivity(this.nc, onEvents, e));
   }
 
   openRunFeed(runId: string, after: number, handlers: RunFeedHandlers): Promise<StopReading> {
-    return openRunFeed(this.nc, runId, after, handlers);
+    return this.tracked(handlers.onError, (e) => openRunFeed(this.nc, runId, after, { ...handlers, onError: e }));
   }
 
   async close(): Promise<void> {
