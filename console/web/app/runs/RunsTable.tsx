@@ -24,8 +24,8 @@ const COLUMNS: ReadonlyArray<{ label: string; sort?: SortKey; class: string }> =
   { label: 'Activity', class: 'c-activity' },
   { label: 'Idle', sort: 'idle', class: 'c-num' },
   { label: 'Tokens', sort: 'tokens', class: 'c-num' },
-  { label: 'Actual cost', sort: 'actualCost', class: 'c-num' },
-  { label: 'Comparable cost', sort: 'comparableCost', class: 'c-num' },
+  { label: 'Actual cost', sort: 'actualCost', class: 'c-num c-cost' },
+  { label: 'Comparable cost', sort: 'comparableCost', class: 'c-num c-cost' },
 ];
 
 export function RunsTable({ rows, sort, stalledAfterSeconds, ready }: { rows: RunRow[]; sort: Signal<RunSort>; stalledAfterSeconds: number; ready: boolean }) {
@@ -146,8 +146,8 @@ function Row({ row, index, stalledAfterSeconds, onOpen, onMove }: { row: RunRow;
       <td class="c-num" title={t ? `input ${t.input ?? 'n/a'} · output ${t.output ?? 'n/a'} · cache read ${t.cache_read ?? 'n/a'} · cache write ${t.cache_write ?? 'n/a'}` : undefined}>
         {formatCount(tokens)}
       </td>
-      <td class="c-num">{formatCost(row.actualCostUsd)}</td>
-      <td class="c-num">{formatCost(row.comparableCostUsd)}</td>
+      <td class="c-num c-cost">{formatCost(row.actualCostUsd)}</td>
+      <td class="c-num c-cost">{formatCost(row.comparableCostUsd)}</td>
     </tr>
   );
 }
