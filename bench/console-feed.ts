@@ -14,6 +14,7 @@ import type { HarnessEvent } from '../shared/events.ts';
 import { PROBE_SCRIPT, READ_PROBE, percentiles, reachedLatencies } from './console-probe.ts';
 import type { ProbeRow, ProbeState } from './console-probe.ts';
 import { memorySources } from './console-sources.ts';
+import { collectGarbage, mb, pageMetrics, rendererMemory } from './console-metrics.ts';
 import type { ConsoleServer } from './console.ts';
 
 export interface FeedBenchOptions {
@@ -80,6 +81,9 @@ export async function benchFeedLatency(options: FeedBenchOptions, log: (m: strin
     // Every event reached the page when the newest one (or nothing after it) has an element.
     await page.waitForSelector(`[data-seq="${lastSeq}"]`, { timeout: 60_000, state: 'attached' });
     const probe = (await page.evaluate(READ_PROBE)) as ProbeState;
+    await collectGarbage(page);
+    const metrics = await pageMetrics(page);
+    const renderers = await rendererMemory(browser);
     const warmupEnd = start + options.warmupSeconds * 1000;
     const measured = new Map([...publishedAt].filter(([, t]) => t >= warmupEnd));
     const inWindow = (r: ProbeRow) => measured.has(r.seq);
@@ -104,6 +108,8 @@ export async function benchFeedLatency(options: FeedBenchOptions, log: (m: strin
       frame: percentiles(rendered.filter((r) => r.frameAt !== undefined).map((r) => r.frameAt! - sentAt(r))),
       /** publish -> the page showing it or a later event (every measured event counts). */
       reached: percentiles(reachedLatencies(measured, probe.seen, (r) => r.domAt)),
+      /** The run page holding all the events, after a forced GC. */
+      page_after: { events: publishedAt.size, js_heap_used_mb: mb(metrics.JSHeapUsedSize), dom_nodes: metrics.Nodes, renderer: renderers[0] },
       page_errors: errors,
     };
     log(`event -> render: ${JSON.stringify(figures)}`);

@@ -1,21 +1,21 @@
 // `npm run bench -- console` (issue 23): the operator console in real Chromium (Debian's, via playwright-core).
-//  (a) event -> rendered: events published through the driver's own publisher (RunPublisher, real envelopes) on a
+//  (a) event -> rendered: events in the driver's own envelopes (eventEnvelope, messageHeaders) published on a
 //      real nats-server at 1,000 events/s for one run, read by the console server's NATS feed, sent over SSE and
 //      rendered by the page; latency = the page's clock when the `[data-seq]` element entered the DOM (and at the
 //      animation frame after it) minus the publish time carried in the event's text. Goal p99 < 250 ms.
 //  (b) the runs page with 10,000 synthetic Runs (in-memory rows source, console/server/sources.ts): navigation ->
 //      body.dataset.consoleReady, the page's JS heap (CDP Performance.getMetrics) and its renderer's memory (/proc).
 // Loopback only. Progress on stderr; the figures are returned for bench/main.ts's JSON.
-import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
 import { mountConsole } from '../console/server/mount.ts';
+import { natsSources } from '../console/server/nats-sources.ts';
 import { ConsoleNats } from '../nats/console-reader.ts';
 import { natsSettings } from '../nats/settings.ts';
 import type { ConsoleSources } from '../console/server/sources.ts';
 import { launchBrowser } from '../test/support/browser.ts';
-import type { TestBrowser } from '../test/support/browser.ts';
+import { collectGarbage, mb, pageMetrics, rendererMemory } from './console-metrics.ts';
 import { PROBE_SCRIPT, READ_PROBE } from './console-probe.ts';
 import type { ProbeState } from './console-probe.ts';
 import { memorySources } from './console-sources.ts';
@@ -46,51 +46,10 @@ export async function startConsoleServer(sources: ConsoleSources): Promise<Conso
   };
 }
 
-/** RSS and PSS (MB) of each renderer process of the browser (SystemInfo.getProcessInfo gives their pids). */
-async function rendererMemory(browser: TestBrowser): Promise<{ pid: number; rss_mb: number; pss_mb: number }[]> {
-  const cdp = await browser.browser.newBrowserCDPSession();
-  try {
-    const info = (await cdp.send('SystemInfo.getProcessInfo')) as { processInfo: { type: string; id: number }[] };
-    return info.processInfo
-      .filter((p) => p.type === 'renderer')
-      .map((p) => {
-        const kb = (file: string, field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${p.id}/${file}`, 'utf8'))?.[1] ?? NaN);
-        return { pid: p.id, rss_mb: +(kb('status', 'VmRSS') / 1024).toFixed(1), pss_mb: +(kb('smaps_rollup', 'Pss') / 1024).toFixed(1) };
-      })
-      .sort((a, b) => b.pss_mb - a.pss_mb);
-  } finally {
-    await cdp.detach();
-  }
-}
-
-async function pageMetrics(page: Page): Promise<Record<string, number>> {
-  const cdp = await page.context().newCDPSession(page);
-  try {
-    await cdp.send('Performance.enable');
-    const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
-    return Object.fromEntries(metrics.map((m) => [m.name, m.value]));
-  } finally {
-    await cdp.detach();
-  }
-}
-
-async function collectGarbage(page: Page): Promise<void> {
-  const cdp = await page.context().newCDPSession(page);
-  try {
-    await cdp.send('HeapProfiler.collectGarbage');
-  } finally {
-    await cdp.detach();
-  }
-}
-
 /** The console's NATS sources as the dispatcher and `tcab console` make them: one connection of its own. */
-async function natsSources(servers: string) {
+async function consoleNatsSources(servers: string) {
   const nats = await ConsoleNats.connect(natsSettings(servers));
-  return {
-    activity: { start: (onEvents: Parameters<ConsoleNats['followActivity']>[0], onError: (e: Error) => void) => nats.followActivity(onEvents, onError) },
-    feed: { open: (runId: string, after: number, handlers: Parameters<ConsoleNats['openRunFeed']>[2]) => nats.openRunFeed(runId, after, handlers) },
-    close: () => nats.close(),
-  };
+  return { ...natsSources(nats), close: () => nats.close() };
 }
 
 /**
@@ -116,8 +75,6 @@ async function liveUpsert(page: Page, sources: MemorySources): Promise<number> {
   sources.upsert({ ...run, status: { ...run.status, phase, outcome: phase === 'Failed' ? 'harness_failed' : 'succeeded' } });
   return +((await seen) - start).toFixed(1);
 }
-
-const mb = (bytes: number | undefined) => +((bytes ?? NaN) / 1024 / 1024).toFixed(1);
 
 /** (b) The runs page with `count` Runs: `navigations` cold loads, each in a browser of its own. */
 export async function benchRunsPage(count: number, navigations: number, log: (m: string) => void) {
@@ -177,6 +134,6 @@ export async function benchConsole(log: (m: string) => void) {
   const rate = Number(process.env.TCAB_BENCH_CONSOLE_RATE || 1_000);
   const seconds = Number(process.env.TCAB_BENCH_CONSOLE_SECONDS || 12);
   log(`console: event on NATS -> rendered in the page, ${rate} events/s for ${seconds} s (first 2 s are warm-up)`);
-  const feed = await benchFeedLatency({ rate, seconds, warmupSeconds: 2, startConsoleServer, natsSources }, log);
+  const feed = await benchFeedLatency({ rate, seconds, warmupSeconds: 2, startConsoleServer, natsSources: consoleNatsSources }, log);
   return { runs_page: runsPage, event_to_render: { ...feed, goal_p99_ms: 250, meets_goal: feed.dom.p99_ms < 250 } };
 }
