@@ -1,5 +1,5 @@
 // The console's frame: a skip link, the navigation, the page the path names, and the token dialog.
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { TokenDialog, TokenStatus } from './auth.tsx';
 import { onLinkClick, route } from './router.ts';
 import { RunsPage } from './runs/RunsPage.tsx';
@@ -12,6 +12,13 @@ export function App() {
     document.addEventListener('click', onLinkClick);
     return () => document.removeEventListener('click', onLinkClick);
   }, []);
+  // After an in-app navigation, focus moves to the new page (as a full page load would put it at the top).
+  const first = useRef(true);
+  const page = current.page === 'run' ? `run:${current.namespace}/${current.name}` : current.page;
+  useEffect(() => {
+    if (first.current) first.current = false;
+    else document.getElementById('main')?.focus();
+  }, [page]);
   const runsActive = current.page === 'runs' || current.page === 'run';
   return (
     <>

@@ -20,6 +20,13 @@ export function StreamStatus({ state, notice }: { state: StreamState; notice?: s
   );
 }
 
+/** The tab's title names the page (WCAG 2.4.2), so a tab strip of runs can be told apart. */
+export function useTitle(title: string): void {
+  useEffect(() => {
+    document.title = `${title} · tcab console`;
+  }, [title]);
+}
+
 /** Marks the page rendered for browser tests and the benchmark (contract: body.dataset.consoleReady). */
 export function useConsoleReady(ready: boolean): void {
   useEffect(() => {

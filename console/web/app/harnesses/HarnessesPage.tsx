@@ -7,7 +7,7 @@ import type { HARNESS_MESSAGES, HarnessRow } from '../../../../shared/console.ts
 import { PATHS } from '../../wire.ts';
 import { postWithToken, WriteError } from '../auth.tsx';
 import { syncServerTime } from '../clock.ts';
-import { StreamStatus, useConsoleReady } from '../common.tsx';
+import { StreamStatus, useConsoleReady, useTitle } from '../common.tsx';
 import { useEventStream } from '../sse.ts';
 
 type Data<K extends keyof typeof HARNESS_MESSAGES> = z.infer<(typeof HARNESS_MESSAGES)[K]>;
@@ -34,6 +34,7 @@ export function HarnessesPage() {
   }, []);
   const state = useEventStream(PATHS.harnessesStream, store.handlers);
   useConsoleReady(store.ready.value);
+  useTitle('Harnesses');
   const rows = [...store.rows.value.values()].sort((a, b) => b.occupied + b.queued - (a.occupied + a.queued) || a.slug.localeCompare(b.slug));
   return (
     <section aria-labelledby="harnesses-title">

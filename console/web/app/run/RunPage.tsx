@@ -7,7 +7,7 @@ import { idleSeconds, isFinal, runDurationMs } from '../../runs-view.ts';
 import { stageTimeline } from '../../stages.ts';
 import { PATHS } from '../../wire.ts';
 import { serverNow } from '../clock.ts';
-import { OutcomeBadge, PhaseBadge, StreamStatus, useConsoleReady } from '../common.tsx';
+import { OutcomeBadge, PhaseBadge, StreamStatus, useConsoleReady, useTitle } from '../common.tsx';
 import { useEventStream } from '../sse.ts';
 import { CancelRun } from './CancelRun.tsx';
 import { Feed } from './Feed.tsx';
@@ -44,6 +44,7 @@ export function RunPage({ namespace, name }: { namespace: string; name: string }
   const startedMs = toMs(row?.startedAt);
   const startMs = firstMs === undefined || startedMs === undefined ? (firstMs ?? startedMs) : Math.min(firstMs, startedMs);
   const title = `${namespace}/${name}`;
+  useTitle(row ? `${title} (${row.phase})` : title);
 
   return (
     <article class="run-page" aria-labelledby="run-title" data-key={title} data-phase={row?.phase}>

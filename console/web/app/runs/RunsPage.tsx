@@ -5,7 +5,7 @@ import { useEffect, useMemo } from 'preact/hooks';
 import { PATHS, PHASES } from '../../wire.ts';
 import { facets, phaseCounts, viewFromQuery, viewToQuery, visibleRows, type RunFilter, type RunSort } from '../../runs-view.ts';
 import { serverNow } from '../clock.ts';
-import { StreamStatus, useConsoleReady } from '../common.tsx';
+import { StreamStatus, useConsoleReady, useTitle } from '../common.tsx';
 import { search } from '../router.ts';
 import { useEventStream } from '../sse.ts';
 import { RunsFilters } from './RunsFilters.tsx';
@@ -38,6 +38,7 @@ export function RunsPage() {
   const { store, filter, sort, visible, options, counts } = page;
   const state = useEventStream(PATHS.runsStream, store.handlers);
   useConsoleReady(store.ready.value);
+  useTitle('Runs');
 
   // The view lives in the URL, so a filtered table is a link an operator can share.
   useEffect(() => {
@@ -53,7 +54,7 @@ export function RunsPage() {
         <h1 id="runs-title">Runs</h1>
         <StreamStatus state={state.value} notice={store.notice.value} />
       </div>
-      <p class="summary" aria-live="polite" data-total={c.total}>
+      <p class="summary" data-total={c.total}>
         {store.ready.value ? (
           <>
             Showing <strong>{visible.value.length.toLocaleString('en-US')}</strong> of {c.total.toLocaleString('en-US')} runs
