@@ -16,3 +16,12 @@ describe('console bundle', () => {
     expect(Buffer.byteLength(bundle.js)).toBeLessThan(150_000);
   });
 });
+
+describe('console bundle builds', () => {
+  it('concurrent and later builds all succeed (the esbuild service is stopped only when none is in flight)', async () => {
+    const [a, b] = await Promise.all([buildConsoleBundle(), buildConsoleBundle()]);
+    const c = await buildConsoleBundle();
+    expect(a.js).toBe(b.js);
+    expect(c.js).toBe(a.js);
+  });
+});

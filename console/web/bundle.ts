@@ -2,7 +2,7 @@
 // step anyone has to remember; the server keeps the three strings and serves them.
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 
 export interface ConsoleBundle {
   js: string;
@@ -15,7 +15,19 @@ const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 /** A short content hash in the asset URLs: a new dispatcher version is never served a cached old app. */
 const version = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
 
+/** Builds in flight: esbuild's service process (~20 MB) is stopped once the last one is done, not kept for the server's life. */
+let building = 0;
+
 export async function buildConsoleBundle(options: { minify?: boolean } = {}): Promise<ConsoleBundle> {
+  building++;
+  try {
+    return await buildOnce(options.minify ?? true);
+  } finally {
+    if (--building === 0) await stop();
+  }
+}
+
+async function buildOnce(minify: boolean): Promise<ConsoleBundle> {
   const result = await build({
     entryPoints: { app: here('./app/main.tsx'), styles: here('./app/styles.css') },
     bundle: true,
@@ -26,7 +38,7 @@ export async function buildConsoleBundle(options: { minify?: boolean } = {}): Pr
     target: ['chrome115', 'firefox115', 'safari16'],
     jsx: 'automatic',
     jsxImportSource: 'preact',
-    minify: options.minify ?? true,
+    minify,
     legalComments: 'none',
     logLevel: 'silent',
     charset: 'utf8',
