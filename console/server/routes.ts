@@ -9,6 +9,7 @@ import { bearerOf, tokenMatches } from '../../shared/bearer-token.ts';
 import { CONSOLE_PATHS, runKey } from '../../shared/console.ts';
 import type { CancelResponse } from '../../shared/console.ts';
 import { loadBundle } from './assets.ts';
+import { registerAtifRoute } from './atif-route.ts';
 import { streamRun } from './run-stream.ts';
 import { SseStream } from './sse.ts';
 import type { ConsoleState } from './state.ts';
@@ -81,6 +82,8 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
     reply.hijack();
     sse(reply.raw, (stream, state) => streamRun(stream, req.params, req.query, req.headers['last-event-id'], { state, sources: state.sources, stalledAfterSeconds, log: req.log }));
   });
+
+  registerAtifRoute(app, ready);
 
   app.post<{ Params: { namespace: string; name: string } }>('/api/console/runs/:namespace/:name/cancel', async (req, reply) => {
     if (!tokenMatches(bearerOf(req.headers.authorization), options.token())) return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'a valid bearer token is required' });

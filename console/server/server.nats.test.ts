@@ -12,6 +12,7 @@ import { eventEnvelope, resultEnvelope } from '../../nats/envelope.ts';
 import { RunPublisher } from '../../nats/publisher.ts';
 import { natsSettings } from '../../nats/settings.ts';
 import { NatsServer } from '../../test/support/nats-server.ts';
+import { AtifTrajectory } from '../../export/atif/index.ts';
 import { mountConsole } from './mount.ts';
 import type { MountedConsole } from './mount.ts';
 import { natsSources } from './nats-sources.ts';
@@ -143,6 +144,20 @@ describe('run stream', () => {
     expect(res.result.message).toBe('ok');
     expect(res.seq).toBeGreaterThan(resumed.feedItems()[0]!.seq);
     resumed.close();
+  });
+});
+
+describe('atif', () => {
+  it('a run as an ATIF trajectory from its stream and its Run (the prompt too); 404 for a Run with nothing', async () => {
+    const res = await fetch(`${base}/api/console/runs/evals/r2/atif`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toBe('attachment; filename="evals_r2.atif.json"');
+    const trajectory = AtifTrajectory.parse(await res.json());
+    expect(trajectory.trajectory_id).toBe('evals_r2');
+    expect(JSON.stringify(trajectory.steps)).toContain('do it');
+    expect(trajectory.steps.length).toBeGreaterThanOrEqual(2); // the prompt, then the agent step with the three commands
+    expect(trajectory.final_metrics?.total_steps).toBe(trajectory.steps.length);
+    expect((await fetch(`${base}/api/console/runs/evals/nothing-here/atif`)).status).toBe(404);
   });
 });
 
