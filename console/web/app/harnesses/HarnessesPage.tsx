@@ -89,11 +89,17 @@ function HarnessLine({ h }: { h: HarnessRow }) {
         {h.default && <span class="muted small"> (default)</span>}
       </td>
       <td class={full ? 'at-cap' : undefined}>
-        {h.occupied}
+        <a href={`/runs?phase=active&harness=${encodeURIComponent(h.slug)}`} aria-label={`${h.occupied} runs of ${h.slug} not finished: show them`}>
+          {h.occupied}
+        </a>
         {h.maxParallelism !== null && ` / ${h.maxParallelism}`}
         {full && <span class="badge at-cap-badge">at cap</span>}
       </td>
-      <td>{h.queued}</td>
+      <td>
+        <a href={`/runs?phase=Pending&harness=${encodeURIComponent(h.slug)}`} aria-label={`${h.queued} runs of ${h.slug} queued: show them`}>
+          {h.queued}
+        </a>
+      </td>
       <td>
         {h.readiness.ready ? (
           <span class="ok-text">✓ ready{h.readiness.mode && ` (${h.readiness.mode})`}</span>
