@@ -13,16 +13,16 @@ const agent = (s: number) => item({ type: 'agent', timestamp: at(s), message: 'h
 const byStage = (spans: ReturnType<typeof stageTimeline>) => Object.fromEntries(spans.map((s) => [s.label, { state: s.state, durationMs: s.durationMs }]));
 
 describe('stage timeline', () => {
-  it('a run mid-session: set-up stages completed with durations, session running up to now, teardown pending', () => {
+  it('a run mid-session: set-up stages completed with durations, ones passed over skipped, session running up to now, teardown pending', () => {
     const items = [sys(0, 'install_harness', 'started'), sys(20, 'install_harness', 'completed', 'claude 2.1.0'), sys(20, 'probe_harness', 'started'), sys(21.5, 'probe_harness', 'completed'), agent(23)];
     const spans = stageTimeline({ items, final: false, nowMs: T0 + 60_000 });
     expect(spans.map((s) => s.label)).toEqual(['pull', 'start', 'install', 'probe', 'init', 'session', 'teardown']);
     expect(byStage(spans)).toEqual({
-      pull: { state: 'pending', durationMs: undefined },
-      start: { state: 'pending', durationMs: undefined },
+      pull: { state: 'skipped', durationMs: undefined },
+      start: { state: 'skipped', durationMs: undefined },
       install: { state: 'completed', durationMs: 20_000 },
       probe: { state: 'completed', durationMs: 1_500 },
-      init: { state: 'pending', durationMs: undefined },
+      init: { state: 'skipped', durationMs: undefined },
       session: { state: 'running', durationMs: 38_500 },
       teardown: { state: 'pending', durationMs: undefined },
     });
@@ -52,5 +52,24 @@ describe('stage timeline', () => {
     const result = { outcome: 'harness_failed', message: 'session 1 exited with 1', stages: [] } as unknown as RunResult;
     const session = stageTimeline({ items, final: true, nowMs: T0, result }).find((s) => s.stage === 'session')!;
     expect(session).toMatchObject({ state: 'failed', durationMs: 29_000, message: 'session 1 exited with 1' });
+  });
+});
+
+describe('stage timeline while set-up runs', () => {
+  it('stages after the running one stay pending', () => {
+    const items = [sys(0, 'pull_image', 'started'), sys(3, 'pull_image', 'completed'), sys(3, 'start_container', 'started')];
+    const spans = byStage(stageTimeline({ items, final: false, nowMs: T0 + 5_000 }));
+    expect(spans.pull).toEqual({ state: 'completed', durationMs: 3_000 });
+    expect(spans.start).toEqual({ state: 'running', durationMs: 2_000 });
+    expect([spans.install!.state, spans.session!.state, spans.teardown!.state]).toEqual(['pending', 'pending', 'pending']);
+  });
+});
+
+describe('stage timeline: the session waits for init', () => {
+  it('is pending while the test case initialises after the probe, and starts when init completes', () => {
+    const items = [sys(0, 'probe_harness', 'started'), sys(1, 'probe_harness', 'completed'), sys(1, 'init_test_case', 'started')];
+    expect(stageTimeline({ items, final: false, nowMs: T0 + 4_000 }).find((s) => s.stage === 'session')!.state).toBe('pending');
+    const done = [...items, sys(6, 'init_test_case', 'completed')];
+    expect(stageTimeline({ items: done, final: false, nowMs: T0 + 10_000 }).find((s) => s.stage === 'session')).toMatchObject({ state: 'running', durationMs: 4_000 });
   });
 });

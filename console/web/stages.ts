@@ -1,6 +1,6 @@
 // The run page's stage timeline, pure: pull, start, install, probe, init, session, teardown with their status and
 // duration, derived from the run's `system` events (started/completed/failed) as they stream in. The session has no
-// system event of its own: it spans from the last set-up stage's end to teardown's start.
+// system event of its own: it spans from the end of probe (or of init, when the test case has one) to teardown's start.
 import type { FeedItem } from '../../shared/console.ts';
 import type { RunResult } from '../../shared/run.ts';
 import type { SystemStage } from '../../shared/events.ts';
@@ -58,10 +58,13 @@ export function stageTimeline({ items, final, nowMs, result }: TimelineInput): S
   }
 
   const setupFailed = SETUP.some((s) => spans.get(s)!.state === 'failed');
-  const setupEnd = Math.max(...SETUP.map((s) => (spans.get(s)!.state === 'completed' ? (spans.get(s)!.endMs ?? -Infinity) : -Infinity)));
+  // Every run probes its harness right before the session; a test case's init, when there is one, comes between.
+  const probe = spans.get('probe_harness')!;
+  const init = spans.get('init_test_case')!;
+  const setupEnd = init.state === 'completed' ? init.endMs : probe.state === 'completed' && init.state !== 'running' ? probe.endMs : undefined;
   const session = spans.get('session')!;
   const teardown = spans.get('teardown')!;
-  if (!setupFailed && Number.isFinite(setupEnd)) {
+  if (!setupFailed && setupEnd !== undefined) {
     session.startMs = setupEnd;
     session.endMs = teardown.startMs ?? (final ? lastEventMs : undefined);
     session.state = session.endMs === undefined ? 'running' : result && FAILED_OUTCOMES.has(result.outcome) ? 'failed' : 'completed';
@@ -69,9 +72,12 @@ export function stageTimeline({ items, final, nowMs, result }: TimelineInput): S
   }
 
   const recorded = new Map((result?.stages ?? []).map((s) => [s.stage, s.duration_ms]));
-  for (const span of spans.values()) {
+  const ordered = [...spans.values()];
+  for (const [i, span] of ordered.entries()) {
     if (span.state === 'running' && final) span.state = 'interrupted';
-    if (span.state === 'pending' && (final || setupFailed)) span.state = 'skipped';
+    // A stage still pending when a later one has begun never ran (a built-in harness installs nothing).
+    const passed = ordered.slice(i + 1).some((later) => later.state !== 'pending');
+    if (span.state === 'pending' && (final || setupFailed || passed)) span.state = 'skipped';
     if (span.startMs !== undefined) {
       const end = span.endMs ?? (span.state === 'running' ? nowMs : undefined);
       if (end !== undefined) span.durationMs = Math.max(0, end - span.startMs);
@@ -80,5 +86,5 @@ export function stageTimeline({ items, final, nowMs, result }: TimelineInput): S
     const exact = recorded.get(span.stage);
     if (exact !== undefined && span.state !== 'running') span.durationMs = exact;
   }
-  return [...spans.values()];
+  return ordered;
 }

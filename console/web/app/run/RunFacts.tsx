@@ -93,39 +93,29 @@ export function Spec({ spec }: { spec: RunInfo['spec'] }) {
 }
 
 export function KubeEvents({ items, nowMs }: { items: KubeEventRow[]; nowMs: number }) {
+  // A list, not a table: messages are long (image pulls, scheduling) and the side column is narrow.
   return (
     <section aria-labelledby="kube-title" class="panel">
       <h2 id="kube-title">Kubernetes Events</h2>
       {items.length === 0 ? (
         <p class="muted">None.</p>
       ) : (
-        <div class="table-scroll">
-          <table class="kube">
-            <thead>
-              <tr>
-                <th scope="col">Type</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Message</th>
-                <th scope="col">Count</th>
-                <th scope="col">Last seen</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((e, i) => (
-                <tr key={i} class={e.type === 'Warning' ? 'warn-row' : undefined}>
-                  <td>{e.type}</td>
-                  <td>{e.reason}</td>
-                  <td>
-                    {e.message}
-                    {e.source && <span class="muted small"> · {e.source}</span>}
-                  </td>
-                  <td class="num">{e.count}</td>
-                  <td>{formatClock(e.lastAt ?? e.firstAt, nowMs)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ol class="kube">
+          {items.map((e, i) => (
+            <li key={i} class={e.type === 'Warning' ? 'warn-row' : undefined} data-reason={e.reason}>
+              <div class="kube-head">
+                <strong>{e.reason}</strong>
+                <span class={e.type === 'Warning' ? 'fail-text' : 'muted'}>{e.type}</span>
+                {e.count > 1 && <span class="muted">×{e.count}</span>}
+                <span class="muted kube-time">{formatClock(e.lastAt ?? e.firstAt, nowMs)}</span>
+              </div>
+              <div class="kube-msg">
+                {e.message}
+                {e.source && <span class="muted small"> · {e.source}</span>}
+              </div>
+            </li>
+          ))}
+        </ol>
       )}
     </section>
   );
