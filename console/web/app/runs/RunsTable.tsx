@@ -1,7 +1,7 @@
 // The runs table: a real <table> (scoped headers, aria-sort, aria-rowcount/rowindex) whose body renders only the
 // rows in view between two spacer rows. Rows are one line high and fixed, so no row is ever measured.
 import type { Signal } from '@preact/signals';
-import { useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { RunRow } from '../../../../shared/console.ts';
 import { DASH, formatClock, formatCost, formatCount, formatDuration, formatIdle, totalTokens } from '../../format.ts';
 import { runPath } from '../../routes.ts';
@@ -12,6 +12,8 @@ import { navigate } from '../router.ts';
 import { useVirtualizer } from '../virtual.ts';
 
 const ROW_HEIGHT = 36;
+/** Where the table was scrolled, per view (query string): coming back from a run lands where the operator left. */
+const scrollMemory = new Map<string, number>();
 
 const COLUMNS: ReadonlyArray<{ label: string; sort?: SortKey; class: string }> = [
   { label: 'Run', sort: 'name', class: 'c-name' },
@@ -38,6 +40,13 @@ export function RunsTable({ rows, sort, stalledAfterSeconds, ready }: { rows: Ru
     paddingStart: ROW_HEIGHT,
     overscan: 10,
   });
+  const restored = useRef(false);
+  useLayoutEffect(() => {
+    const saved = scrollMemory.get(location.search);
+    if (restored.current || !ready || rows.length === 0 || !scroller.current) return;
+    restored.current = true;
+    if (saved) scroller.current.scrollTop = saved;
+  }, [ready, rows.length]);
   const items = virtual.getVirtualItems();
   const top = items.length ? items[0]!.start - ROW_HEIGHT : 0;
   const bottom = items.length ? virtual.getTotalSize() - items[items.length - 1]!.end : 0;
@@ -54,7 +63,7 @@ export function RunsTable({ rows, sort, stalledAfterSeconds, ready }: { rows: Ru
   };
 
   return (
-    <div class="table-scroll runs-scroll" ref={scroller}>
+    <div class="table-scroll runs-scroll" ref={scroller} onScroll={(e) => restored.current && scrollMemory.set(location.search, e.currentTarget.scrollTop)}>
       <table class="runs" aria-label="Runs" aria-rowcount={rows.length + 1}>
         <thead>
           <tr aria-rowindex={1}>
