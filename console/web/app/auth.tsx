@@ -15,9 +15,14 @@ export function setToken(value: string | null): void {
   else sessionStorage.removeItem(KEY);
 }
 
+let asking: Promise<string | null> | null = null;
+
+/** Opens the dialog, or joins the one already open (two writes at once ask once). */
 function askForToken(reason: string): Promise<string | null> {
+  if (asking) return asking;
   dialogReason.value = reason;
-  return new Promise((resolve) => (pending.value = resolve));
+  asking = new Promise<string | null>((resolve) => (pending.value = resolve)).finally(() => (asking = null));
+  return asking;
 }
 
 export class WriteError extends Error {

@@ -20,7 +20,7 @@ export function CancelRun({ namespace, name }: { namespace: string; name: string
   return (
     <>
       <button type="button" class="danger" disabled={state.value.busy || state.value.done} onClick={() => dialog.current?.showModal()}>
-        {state.value.busy ? 'Cancelling…' : state.value.done ? 'Cancel requested' : 'Cancel run'}
+        {state.value.busy ? 'Cancelling…' : 'Cancel run'}
       </button>
       {state.value.done && (
         <span role="status" class="ok-text">
