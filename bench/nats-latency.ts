@@ -12,6 +12,7 @@ import { TranslationSession } from '../shared/translate/session.ts';
 import { loadAdapter } from '../harnesses/registry.ts';
 import { STREAM_NAME } from '../nats/stream.ts';
 import { natsSettings } from '../nats/settings.ts';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OtelSink } from '../driver/sinks/otel.ts';
 import type { OtelStats } from '../driver/sinks/otel.ts';
 import type { EventSink } from '../driver/sinks/sink.ts';
@@ -34,6 +35,8 @@ export interface NatsBenchOptions {
   otlpEndpoint?: string;
   /** Every other line a tool result (one execute_tool span per pair), instead of agent messages only. */
   tools?: boolean;
+  /** Build and export the spans on the driver's thread instead of the export worker (to compare the two). */
+  otelInThread?: boolean;
 }
 
 export async function benchNatsLatency(count = 2000, options: NatsBenchOptions = {}) {
@@ -42,7 +45,7 @@ export async function benchNatsLatency(count = 2000, options: NatsBenchOptions =
   // The sinks of one driver: NATS, plus the OpenTelemetry sink when export is on (each event goes to both, in turn).
   const sinksFor = (natsSink: NatsSink, runId: string): EventSink[] => [
     natsSink,
-    ...(options.otlpEndpoint ? [new OtelSink({ runId, harness: 'claude', model: 'bench', env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${options.otlpEndpoint}/v1/traces` }, report: (s) => otelStats.push(s) })] : []),
+    ...(options.otlpEndpoint ? [new OtelSink({ runId, harness: 'claude', model: 'bench', env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${options.otlpEndpoint}/v1/traces` }, ...(options.otelInThread ? { exporter: new OTLPTraceExporter({ url: `${options.otlpEndpoint}/v1/traces`, timeoutMillis: 2000 }) } : {}), report: (s) => otelStats.push(s) })] : []),
   ];
   const server = await NatsServer.start();
   const nc = await connect({ servers: server.url });
@@ -81,6 +84,7 @@ export async function benchNatsLatency(count = 2000, options: NatsBenchOptions =
     const runId = 'bench-run';
     const sink = new NatsSink({ settings: natsSettings(server.url), deliverBy: Date.now() + 300_000 });
     const sinks = sinksFor(sink, runId);
+    await Promise.all(sinks.map((s) => (s instanceof OtelSink ? s.ready : undefined)));
     const scrubber = new SecretScrubber();
     scrubber.add('sk-ant-fake-bench-secret-000000');
     const session = new TranslationSession(adapter);
@@ -113,12 +117,16 @@ export async function benchNatsLatency(count = 2000, options: NatsBenchOptions =
     // Throughput: a burst of lines through one driver pipeline until the last is acknowledged.
     const burstSink = new NatsSink({ settings: natsSettings(server.url), deliverBy: Date.now() + 300_000 });
     const burstSinks = sinksFor(burstSink, 'bench-burst');
+    // A driver makes its sinks before it installs the harness: the export worker is up before the first line.
+    await Promise.all(burstSinks.map((s) => (s instanceof OtelSink ? s.ready : undefined)));
     const burstSession = new TranslationSession(adapter);
     const burstSplitter = new LineSplitter();
     const burst = 20_000;
     const start = performance.now();
     // CPU time of this process (translation, sink, client) per event: steadier than wall time on a busy machine.
     const cpuBefore = process.cpuUsage();
+    // And of the driver's own thread alone (the live path), without the export worker's.
+    const threadBefore = process.threadCpuUsage();
     let burstSeq = 0;
     for (let i = 0; i < burst; i++) {
       for (const l of burstSplitter.push(`${line(i)}\n`)) {
@@ -134,6 +142,7 @@ export async function benchNatsLatency(count = 2000, options: NatsBenchOptions =
     const seconds = (natsDoneAt - start) / 1000;
     const closeWaitMs = performance.now() - natsDoneAt;
     const cpu = process.cpuUsage(cpuBefore);
+    const thread = process.threadCpuUsage(threadBefore);
 
     // The sink alone (events already translated): its own CPU per event (envelope, serialization, publish, acks).
     const events = Array.from({ length: burst }, (_, i) => ({ type: 'agent' as const, timestamp: new Date(Date.UTC(2026, 11, 4, 0, 0, 0, i)).toISOString(), message: `message ${i} ${'x'.repeat(200)}` }));
@@ -155,6 +164,7 @@ export async function benchNatsLatency(count = 2000, options: NatsBenchOptions =
       meets_target: driverP.p99_ms <= 2 * rawP.p99_ms + 5,
       events_per_s_one_driver: Math.round(burst / seconds),
       driver_cpu_us_per_event: +((cpu.user + cpu.system) / burst).toFixed(2),
+      driver_thread_cpu_us_per_event: +((thread.user + thread.system) / burst).toFixed(2),
       burst_events: burst,
       sink_only_events_per_s: Math.round(burst / sinkSeconds),
       sink_only_cpu_us_per_event: +((sinkCpu.user + sinkCpu.system) / burst).toFixed(2),

@@ -6,7 +6,9 @@ import type { HarnessEvent } from '../../shared/events.ts';
 import type { RunResult } from '../../shared/run.ts';
 import type { RunIdentity } from '../../export/otel/fold.ts';
 import { OtelSpanWriter } from './otel-spans.ts';
+import type { OtelStats } from './otel-spans.ts';
 
+export type FromWorker = { kind: 'ready' } | { kind: 'stats'; stats: OtelStats };
 export type ToWorker =
   | { kind: 'events'; events: [seq: number, event: HarnessEvent][] }
   | { kind: 'result'; result: RunResult }
@@ -17,5 +19,6 @@ const writer = new OtelSpanWriter({ ...identity, env: process.env, closeTimeoutM
 parentPort!.on('message', (message: ToWorker) => {
   if (message.kind === 'events') for (const [seq, event] of message.events) writer.event(seq, event);
   else if (message.kind === 'result') writer.result(message.result);
-  else void writer.close().then((stats) => parentPort!.postMessage(stats));
+  else void writer.close().then((stats) => parentPort!.postMessage({ kind: 'stats', stats } satisfies FromWorker));
 });
+parentPort!.postMessage({ kind: 'ready' } satisfies FromWorker);

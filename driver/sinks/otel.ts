@@ -10,7 +10,7 @@ import type { RunResult } from '../../shared/run.ts';
 import type { RunIdentity } from '../../export/otel/fold.ts';
 import { OtelSpanWriter } from './otel-spans.ts';
 import type { Env, OtelStats } from './otel-spans.ts';
-import type { ToWorker } from './otel-worker.ts';
+import type { FromWorker, ToWorker } from './otel-worker.ts';
 import type { EventSink, SequencedEvent } from './sink.ts';
 
 export { otelSecrets } from './otel-spans.ts';
@@ -42,10 +42,16 @@ export class OtelSink implements EventSink {
   private batch: [number, SequencedEvent['event']][] = [];
   private scheduled: NodeJS.Immediate | undefined;
   private failure: string | undefined;
+  private stats: ((stats: OtelStats | undefined) => void) | undefined;
+  /** Resolves when the worker has loaded the SDK (about 0.2 s of CPU, spent while the driver installs the harness). */
+  readonly ready: Promise<void>;
 
   constructor(options: OtelSinkOptions) {
     this.options = options;
+    let ready = () => {};
+    this.ready = new Promise((resolve) => (ready = resolve));
     if (options.exporter) {
+      ready();
       this.local = new OtelSpanWriter({ runId: options.runId, harness: options.harness, model: options.model, env: options.env, exporter: options.exporter, closeTimeoutMs: options.closeTimeoutMs });
       return;
     }
@@ -53,6 +59,11 @@ export class OtelSink implements EventSink {
     this.worker = new Worker(new URL('./otel-worker.ts', import.meta.url), { workerData: { identity: { runId: options.runId, harness: options.harness, model: options.model }, closeTimeoutMs: options.closeTimeoutMs }, env });
     // Never the run's failure: the export stops and the summary says why.
     this.worker.on('error', (error) => (this.failure = `export worker failed: ${error.message}`));
+    this.worker.on('message', (message: FromWorker) => (message.kind === 'ready' ? ready() : this.stats?.(message.stats)));
+    this.worker.on('exit', () => {
+      ready();
+      this.stats?.(undefined);
+    });
   }
 
   event(record: SequencedEvent): void {
@@ -76,8 +87,7 @@ export class OtelSink implements EventSink {
   private async closeWorker(): Promise<OtelStats> {
     const worker = this.worker!;
     const answered = new Promise<OtelStats | undefined>((resolve) => {
-      worker.once('message', (stats: OtelStats) => resolve(stats));
-      worker.once('exit', () => resolve(undefined));
+      this.stats = resolve;
       // The worker bounds its own flush; this only guards against one that no longer answers.
       setTimeout(() => resolve(undefined), (this.options.closeTimeoutMs ?? 2000) + 3000).unref();
     });
