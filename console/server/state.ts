@@ -112,6 +112,8 @@ export class ConsoleState {
       this.touchHarnesses(this.tally.change(before, undefined));
       return;
     }
+    // A Run deleted and created again under its name (same run id) starts without the earlier one's activity.
+    if (runId && before && before.uid !== base.uid) this.activities.delete(runId);
     if (runId && !this.keyByRunId.has(runId)) {
       this.keyByRunId.set(runId, base.key);
       const orphan = this.orphans.get(runId);
