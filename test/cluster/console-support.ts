@@ -1,10 +1,9 @@
 // The console's browser test bench on the test cluster: a real dispatcher (this process) serving its HTTP API with
-// the console mounted on it exactly as dispatcher/main.ts does, a real nats-server, gg driver Pods on the real node
+// the console mounted on it as dispatcher/main.ts does (console-api.ts), a real nats-server, gg driver Pods on the real node
 // answering a stub model, and a gate (test/support/gate.ts) that holds each run's one command until the test opens
 // it, so a run stays mid-session for as long as the test looks at it.
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import type { FastifyInstance } from 'fastify';
 import { Dispatcher } from '../../dispatcher/controller/dispatcher.ts';
 import { dispatcherMetrics } from '../../dispatcher/controller/metrics.ts';
 import { dispatcherConfig } from '../../dispatcher/config.ts';
@@ -27,6 +26,8 @@ export interface ConsoleBench {
   ns: string;
   /** The dispatcher's API (and console) on the host's loopback. */
   url: string;
+  /** The API served anew on the same port (a replica restart): pages must resume their streams. */
+  restartApi(): Promise<void>;
   nats: NatsServer;
   gate: Gate;
   logs: string[];
@@ -85,12 +86,13 @@ export async function startConsoleBench(): Promise<ConsoleBench> {
     dispatcher.setLeading(true); // the only replica: no election needed
     await stream.consumeResults((runId, result, ack) => dispatcher.onResult(runId, result, ack), (m) => logs.push(m));
 
-    const api: { app: FastifyInstance; url: string; stop(): Promise<void> } = await serveDispatcherApi({ dispatcher, settings, metrics, natsUrl: nats.url, token: TOKEN, log });
+    const api = await serveDispatcherApi({ dispatcher, settings, metrics, natsUrl: nats.url, token: TOKEN });
     stops.push(() => api.stop());
 
     return {
       ns,
       url: api.url,
+      restartApi: () => api.restart(),
       nats,
       gate,
       logs,

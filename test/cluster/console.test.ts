@@ -105,8 +105,14 @@ describe('operator console in Chromium against the test cluster', () => {
     expect(await runs.locator('[data-type="command"]').count()).toBe(0); // gg reports a command when it ends
     await screenshot(runs, 'run-page-mid-session');
 
+    // The API goes away and comes back (a replica restart): the page resumes its stream after the last event it
+    // shows (Last-Event-ID), so what follows arrives once each (checked against the stream below).
+    await runs.evaluate(`window.__sameDocument = true; window.__streamStates = [];
+      new MutationObserver(() => window.__streamStates.push(document.querySelector('[data-stream]')?.dataset.stream))
+        .observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-stream'] });`);
+    await bench.restartApi();
+    await runs.waitForFunction(`window.__streamStates.includes('reconnecting') && document.querySelector('[data-stream]').dataset.stream === 'live'`);
     // Opening the gate ends the command: its event, the answer and the end arrive on the open page, no reload.
-    await runs.evaluate('window.__sameDocument = true');
     expect(bench.gate.release()).toBe(1);
     await runs.locator('[data-type="command"]').waitFor();
     await runs.locator('article.run-page[data-phase="Succeeded"]').waitFor({ timeout: 120_000 });
@@ -122,6 +128,12 @@ describe('operator console in Chromium against the test cluster', () => {
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(new Set(seqs).size).toBe(seqs.length);
     expect(shown.map(([, type]) => type)).toEqual(types.slice(0, shown.length));
+
+    // A deep link to an event opens the run at that event, marked.
+    const [commandSeq] = shown.find(([, type]) => type === 'command')!;
+    const linked = await open(`/runs/${bench.ns}/live#seq-${commandSeq}`);
+    await linked.locator(`#seq-${commandSeq}.highlighted[data-type="command"]`).waitFor();
+    expect(await linked.locator(`#seq-${commandSeq}`).isVisible()).toBe(true);
   }, 300_000);
 
   it('a cap change from the harnesses page is enforced at the next claim', async () => {
