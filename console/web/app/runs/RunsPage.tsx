@@ -61,10 +61,19 @@ export function RunsPage() {
             {PHASES.filter((p) => c.byPhase[p]).map((p) => (
               <span key={p} class="count">
                 {' · '}
-                {p} {c.byPhase[p]!.toLocaleString('en-US')}
+                <button type="button" class="link" aria-pressed={filter.value.phase === p} onClick={() => (filter.value = { ...filter.value, phase: filter.value.phase === p ? '' : p })}>
+                  {p} {c.byPhase[p]!.toLocaleString('en-US')}
+                </button>
               </span>
             ))}
-            {c.stalled > 0 && <span class="count stalled-count"> · {c.stalled} stalled</span>}
+            {c.stalled > 0 && (
+              <span class="count stalled-count">
+                {' · '}
+                <button type="button" class="link stalled-text" aria-pressed={filter.value.stalledOnly} onClick={() => (filter.value = { ...filter.value, stalledOnly: !filter.value.stalledOnly })}>
+                  {c.stalled.toLocaleString('en-US')} stalled
+                </button>
+              </span>
+            )}
           </>
         ) : (
           'Loading runs…'
