@@ -1,7 +1,7 @@
 // One Server-Sent Events channel per page. EventSource reconnects by itself and sends Last-Event-ID, so the server
 // resumes a run's feed right after the last event shown. When the server refuses the stream (EventSource gives up:
 // readyState CLOSED) the hook opens a new one after a back-off at `resumeUrl()` (a run page puts ?after= in it).
-import { signal, type Signal } from '@preact/signals';
+import { useSignal, type Signal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 
 export type StreamState = 'connecting' | 'live' | 'reconnecting';
@@ -9,7 +9,7 @@ export type StreamHandlers = Record<string, (data: never) => void>;
 
 /** `url` names the stream (a new url = a new stream); `resumeUrl` is where a fresh EventSource resumes it. */
 export function useEventStream(url: string, handlers: StreamHandlers, resumeUrl: () => string = () => url): Signal<StreamState> {
-  const state = useRef(signal<StreamState>('connecting')).current;
+  const state = useSignal<StreamState>('connecting');
   const latest = useRef(handlers);
   latest.current = handlers;
   const names = Object.keys(handlers).join(',');
