@@ -57,9 +57,15 @@ export function RunsTable({ rows, sort, stalledAfterSeconds, ready }: { rows: Ru
   };
   const open = (row: RunRow) => navigate(runPath(row.namespace, row.name));
   const moveFocus = (index: number) => {
-    if (index < 0 || index >= rows.length) return;
+    if (index < 0) return;
+    index = Math.min(index, rows.length - 1);
+    const row = () => scroller.current?.querySelector<HTMLElement>(`tr[data-index="${index}"]`);
+    // The overscan rows are in the DOM already: focus moves at once (the browser scrolls it into view); a row
+    // further away is scrolled to first and focused once drawn.
+    const drawn = row();
+    if (drawn) return drawn.focus();
     virtual.scrollToIndex(index, { align: 'auto' });
-    requestAnimationFrame(() => scroller.current?.querySelector<HTMLElement>(`tr[data-index="${index}"]`)?.focus());
+    requestAnimationFrame(() => row()?.focus());
   };
 
   return (
@@ -106,6 +112,16 @@ export function RunsTable({ rows, sort, stalledAfterSeconds, ready }: { rows: Ru
   );
 }
 
+/** Row keyboard moves (the table is one tab stop per row; arrows, pages and Home/End move between rows). */
+const ROW_KEYS: Record<string, (index: number) => number> = {
+  ArrowDown: (i) => i + 1,
+  ArrowUp: (i) => i - 1,
+  PageDown: (i) => i + 15,
+  PageUp: (i) => Math.max(0, i - 15),
+  Home: () => 0,
+  End: () => Number.MAX_SAFE_INTEGER,
+};
+
 function Row({ row, index, stalledAfterSeconds, onOpen, onMove }: { row: RunRow; index: number; stalledAfterSeconds: number; onOpen: (r: RunRow) => void; onMove: (i: number) => void }) {
   // Reading the clock here re-renders only the rows on screen once a second.
   const now = serverNow.value;
@@ -124,10 +140,11 @@ function Row({ row, index, stalledAfterSeconds, onOpen, onMove }: { row: RunRow;
       class={stalled ? 'stalled-row' : undefined}
       onClick={(e) => !(e.target as Element).closest('a') && onOpen(row)}
       onKeyDown={(e) => {
-        if (e.key === 'Enter') onOpen(row);
-        if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+        if (e.key === 'Enter') return onOpen(row);
+        const to = ROW_KEYS[e.key]?.(index);
+        if (to === undefined) return;
         e.preventDefault();
-        onMove(e.key === 'ArrowDown' ? index + 1 : index - 1);
+        onMove(to);
       }}
     >
       <th scope="row" class="c-name">
