@@ -15,7 +15,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   harnesses: ['shared'],
   // The one NATS module (connection settings, envelope, stream, reader, result consumer): knows no harness.
   nats: ['shared'],
-  driver: ['shared', 'harnesses', 'nats'],
+  // Pure converters of a run to other formats (ATIF, OpenTelemetry spans): driver, cli and console use them.
+  export: ['shared'],
+  driver: ['shared', 'harnesses', 'nats', 'export'],
   // The operator console's server (issue 23): rows and SSE over injected sources; the dispatcher mounts it.
   console: ['shared', 'harnesses', 'nats', 'export'],
   dispatcher: ['shared', 'harnesses', 'nats', 'console'],
