@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { FeedItem } from '../../shared/console.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
 import type { RunResult } from '../../shared/run.ts';
-import { stageTimeline } from './stages.ts';
+import { SYSTEM_STAGES } from '../../shared/events.ts';
+import { TIMELINE, stageTimeline } from './stages.ts';
 
 const T0 = Date.parse('2026-12-05T12:00:00Z');
 const at = (s: number) => new Date(T0 + s * 1000).toISOString();
@@ -13,6 +14,11 @@ const agent = (s: number) => item({ type: 'agent', timestamp: at(s), message: 'h
 const byStage = (spans: ReturnType<typeof stageTimeline>) => Object.fromEntries(spans.map((s) => [s.label, { state: s.state, durationMs: s.durationMs }]));
 
 describe('stage timeline', () => {
+  it('shows every system stage, in order, with the session before teardown', () => {
+    expect(TIMELINE.map((s) => s.stage)).toEqual([...SYSTEM_STAGES.slice(0, -1), 'session', 'teardown']);
+    expect(SYSTEM_STAGES.at(-1)).toBe('teardown');
+  });
+
   it('a run mid-session: set-up stages completed with durations, ones passed over skipped, session running up to now, teardown pending', () => {
     const items = [sys(0, 'install_harness', 'started'), sys(20, 'install_harness', 'completed', 'claude 2.1.0'), sys(20, 'probe_harness', 'started'), sys(21.5, 'probe_harness', 'completed'), agent(23)];
     const spans = stageTimeline({ items, final: false, nowMs: T0 + 60_000 });

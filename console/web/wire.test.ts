@@ -2,17 +2,15 @@
 // out of the page's bundle).
 import { describe, expect, it } from 'vitest';
 import { CONSOLE_PATHS } from '../../shared/console.ts';
-import { SYSTEM_STAGES } from '../../shared/events.ts';
 import { OUTCOMES } from '../../shared/run.ts';
 import { FINAL_PHASES, RUN_PHASES } from '../../shared/run-status.ts';
-import { FINAL, OUTCOME_LIST, PATHS, PHASES, STAGES } from './wire.ts';
+import { FINAL, OUTCOME_LIST, PATHS, PHASES } from './wire.ts';
 
 describe('console/web wire copies', () => {
-  it('phases, final phases, outcomes and stages equal the shared lists', () => {
+  it('phases, final phases and outcomes equal the shared lists', () => {
     expect(PHASES).toEqual(RUN_PHASES);
     expect([...FINAL].sort()).toEqual([...FINAL_PHASES].sort());
     expect(OUTCOME_LIST).toEqual(OUTCOMES);
-    expect(STAGES).toEqual(SYSTEM_STAGES);
   });
 
   it('paths equal the shared ones, escaping included', () => {

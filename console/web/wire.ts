@@ -3,12 +3,10 @@
 // wire.test.ts asserts these equal the shared lists, so they cannot drift.
 import type { Outcome } from '../../shared/run.ts';
 import type { RunPhase } from '../../shared/run-status.ts';
-import type { SystemStage } from '../../shared/events.ts';
 
 export const PHASES = ['Pending', 'Dispatched', 'Starting', 'Running', 'Succeeded', 'Failed', 'Cancelled'] as const satisfies readonly RunPhase[];
 export const FINAL: ReadonlySet<RunPhase> = new Set<RunPhase>(['Succeeded', 'Failed', 'Cancelled']);
 export const OUTCOME_LIST = ['succeeded', 'harness_failed', 'infrastructure_failed', 'timed_out', 'cancelled'] as const satisfies readonly Outcome[];
-export const STAGES = ['pull_image', 'start_container', 'install_harness', 'probe_harness', 'init_test_case', 'teardown'] as const satisfies readonly SystemStage[];
 
 /** The console's URLs (shared/console.ts CONSOLE_PATHS, plus the ATIF download of issue 24). */
 const run = (namespace: string, name: string) => `/api/console/runs/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
