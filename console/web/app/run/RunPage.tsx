@@ -101,7 +101,7 @@ export function RunPage({ namespace, name }: { namespace: string; name: string }
           {(row.message ?? result?.message) && <p class="run-message">{row.message ?? result?.message}</p>}
           <div class="actions">
             {!isFinal(row) && <CancelRun namespace={namespace} name={name} />}
-            <a class="button" href={PATHS.atif(namespace, name)} download={`${name}.atif.json`}>
+            <a class="button" href={PATHS.atif(namespace, name)} download>
               Download trajectory (ATIF)
             </a>
           </div>
