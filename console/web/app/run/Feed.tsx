@@ -91,6 +91,11 @@ export function Feed({ store, startMs }: { store: RunStore; startMs: number | un
             </option>
           ))}
         </select>
+        {!caughtUp && all.length > 0 && (
+          <span class="muted small" aria-hidden="true">
+            replaying… {all.length.toLocaleString('en-US')} so far
+          </span>
+        )}
       </div>
       {missing.value !== undefined && (
         <p class="notice" role="alert">
