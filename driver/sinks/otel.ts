@@ -56,7 +56,8 @@ export class OtelSink implements EventSink {
       return;
     }
     const env = Object.fromEntries(Object.entries({ ...process.env, ...options.env }).filter((e): e is [string, string] => e[1] !== undefined));
-    this.worker = new Worker(new URL('./otel-worker.ts', import.meta.url), { workerData: { identity: { runId: options.runId, harness: options.harness, model: options.model }, closeTimeoutMs: options.closeTimeoutMs }, env });
+    // Its heap is capped: a worker that outgrows it dies alone (the summary says so), never the driver.
+    this.worker = new Worker(new URL('./otel-worker.ts', import.meta.url), { workerData: { identity: { runId: options.runId, harness: options.harness, model: options.model }, closeTimeoutMs: options.closeTimeoutMs }, env, resourceLimits: { maxOldGenerationSizeMb: 128 } });
     // Never the run's failure: the export stops and the summary says why.
     this.worker.on('error', (error) => (this.failure = `export worker failed: ${error.message}`));
     this.worker.on('message', (message: FromWorker) => (message.kind === 'ready' ? ready() : this.stats?.(message.stats)));
