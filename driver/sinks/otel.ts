@@ -47,17 +47,19 @@ export class OtelSink implements EventSink {
   readonly ready: Promise<void>;
 
   constructor(options: OtelSinkOptions) {
-    this.options = options;
+    // The run begins now (its sinks are made first): the run span covers the setup before the first event too.
+    this.options = { startedAt: Date.now(), ...options };
+    options = this.options;
     let ready = () => {};
     this.ready = new Promise((resolve) => (ready = resolve));
     if (options.exporter) {
       ready();
-      this.local = new OtelSpanWriter({ runId: options.runId, harness: options.harness, model: options.model, env: options.env, exporter: options.exporter, closeTimeoutMs: options.closeTimeoutMs });
+      this.local = new OtelSpanWriter({ runId: options.runId, harness: options.harness, model: options.model, startedAt: options.startedAt, env: options.env, exporter: options.exporter, closeTimeoutMs: options.closeTimeoutMs });
       return;
     }
     const env = Object.fromEntries(Object.entries({ ...process.env, ...options.env }).filter((e): e is [string, string] => e[1] !== undefined));
     // Its heap is capped: a worker that outgrows it dies alone (the summary says so), never the driver.
-    this.worker = new Worker(new URL('./otel-worker.ts', import.meta.url), { workerData: { identity: { runId: options.runId, harness: options.harness, model: options.model }, closeTimeoutMs: options.closeTimeoutMs }, env, resourceLimits: { maxOldGenerationSizeMb: 128 } });
+    this.worker = new Worker(new URL('./otel-worker.ts', import.meta.url), { workerData: { identity: { runId: options.runId, harness: options.harness, model: options.model, startedAt: options.startedAt }, closeTimeoutMs: options.closeTimeoutMs }, env, resourceLimits: { maxOldGenerationSizeMb: 128 } });
     // Never the run's failure: the export stops and the summary says why.
     this.worker.on('error', (error) => (this.failure = `export worker failed: ${error.message}`));
     this.worker.on('message', (message: FromWorker) => (message.kind === 'ready' ? ready() : this.stats?.(message.stats)));

@@ -41,8 +41,8 @@ function resultAt(ms: number, sessionIds: string[]): RunResult {
   };
 }
 
-test.prop([fc.array(eventArb, { maxLength: 60 }), when, fc.subarray(['a', 'b', 'c'])], { numRuns: 300 })('a valid, closed span tree from any event sequence', (events, endMs, ids) => {
-  const fold = new RunSpanFold({ runId: 'r', harness: 'h', model: 'm' });
+test.prop([fc.array(eventArb, { maxLength: 60 }), when, fc.subarray(['a', 'b', 'c']), when], { numRuns: 300 })('a valid, closed span tree from any event sequence', (events, endMs, ids, startMs) => {
+  const fold = new RunSpanFold({ runId: 'r', harness: 'h', model: 'm', startedAt: T0 + startMs });
   const result = resultAt(endMs, ids);
   const ops = [...events.flatMap((e, i) => fold.event(i + 1, e)), ...fold.result(result)];
   const spans = [...replay(ops).values()];
@@ -52,8 +52,8 @@ test.prop([fc.array(eventArb, { maxLength: 60 }), when, fc.subarray(['a', 'b', '
   expect(spans.filter((s) => s.name.startsWith('execute_tool '))).toHaveLength(tools.length);
   const messages = events.filter((e) => ['agent', 'reasoning', 'warning', 'error'].includes(e.type));
   expect(spans.flatMap((s) => s.events)).toHaveLength(messages.length);
-  // Starts and event times are observed times: an event's, or the result's start when it came first.
-  const observed = new Set([...events.map((e) => Date.parse(e.timestamp)), Date.parse(result.started_at)]);
+  // Starts and event times are observed times: an event's, the run's start, or the result's when it came first.
+  const observed = new Set([...events.map((e) => Date.parse(e.timestamp)), Date.parse(result.started_at), T0 + startMs]);
   expect(spans.every((s) => observed.has(s.start) && s.events.every((e) => observed.has(e.at)))).toBe(true);
   // Nothing more once the run is over.
   expect(fold.event(events.length + 1, { type: 'agent', timestamp: new Date(T0).toISOString(), message: 'late' })).toEqual([]);

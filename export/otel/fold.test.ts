@@ -150,6 +150,15 @@ describe('RunSpanFold: a run as GenAI spans', () => {
     expect(byName('invoke_agent subagent')[0]).toMatchObject({ start: T0 + 6000, end: T0 + 8000, error: 'subagent failed' });
   });
 
+  it('starts the run span when the run began, when that is known and not after its first event', () => {
+    const first: HarnessEvent = { type: 'agent', timestamp: at(5), session_id: 's', message: 'hi' };
+    const began = replay(new RunSpanFold({ ...identity, startedAt: T0 + 2000 }).event(1, first));
+    expect(began.get('run')!.start).toBe(T0 + 2000);
+    expect(began.get('session:1')!.start).toBe(T0 + 5000);
+    // A driver clock ahead of the harness's line times must not make the run start after its first event.
+    expect(replay(new RunSpanFold({ ...identity, startedAt: T0 + 9000 }).event(1, first)).get('run')!.start).toBe(T0 + 5000);
+  });
+
   it('cuts long text to a readable size and says how long it was', () => {
     const { one } = run([{ type: 'command', timestamp: at(1), session_id: 's', command: 'x'.repeat(MAX_TEXT + 10), is_success: true }], result());
     const command = one('execute_tool command').attributes['tcab.command'] as string;

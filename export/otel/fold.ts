@@ -28,6 +28,8 @@ export interface RunIdentity {
   runId: string;
   harness: string;
   model: string;
+  /** When the run began (ms since the epoch, the driver's clock as it set up its sinks): the run span's start. */
+  startedAt?: number;
 }
 
 export const RUN_SPAN = 'run';
@@ -145,8 +147,8 @@ export class RunSpanFold {
 
   private ensureRun(at: number, ops: SpanOperation[]): void {
     if (this.open.has(RUN_SPAN) || this.done) return;
-    const { runId, harness, model } = this.identity;
-    this.start(RUN_SPAN, null, `${OPERATION.workflow} tcab.run`, at, { [GEN_AI.operation]: OPERATION.workflow, [GEN_AI.workflowName]: 'tcab.run', [GEN_AI.agentName]: harness, [GEN_AI.requestModel]: model, 'tcab.run.id': runId, 'tcab.harness': harness }, ops);
+    const { runId, harness, model, startedAt } = this.identity;
+    this.start(RUN_SPAN, null, `${OPERATION.workflow} tcab.run`, startedAt !== undefined && startedAt <= at ? startedAt : at, { [GEN_AI.operation]: OPERATION.workflow, [GEN_AI.workflowName]: 'tcab.run', [GEN_AI.agentName]: harness, [GEN_AI.requestModel]: model, 'tcab.run.id': runId, 'tcab.harness': harness }, ops);
   }
 
   private stage(event: EventOf<'system'>, at: number, ops: SpanOperation[]): void {
