@@ -133,7 +133,7 @@ export class OtelSpanWriter {
       ],
     });
     this.tracer = this.provider.getTracer('tcab');
-    this.fold = new RunSpanFold({ runId: options.runId, harness: options.harness, model: options.model });
+    this.fold = new RunSpanFold({ runId: options.runId, harness: options.harness, model: options.model, startedAt: options.startedAt });
   }
 
   event(seq: number, event: HarnessEvent): void {
