@@ -14,7 +14,7 @@ import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { HarnessEvent } from '../shared/events.ts';
 import type { RunResult } from '../shared/run.ts';
 import { parseSubject, runSubjects } from './envelope.ts';
-import { STREAM_NAME } from './stream.ts';
+import { STREAM_NAME, ensureRunStream } from './stream.ts';
 import { decodeStreamMessage } from './stream-message.ts';
 import { connectNats } from './settings.ts';
 import type { NatsSettings } from './settings.ts';
@@ -124,7 +124,15 @@ export class ConsoleNats {
   }
 
   static async connect(settings: NatsSettings, options: { waitOnFirstConnect?: boolean } = {}): Promise<ConsoleNats> {
-    return new ConsoleNats(await connectNats(settings, { name: 'tcab-console', ...options }));
+    const nc = await connectNats(settings, { name: 'tcab-console', ...options });
+    try {
+      // A console opened before the first run anywhere (right after install) finds the stream made, as `tcab events` does.
+      await ensureRunStream(await jetstreamManager(nc));
+    } catch (error) {
+      await nc.close();
+      throw error;
+    }
+    return new ConsoleNats(nc);
   }
 
   /** A credential that lacks a permission (a pull, its inbox) would leave a read waiting forever: say so instead. */

@@ -87,8 +87,9 @@ async function serveConsole(options: ConsoleCommandOptions): Promise<void> {
   const mounted = mountConsole(app, { sources: { ...kube.sources, ...natsSources(nats) }, token: () => token, stalledAfterSeconds });
   await mounted.started;
   const url = await app.listen({ port, host: options.host });
-  process.stderr.write(`tcab console: ${url}/ (Runs ${options.namespace ? `of namespace ${options.namespace}` : 'of every namespace'}, context ${config.getCurrentContext()}, NATS ${shownServers(settings.servers)})\n`);
-  if (generated) process.stderr.write(`tcab console: write token (cancel, caps): ${token}\n`);
+  // One write: whoever reads the first line has the token line too.
+  const serving = `tcab console: ${url}/ (Runs ${options.namespace ? `of namespace ${options.namespace}` : 'of every namespace'}, context ${config.getCurrentContext()}, NATS ${shownServers(settings.servers)})\n`;
+  process.stderr.write(generated ? `${serving}tcab console: write token (cancel, caps): ${token}\n` : serving);
 
   const stopped = Promise.withResolvers<void>();
   process.once('SIGINT', () => stopped.resolve());

@@ -1,0 +1,107 @@
+// `tcab console` against the test cluster (a kubeconfig) and a real nats-server: a Run applied with kubectl shows in
+// the runs stream with the activity of its stream, a cap set from the console is written as a HarnessConfig and
+// shows on the harnesses stream, cancel patches spec.cancel; writes without the token are refused. A token not
+// given is generated and printed once.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { CONSOLE_PATHS, HARNESS_MESSAGES, RUNS_MESSAGES } from '../../shared/console.ts';
+import type { RunRow } from '../../shared/console.ts';
+import type { HarnessEvent } from '../../shared/events.ts';
+import { eventEnvelope } from '../../nats/envelope.ts';
+import { RunPublisher } from '../../nats/publisher.ts';
+import { natsSettings } from '../../nats/settings.ts';
+import { createNamespace, kubectl } from '../../test/cluster/support.ts';
+import { NatsServer, freePort } from '../../test/support/nats-server.ts';
+import { SseClient } from '../../console/server/sse-client.test-support.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const TOKEN = 'fake-workstation-console-token';
+let ns: string;
+let removeNs: () => Promise<void>;
+let nats: NatsServer;
+const children: ChildProcess[] = [];
+
+/** Starts `tcab console`; resolves with its URL and what it printed once it listens. */
+async function startConsole(env: Record<string, string>): Promise<{ url: string; stderr: () => string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, 'cli/main.ts'), 'console', '--port', String(port), '--kubeconfig', inject('kubeconfig'), '--namespace', ns, '--nats', nats.url], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.push(child);
+  let stderr = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('tcab console: http')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`tcab console exited with ${code}: ${stderr}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, stderr: () => stderr };
+}
+
+beforeAll(async () => {
+  ({ name: ns, remove: removeNs } = await createNamespace('tcab-console'));
+  expect((await kubectl(['apply', '-f', join(ROOT, 'deploy', 'crds')])).code).toBe(0);
+  await kubectl(['wait', '--for=condition=Established', 'crd/runs.tcab.dev', 'crd/harnessconfigs.tcab.dev', '--timeout=30s']);
+  nats = await NatsServer.start();
+});
+
+afterEach(() => SseClient.closeAll());
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await kubectl(['delete', 'harnessconfig', 'kilo', '--ignore-not-found']);
+  await nats?.dispose();
+  await removeNs();
+});
+
+const rowsOf = (client: SseClient): RunRow[] => [
+  ...client.data('snapshot').flatMap((d) => RUNS_MESSAGES.snapshot.parse(d).rows),
+  ...client.data('upsert').flatMap((d) => RUNS_MESSAGES.upsert.parse(d).rows),
+];
+
+describe('tcab console', () => {
+  it('prints a generated write token once when none is given', async () => {
+    const { stderr } = await startConsole({});
+    expect(stderr()).toMatch(/write token \(cancel, caps\): [A-Za-z0-9_-]{32}\n/);
+    children.pop()!.kill('SIGTERM');
+  });
+
+  it('shows a kubectl-applied Run with its stream activity; caps and cancel need the token and reach the cluster', async () => {
+    const { url, stderr } = await startConsole({ TCAB_CONSOLE_TOKEN: TOKEN });
+    expect(stderr()).not.toContain(TOKEN);
+    const runs = await SseClient.open(`${url}${CONSOLE_PATHS.runsStream}`);
+    await runs.waitFor((f) => f.event === 'snapshot');
+    const manifest = { apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name: 'seen', namespace: ns }, spec: { harness: 'gg', model: 'gg-test-model', prompt: 'list the files' } };
+    expect((await kubectl(['apply', '-f', '-'], JSON.stringify(manifest))).code).toBe(0);
+    const key = `${ns}/seen`;
+    await runs.waitFor(() => rowsOf(runs).some((r) => r.key === key));
+
+    // An event on the run's subjects becomes its activity (no dispatcher here: published as a driver would).
+    const publisher = await RunPublisher.connect(natsSettings(nats.url));
+    await publisher.ensureStream();
+    const event: HarnessEvent = { type: 'command', timestamp: new Date().toISOString(), command: 'ls -la' };
+    await publisher.publish(eventEnvelope(`${ns}_seen`, 'attempt', 1, event), JSON.stringify(event));
+    await publisher.close();
+    await runs.waitFor(() => rowsOf(runs).some((r) => r.key === key && r.activity?.text === 'command: ls -la'));
+
+    const harnesses = await SseClient.open(`${url}${CONSOLE_PATHS.harnessesStream}`);
+    await harnesses.waitFor((f) => f.event === 'snapshot');
+    const setCap = (headers: Record<string, string>) => fetch(`${url}${CONSOLE_PATHS.harnessConfig('kilo')}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ maxParallelism: 1 }) });
+    expect((await setCap({})).status).toBe(401);
+    expect((await setCap({ authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+    expect((await kubectl(['get', 'harnessconfig', 'kilo', '-o', 'jsonpath={.spec.maxParallelism}'])).stdout).toBe('1');
+    await harnesses.waitFor(() => harnesses.data('upsert').some((d) => HARNESS_MESSAGES.upsert.parse(d).rows.some((r) => r.slug === 'kilo' && r.maxParallelism === 1 && !r.default)));
+
+    const cancel = (headers: Record<string, string>) => fetch(`${url}${CONSOLE_PATHS.cancel(ns, 'seen')}`, { method: 'POST', headers });
+    expect((await cancel({ authorization: 'Bearer not-it' })).status).toBe(401);
+    expect((await kubectl(['get', 'run', 'seen', '-n', ns, '-o', 'jsonpath={.spec.cancel}'])).stdout).toBe('');
+    expect((await cancel({ authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+    expect((await kubectl(['get', 'run', 'seen', '-n', ns, '-o', 'jsonpath={.spec.cancel}'])).stdout).toBe('true');
+    expect((await cancel({ authorization: `Bearer ${TOKEN}` }).then((r) => r.status))).toBe(200); // idempotent
+    expect((await fetch(`${url}${CONSOLE_PATHS.cancel(ns, 'missing')}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
+  });
+});
