@@ -14,7 +14,7 @@ import { natsSources } from '../console/server/nats-sources.ts';
 import { ConsoleNats } from '../nats/console-reader.ts';
 import { natsSettings } from '../nats/settings.ts';
 import type { ConsoleSources } from '../console/server/sources.ts';
-import { launchBrowser } from '../test/support/browser.ts';
+import { launchBrowser, screenshot } from '../test/support/browser.ts';
 import { collectGarbage, mb, pageMetrics, rendererMemory } from './console-metrics.ts';
 import { PROBE_SCRIPT, READ_PROBE } from './console-probe.ts';
 import type { ProbeState } from './console-probe.ts';
@@ -90,6 +90,7 @@ export async function benchRunsPage(count: number, navigations: number, log: (m:
         await page.goto(`${server.url}/runs`);
         await page.waitForFunction("document.body.dataset.consoleReady === 'true'", undefined, { timeout: 120_000 });
         const probe = (await page.evaluate(READ_PROBE)) as ProbeState;
+        if (i === 0) await screenshot(page, `runs-page-${count}`);
         const rowsInDom = await page.locator('tr[data-key]').count();
         const total = Number(await page.locator('[data-total]').first().getAttribute('data-total'));
         const upsertMs = await liveUpsert(page, sources);

@@ -196,5 +196,10 @@ describe('operator console in Chromium against the test cluster', () => {
     await bench.gate.untilWaiting(1);
     bench.gate.release();
     await waitFor<RunObject>(runsPath(), (all) => phaseOf(all, 'cap-a') === 'Succeeded', 120_000);
+
+    // The runs table at the end: the three Runs as they ended, each row live-updated to its final phase.
+    const runs = await open('/runs');
+    for (const [name, phase] of [['live', 'Succeeded'], ['cap-a', 'Succeeded'], ['cap-b', 'Cancelled']]) await runs.locator(`tr[data-key="${bench.ns}/${name}"][data-phase="${phase}"]`).waitFor();
+    await screenshot(runs, 'runs-page-ended');
   }, 300_000);
 });
