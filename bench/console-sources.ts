@@ -1,5 +1,5 @@
 // In-memory sources for the console bench (console/server/sources.ts): N synthetic Runs spread over the registry's
-// harnesses and every phase, no HarnessConfig, no Kubernetes Events. Only the Runs are synthetic: the console server,
+// harnesses and every phase, each started one with a latest event (its activity), no HarnessConfig, no Kubernetes Events. Only the Runs are synthetic: the console server,
 // its NATS activity and feed, the page and the browser are the real ones.
 import type { ConsoleRun, ConsoleSources, RunChange, Unsubscribe } from '../console/server/sources.ts';
 import { RUN_PHASES } from '../shared/run-status.ts';
@@ -70,5 +70,16 @@ export function memorySources(count: number, namespace = 'bench'): MemorySources
       readiness: () => ({ ready: true, mode: 'api-key', missing: [] }),
     },
     configs: { list: () => new Map<string, HarnessConfigSpec>(), subscribe: () => () => undefined },
+    // Each started Run's latest event, delivered once at start as the last-per-subject replay would: rows carry an
+    // activity as in a live cluster. (The feed bench replaces this with the real NATS activity consumer.)
+    activity: {
+      async start(onEvents) {
+        const started = [...runs.values()].filter((r) => r.status?.startTime);
+        // Two seconds after its start: the older live ones are idle past the stalled threshold, as a stuck run is.
+        const lastAt = (r: ConsoleRun) => new Date(Date.parse(r.status!.startTime!) + 2_000).toISOString();
+        onEvents(started.map((r, i) => ({ runId: `${r.metadata.namespace}_${r.metadata.name}`, seq: i + 1, runSeq: 7, at: lastAt(r), event: { type: 'command', timestamp: lastAt(r), command: `npm test -- --run shard-${i % 16}`, exit_code: 0, is_success: true } })));
+        return { stop: async () => undefined };
+      },
+    },
   };
 }
