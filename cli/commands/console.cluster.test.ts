@@ -24,9 +24,9 @@ let nats: NatsServer;
 const children: ChildProcess[] = [];
 
 /** Starts `tcab console`; resolves with its URL and what it printed once it listens. */
-async function startConsole(env: Record<string, string>): Promise<{ url: string; stderr: () => string }> {
+async function startConsole(env: Record<string, string>, namespaced = true): Promise<{ url: string; stderr: () => string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'cli/main.ts'), 'console', '--port', String(port), '--kubeconfig', inject('kubeconfig'), '--namespace', ns, '--nats', nats.url], {
+  const child = spawn(process.execPath, [join(ROOT, 'cli/main.ts'), 'console', '--port', String(port), '--kubeconfig', inject('kubeconfig'), ...(namespaced ? ['--namespace', ns] : []), '--nats', nats.url], {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -64,9 +64,15 @@ const rowsOf = (client: SseClient): RunRow[] => [
 ];
 
 describe('tcab console', () => {
-  it('prints a generated write token once when none is given', async () => {
-    const { stderr } = await startConsole({});
+  it('without --namespace shows the Runs of every namespace, and prints a generated write token once when none is given', async () => {
+    const { url, stderr } = await startConsole({}, false);
+    expect(stderr()).toMatch(/Runs of every namespace/);
     expect(stderr()).toMatch(/write token \(cancel, caps\): [A-Za-z0-9_-]{32}\n/);
+    const runs = await SseClient.open(`${url}${CONSOLE_PATHS.runsStream}`);
+    await runs.waitFor((f) => f.event === 'snapshot');
+    const manifest = { apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name: 'anywhere', namespace: ns }, spec: { harness: 'gg', model: 'gg-test-model', prompt: 'hi' } };
+    expect((await kubectl(['apply', '-f', '-'], JSON.stringify(manifest))).code).toBe(0);
+    await runs.waitFor(() => rowsOf(runs).some((r) => r.key === `${ns}/anywhere`));
     children.pop()!.kill('SIGTERM');
   });
 
