@@ -70,6 +70,7 @@ export class SseClient {
   waitFor(condition: (frame: Frame) => boolean): Promise<void> {
     const check = () => this.frames.some(condition) || condition({ event: '', data: undefined });
     if (check()) return Promise.resolve();
+    if (this.ended && !this.abort.signal.aborted) return Promise.reject(this.ended);
     return new Promise((resolve, reject) => {
       this.waiters.push({ check: () => {
         if (check()) return true;

@@ -1,0 +1,57 @@
+// The routes' lifecycle without NATS or a cluster: mounted before the sources exist (the dispatcher listens before
+// its caches and NATS), a stream waits for them and cancel answers 503; closing the app ends open streams.
+import { afterEach, describe, expect, it } from 'vitest';
+import Fastify from 'fastify';
+import { CONSOLE_PATHS, RUNS_MESSAGES } from '../../shared/console.ts';
+import { mountConsole } from './mount.ts';
+import type { ConsoleSources } from './sources.ts';
+import { SseClient } from './sse-client.test-support.ts';
+
+const TOKEN = 'fake-token-for-route-tests';
+const sources: ConsoleSources = {
+  runs: { list: () => [{ metadata: { namespace: 'n', name: 'r', uid: 'u', creationTimestamp: '2026-12-05T04:00:00Z' }, spec: { harness: 'gg', model: 'm' } }], subscribe: () => () => undefined },
+  runDetail: { watch: (_ns, _name, cb) => (cb(undefined), () => undefined) },
+  kubeEvents: { watch: () => () => undefined },
+  writer: { cancel: async () => 'cancelled' },
+  harnesses: { list: () => [], readiness: () => ({ ready: true, missing: [] }) },
+  configs: { list: () => new Map(), subscribe: () => () => undefined },
+};
+
+afterEach(() => SseClient.closeAll());
+
+describe('console routes', () => {
+  it('before the sources exist: a stream waits and then gets its snapshot, cancel is 503 (after the token check)', async () => {
+    const app = Fastify();
+    const later = Promise.withResolvers<ConsoleSources>();
+    const mounted = mountConsole(app, { sources: later.promise, token: () => TOKEN });
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const client = await SseClient.open(`${base}${CONSOLE_PATHS.runsStream}`);
+      const cancel = (auth?: string) => fetch(`${base}${CONSOLE_PATHS.cancel('n', 'r')}`, { method: 'POST', headers: auth ? { authorization: auth } : {} });
+      expect((await cancel()).status).toBe(401);
+      expect((await cancel(`Bearer ${TOKEN}`)).status).toBe(503);
+      expect(client.frames).toEqual([]);
+      later.resolve(sources);
+      await client.waitFor((f) => f.event === 'snapshot');
+      expect(RUNS_MESSAGES.snapshot.parse(client.data('snapshot')[0]).rows.map((r) => r.key)).toEqual(['n/r']);
+      expect((await cancel(`Bearer ${TOKEN}`)).status).toBe(200);
+      // A Run that does not exist: the run stream says so.
+      const run = await SseClient.open(`${base}${CONSOLE_PATHS.runStream('n', 'nope')}`);
+      await run.waitFor((f) => f.event === 'gone');
+    } finally {
+      await mounted.stop();
+      await app.close();
+    }
+  });
+
+  it('closing the app ends the open streams instead of waiting for the browsers to leave', async () => {
+    const app = Fastify();
+    const mounted = mountConsole(app, { sources, token: () => TOKEN });
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    const client = await SseClient.open(`${base}${CONSOLE_PATHS.runsStream}`);
+    await client.waitFor((f) => f.event === 'snapshot');
+    await mounted.stop();
+    await app.close(); // resolves only once every connection ended
+    await expect(client.waitFor(() => false)).rejects.toThrow();
+  });
+});
