@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { HarnessEvent } from '../../shared/events.ts';
 import type { RunRow } from '../../shared/console.ts';
 import type { ConsoleRun, ConsoleSources, RunChange, StreamedEvent } from './sources.ts';
-import { BATCH_MS, ConsoleState } from './state.ts';
+import { ACTIVITY_RETRY_MS, BATCH_MS, ConsoleState } from './state.ts';
 
 const run = (name: string, uid = `uid-${name}`, phase: 'Pending' | 'Running' = 'Running'): ConsoleRun => ({ metadata: { namespace: 'n', name, uid, creationTimestamp: '2026-12-05T04:00:00Z' }, spec: { harness: 'gg', model: 'm' }, status: { phase } });
 const ev = (runId: string, seq: number, command: string): StreamedEvent => ({ runId, seq, runSeq: seq, at: `2026-12-05T04:00:${String(seq).padStart(2, '0')}Z`, event: { type: 'command', timestamp: '2026-12-05T04:00:00Z', command } as HarnessEvent });
@@ -71,5 +71,42 @@ describe('ConsoleState', () => {
   it('counts the harness slots as rows change', () => {
     onChange({ type: 'upsert', run: run('p', 'uid-p', 'Pending') });
     expect(state.harnessRows()).toEqual([expect.objectContaining({ slug: 'gg', occupied: 1, queued: 1 })]);
+  });
+});
+
+describe('ConsoleState activity consumer', () => {
+  it('is started again after a back-off when it fails, and the problem is reported until events flow again', async () => {
+    let starts = 0;
+    let fail: (error: Error) => void = () => undefined;
+    let deliver: (events: StreamedEvent[]) => void = () => undefined;
+    const flaky = new ConsoleState({
+      runs: { list: () => [run('a')], subscribe: () => () => undefined },
+      runDetail: { watch: () => () => undefined },
+      kubeEvents: { watch: () => () => undefined },
+      writer: { cancel: async () => 'cancelled' },
+      harnesses: { list: () => [], readiness: () => ({ ready: true, missing: [] }) },
+      configs: { list: () => new Map(), subscribe: () => () => undefined },
+      activity: {
+        start: async (onEvents, onError) => {
+          starts++;
+          deliver = onEvents;
+          fail = onError;
+          return { stop: async () => undefined };
+        },
+      },
+    });
+    await flaky.start();
+    fail(new Error('consumer deleted'));
+    expect(flaky.natsProblem).toBe('consumer deleted');
+    expect(starts).toBe(1);
+    await vi.advanceTimersByTimeAsync(ACTIVITY_RETRY_MS);
+    expect(starts).toBe(2);
+    deliver([ev('n_a', 7, 'back')]);
+    expect(flaky.natsProblem).toBeUndefined();
+    expect(flaky.row('n/a')?.activity?.text).toBe('command: back');
+    await flaky.stop();
+    fail(new Error('after stop'));
+    await vi.advanceTimersByTimeAsync(10 * ACTIVITY_RETRY_MS);
+    expect(starts).toBe(2);
   });
 });

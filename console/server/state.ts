@@ -13,6 +13,9 @@ import type { ConsoleSources, RunChange, StreamedEvent, Stoppable, Unsubscribe }
 export const BATCH_MS = 200;
 /** Activities of runs not (yet) known: an event may arrive before the watch shows its Run. Bounded, oldest dropped. */
 const MAX_ORPHAN_ACTIVITIES = 10_000;
+/** Back-off of a failed activity consumer: 1 s, doubling to a minute. */
+export const ACTIVITY_RETRY_MS = 1000;
+const MAX_ACTIVITY_RETRY_MS = 60_000;
 
 export interface RowsListener {
   onRows(upserts: RunRow[], removes: string[]): void;
@@ -40,6 +43,9 @@ export class ConsoleState {
   private readonly unsubscribes: Unsubscribe[] = [];
   private activity: Stoppable | undefined;
   natsProblem: string | undefined;
+  private stopped = false;
+  private retry: NodeJS.Timeout | undefined;
+  private retryMs = 0;
 
   readonly sources: ConsoleSources;
 
@@ -51,17 +57,46 @@ export class ConsoleState {
     this.unsubscribes.push(this.sources.runs.subscribe((change) => this.onRunChange(change)));
     for (const run of this.sources.runs.list()) this.onRunChange({ type: 'upsert', run });
     this.unsubscribes.push(this.sources.configs.subscribe(() => this.sources.harnesses.list().forEach((h) => this.harnessBatch.upsert(h.slug, h.slug))));
-    if (this.sources.activity) {
-      this.activity = await this.sources.activity.start(
-        (events) => this.onEvents(events),
-        (error) => {
-          this.natsProblem = error.message;
+    if (this.sources.activity) await this.followActivity();
+  }
+
+  /**
+   * The activity consumer; when it ends with an error (a permission refused, the consumer lost) it is started
+   * again after a back-off, so a replica never stops updating activities. Its replay of the last event of each
+   * subject is idempotent (the highest stream sequence wins).
+   */
+  private async followActivity(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      this.activity = await this.sources.activity!.start(
+        (events) => {
+          this.natsProblem = undefined;
+          this.retryMs = 0;
+          this.onEvents(events);
         },
+        (error) => this.activityFailed(error),
       );
+    } catch (error) {
+      this.activityFailed(error instanceof Error ? error : new Error(String(error)));
     }
   }
 
+  private activityFailed(error: Error): void {
+    this.natsProblem = error.message;
+    if (this.stopped || this.retry) return;
+    const reading = this.activity;
+    this.activity = undefined;
+    void reading?.stop().catch(() => undefined);
+    this.retryMs = Math.min(Math.max(this.retryMs * 2, ACTIVITY_RETRY_MS), MAX_ACTIVITY_RETRY_MS);
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      void this.followActivity();
+    }, this.retryMs);
+  }
+
   async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
     this.unsubscribes.splice(0).forEach((u) => u());
     this.rowBatch.stop();
     this.harnessBatch.stop();
