@@ -6,6 +6,7 @@ import { CONSOLE_PATHS, RUNS_MESSAGES } from '../../shared/console.ts';
 import { mountConsole } from './mount.ts';
 import type { ConsoleSources } from './sources.ts';
 import { SseClient } from './sse-client.test-support.ts';
+import { FEED_RETRY_MS } from './run-stream.ts';
 
 const TOKEN = 'fake-token-for-route-tests';
 const sources: ConsoleSources = {
@@ -53,5 +54,34 @@ describe('console routes', () => {
     await mounted.stop();
     await app.close(); // resolves only once every connection ended
     await expect(client.waitFor(() => false)).rejects.toThrow();
+  });
+});
+
+describe('run stream feed failure', () => {
+  it('says why, asks the browser to wait FEED_RETRY_MS and ends the stream, so the browser resumes from its last id', async () => {
+    const app = Fastify();
+    const opened: number[] = [];
+    const feed: ConsoleSources['feed'] = {
+      open: async (_runId, after, handlers) => {
+        opened.push(after);
+        handlers.onEvents([{ runId: 'n_r', seq: after + 1, runSeq: 1, at: '2026-12-05T04:00:00.000Z', event: { type: 'agent', timestamp: '2026-12-05T04:00:00.000Z', message: 'm' } }]);
+        setImmediate(() => handlers.onError(new Error('consumer deleted')));
+        return { stop: async () => undefined };
+      },
+    };
+    const mounted = mountConsole(app, { sources: { ...sources, feed }, token: () => TOKEN });
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const res = await fetch(`${base}${CONSOLE_PATHS.runStream('n', 'r')}`, { headers: { 'last-event-id': '41' } });
+      const text = await res.text(); // ends: the server closed the stream
+      expect(opened).toEqual([41]);
+      expect(text).toContain('id: 42\n');
+      expect(text).toContain('event: notice\ndata: {"text":"NATS: consumer deleted"}');
+      expect(text).toContain(`retry: ${FEED_RETRY_MS}\n`);
+      expect(text.indexOf('id: 42')).toBeLessThan(text.indexOf('event: notice'));
+    } finally {
+      await mounted.stop();
+      await app.close();
+    }
   });
 });

@@ -12,6 +12,9 @@ import type { SseStream } from './sse.ts';
 import type { ConsoleSources, Stoppable, Unsubscribe } from './sources.ts';
 import type { ConsoleState } from './state.ts';
 
+/** How long a browser waits before it reopens a run stream whose feed failed. */
+export const FEED_RETRY_MS = 5000;
+
 interface RunStreamContext {
   state: ConsoleState;
   sources: ConsoleSources;
@@ -56,22 +59,27 @@ export function streamRun(sse: SseStream, params: { namespace: string; name: str
     sse.send('notice', { text: runId ? 'no NATS connection: the event feed is unavailable' : `${key} has no run id (name too long)` });
   } else {
     const batcher = new FeedBatcher((message, data, id) => sse.send(message, data, id), after);
+    // The feed cannot go on (its consumer failed, NATS refused it): say why and end the stream. The browser's own
+    // reconnect (after FEED_RETRY_MS) sends the last id it got, so the next feed resumes right after it.
+    const failed = (error: unknown) => {
+      batcher.flush();
+      sse.send('notice', { text: `NATS: ${error instanceof Error ? error.message : String(error)}` });
+      sse.retry(FEED_RETRY_MS);
+      sse.end();
+    };
     ctx.sources.feed
       .open(runId, after, {
         onEvents: (items) => batcher.add(items),
         onResult: (seq, result) => batcher.result(seq, result),
         onCaughtUp: () => batcher.caughtUp(),
-        onError: (error) => {
-          batcher.flush();
-          sse.send('notice', { text: `NATS: ${error.message}` });
-        },
+        onError: failed,
       })
       .then(
         (opened) => {
           if (closed) void opened.stop();
           else feed = opened;
         },
-        (error: unknown) => sse.send('notice', { text: `NATS: ${error instanceof Error ? error.message : String(error)}` }),
+        failed,
       );
     stops.push(() => batcher.stop());
   }

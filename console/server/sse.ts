@@ -62,6 +62,11 @@ export class SseStream {
     if (!this.closedFlag) this.res.write(frame(event, data, id));
   }
 
+  /** How long the browser waits before it reconnects, from now on (the `retry:` field). */
+  retry(ms: number): void {
+    if (!this.closedFlag) this.res.write(`retry: ${ms}\n\n`);
+  }
+
   end(): void {
     clearInterval(this.heartbeat);
     if (!this.closedFlag) this.res.end();
