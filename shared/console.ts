@@ -42,7 +42,7 @@ export const RunRow = z.strictObject({
   finishedAt: time.optional(),
   /** The latest event of the run (absent until the first one). */
   activity: Activity.optional(),
-  /** When that latest event was received by the server (its clock): idle = serverNow - lastEventAt. */
+  /** When JetStream stored that latest event (the NATS server's clock): idle = serverNow - lastEventAt. */
   lastEventAt: time.optional(),
   tokens: TokenUsage.optional(),
   actualCostUsd: z.number().nonnegative().nullable().optional(),
