@@ -1,17 +1,22 @@
 // The operator console (issue 23) in real Chromium (Debian's, via playwright-core) against the test cluster: the
-// dispatcher serves it on its API as in the chart, Runs are applied with kubectl and run gg through real driver
-// Pods. Every wait is on a condition (a page selector or data-* hook, a kubectl watch, the gate's held requests).
+// dispatcher serves it on its API as in the chart (and `tcab console` from a kubeconfig, last), Runs are applied
+// with kubectl and run gg through real driver Pods. Every wait is on a condition (a page selector or data-* hook, a kubectl watch, the gate's held requests).
 // Screenshots of the runs page, a run page mid-session and the harnesses page go to test-artifacts/console/.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { RunObject } from '../../dispatcher/kube/resources.ts';
 import type { HarnessConfigObject } from '../../dispatcher/kube/resources.ts';
 import { launchBrowser, screenshot } from '../support/browser.ts';
+import { freePort } from '../support/nats-server.ts';
 import type { ConsolePage, TestBrowser } from '../support/browser.ts';
 import { readRunUntil, waitFor, watchAll } from './support.ts';
 import { REASONING, TOKEN, startConsoleBench } from './console-support.ts';
 import type { ConsoleBench } from './console-support.ts';
 
+const ROOT = join(import.meta.dirname, '..', '..');
 let bench: ConsoleBench;
 let browser: TestBrowser;
 const pages: ConsolePage[] = [];
@@ -35,6 +40,13 @@ const phaseOf = (runs: RunObject[], name: string) => runs.find((r) => r.metadata
 const HOLDS_SLOT = ['Dispatched', 'Starting', 'Running'];
 const FINAL = ['Succeeded', 'Failed', 'Cancelled'];
 
+/**
+ * A finished run's whole stream: its last message is the dispatcher's teardown once the driver Pod is deleted, which
+ * comes after the driver's result.
+ */
+const wholeStream = (name: string) =>
+  readRunUntil(bench.nats.url, `${bench.ns}_${name}`, (all) => all.some((i) => i.kind === 'event' && i.event.type === 'system' && i.event.stage === 'teardown' && i.event.status === 'completed' && /driver pod .* deleted/.test(i.event.message ?? '')), 60_000);
+
 /** Resolves once `n` commands wait at the gate; fails at once, saying why, when one of `names` ends before. */
 async function midSession(n: number, names: string[]): Promise<void> {
   const abort = new AbortController();
@@ -52,10 +64,10 @@ async function midSession(n: number, names: string[]): Promise<void> {
   }
 }
 
-async function open(path: string, viewport?: { width: number; height: number }): Promise<Page> {
+async function open(path: string, viewport?: { width: number; height: number }, base = bench.url): Promise<Page> {
   const cp = await browser.newPage(viewport ? { viewport } : {});
   pages.push(cp);
-  await cp.page.goto(`${bench.url}${path}`);
+  await cp.page.goto(`${base}${path}`);
   await cp.page.waitForSelector('body[data-console-ready="true"]');
   return cp.page;
 }
@@ -120,7 +132,7 @@ describe('operator console in Chromium against the test cluster', () => {
     expect(await runs.evaluate('window.__sameDocument')).toBe(true);
 
     // The page holds exactly the run's events, in the stream's order.
-    const items = await readRunUntil(bench.nats.url, `${bench.ns}_live`, (all) => all.some((i) => i.kind === 'result'), 30_000);
+    const items = await wholeStream('live');
     const types = items.flatMap((i) => (i.kind === 'event' ? [i.event.type] : []));
     const feed = runs.locator('[data-caught-up="true"]');
     await runs.locator(`[data-caught-up="true"][data-count="${types.length}"]`).waitFor();
@@ -202,4 +214,34 @@ describe('operator console in Chromium against the test cluster', () => {
     for (const [name, phase] of [['live', 'Succeeded'], ['cap-a', 'Succeeded'], ['cap-b', 'Cancelled']]) await runs.locator(`tr[data-key="${bench.ns}/${name}"][data-phase="${phase}"]`).waitFor();
     await screenshot(runs, 'runs-page-ended');
   }, 300_000);
+
+  it('`tcab console` on a workstation (kubeconfig + NATS URL) serves the same pages: the Runs as they ended, a run\'s whole feed, the cap', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [join(ROOT, 'cli/main.ts'), 'console', '--port', String(port), '--kubeconfig', inject('kubeconfig'), '--namespace', bench.ns, '--nats', bench.nats.url], {
+      env: { PATH: process.env.PATH, TCAB_CONSOLE_TOKEN: TOKEN },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const exited = once(child, 'exit');
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let stderr = '';
+        child.stderr!.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          if (stderr.includes('tcab console: http')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`tcab console exited with ${code}: ${stderr}`)));
+      });
+      const base = `http://127.0.0.1:${port}`;
+      const runs = await open('/runs', undefined, base);
+      for (const [name, phase] of [['live', 'Succeeded'], ['cap-a', 'Succeeded'], ['cap-b', 'Cancelled']]) await runs.locator(`tr[data-key="${bench.ns}/${name}"][data-phase="${phase}"]`).waitFor();
+      const items = await wholeStream('live');
+      const run = await open(`/runs/${bench.ns}/live`, { width: 1440, height: 1600 }, base);
+      await run.locator(`[data-caught-up="true"][data-count="${items.filter((i) => i.kind === 'event').length}"]`).waitFor();
+      const harnesses = await open('/harnesses', undefined, base);
+      await harnesses.locator('tr[data-slug="gg"][data-cap="2"]').waitFor();
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }, 120_000);
 });
