@@ -1,7 +1,8 @@
 // The operator console (issue 23) in real Chromium (Debian's, via playwright-core) against the test cluster: the
 // dispatcher serves it on its API as in the chart (and `tcab console` from a kubeconfig, last), Runs are applied
-// with kubectl and run gg through real driver Pods. Every wait is on a condition (a page selector or data-* hook, a kubectl watch, the gate's held requests).
-// Screenshots of the runs page, a run page mid-session and the harnesses page go to test-artifacts/console/.
+// with kubectl and run gg through real driver Pods. Every wait is on a condition (a page selector or data-* hook,
+// a kubectl watch, the gate's held requests). Screenshots of the runs page (mid-session and at the end), a run page
+// mid-session and the harnesses page go to test-artifacts/console/.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
