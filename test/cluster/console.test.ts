@@ -124,8 +124,13 @@ describe('operator console in Chromium against the test cluster', () => {
     await runs.evaluate(`window.__sameDocument = true; window.__streamStates = [];
       new MutationObserver(() => window.__streamStates.push(document.querySelector('[data-stream]')?.dataset.stream))
         .observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-stream'] });`);
+    const errors = pages.find((p) => p.page === runs)!.errors;
+    const before = errors.length;
     await bench.restartApi();
     await runs.waitForFunction(`window.__streamStates.includes('reconnecting') && document.querySelector('[data-stream]').dataset.stream === 'live'`);
+    // Chromium logs each reconnect attempt that found the port closed; those are the restart's, and only those.
+    const duringRestart = errors.splice(before);
+    expect(duringRestart.filter((e) => e !== 'console.error: Failed to load resource: net::ERR_CONNECTION_REFUSED')).toEqual([]);
     // Opening the gate ends the command: its event, the answer and the end arrive on the open page, no reload.
     expect(bench.gate.release()).toBe(1);
     await runs.locator('[data-type="command"]').waitFor();
