@@ -5,6 +5,7 @@ import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { RunRow } from '../../../../shared/console.ts';
 import { DASH, formatClock, formatCost, formatCount, formatDuration, formatIdle, totalTokens } from '../../format.ts';
 import { runPath } from '../../routes.ts';
+import { RUNS_COLUMNS, RUNS_TABLE_MIN_WIDTH } from '../../runs-columns.ts';
 import { idleSeconds, runDurationMs, type RunSort, type SortKey } from '../../runs-view.ts';
 import { serverNow } from '../clock.ts';
 import { OutcomeBadge, PhaseBadge } from '../common.tsx';
@@ -15,20 +16,7 @@ const ROW_HEIGHT = 36;
 /** Where the table was scrolled, per view (query string): coming back from a run lands where the operator left. */
 const scrollMemory = new Map<string, number>();
 
-const COLUMNS: ReadonlyArray<{ label: string; sort?: SortKey; class: string }> = [
-  { label: 'Run', sort: 'name', class: 'c-name' },
-  { label: 'Harness', sort: 'harness', class: 'c-harness' },
-  { label: 'Model', sort: 'model', class: 'c-model' },
-  { label: 'Phase', sort: 'phase', class: 'c-phase' },
-  { label: 'Outcome', sort: 'outcome', class: 'c-outcome' },
-  { label: 'Started', sort: 'started', class: 'c-started' },
-  { label: 'Duration', sort: 'duration', class: 'c-num' },
-  { label: 'Activity', class: 'c-activity' },
-  { label: 'Idle', sort: 'idle', class: 'c-num' },
-  { label: 'Tokens', sort: 'tokens', class: 'c-num' },
-  { label: 'Actual cost', sort: 'actualCost', class: 'c-num c-cost' },
-  { label: 'Comparable cost', sort: 'comparableCost', class: 'c-num c-cost' },
-];
+const COLUMNS = RUNS_COLUMNS;
 
 export function RunsTable({ rows, sort, stalledAfterSeconds, ready }: { rows: RunRow[]; sort: Signal<RunSort>; stalledAfterSeconds: number; ready: boolean }) {
   const scroller = useRef<HTMLDivElement>(null);
@@ -70,7 +58,12 @@ export function RunsTable({ rows, sort, stalledAfterSeconds, ready }: { rows: Ru
 
   return (
     <div class="table-scroll runs-scroll" ref={scroller} onScroll={(e) => restored.current && scrollMemory.set(location.search, e.currentTarget.scrollTop)}>
-      <table class="runs" aria-label="Runs" aria-rowcount={rows.length + 1}>
+      <table class="runs" aria-label="Runs" aria-rowcount={rows.length + 1} style={{ minWidth: `${RUNS_TABLE_MIN_WIDTH}px` }}>
+        <colgroup>
+          {COLUMNS.map((c) => (
+            <col key={c.label} style={c.width ? { width: `${c.width}px` } : undefined} />
+          ))}
+        </colgroup>
         <thead>
           <tr aria-rowindex={1}>
             {COLUMNS.map((c) => {
@@ -153,17 +146,21 @@ function Row({ row, index, stalledAfterSeconds, onOpen, onMove }: { row: RunRow;
           {row.name}
         </a>
       </th>
-      <td class="c-harness">{row.harness}</td>
+      <td class="c-harness" title={row.harness}>
+        {row.harness}
+      </td>
       <td class="c-model" title={row.model}>
         {row.model}
       </td>
       <td class="c-phase">
         <PhaseBadge phase={row.phase} stalled={stalled} />
       </td>
-      <td class="c-outcome" title={row.message}>
+      <td class="c-outcome" title={[row.outcome?.replace(/_/g, ' '), row.message].filter(Boolean).join(': ') || undefined}>
         <OutcomeBadge outcome={row.outcome} />
       </td>
-      <td class="c-started">{formatClock(row.startedAt ?? row.createdAt, now)}</td>
+      <td class="c-started" title={row.startedAt ?? row.createdAt}>
+        {formatClock(row.startedAt ?? row.createdAt, now)}
+      </td>
       <td class="c-num">{formatDuration(runDurationMs(row, now))}</td>
       <td class="c-activity" title={row.activity?.text}>
         {row.activity ? <span class={`act act-${row.activity.type}`}>{row.activity.text}</span> : <span class="muted">{row.phase === 'Pending' ? 'queued' : DASH}</span>}

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { MIN_FREE_COLUMN_PX, RUNS_COLUMNS, RUNS_TABLE_CHROME_PX, RUNS_TABLE_MIN_WIDTH, runsTableFits } from './runs-columns.ts';
+import { SORT_KEYS } from './runs-view.ts';
+
+describe('runs table columns', () => {
+  it('every column fits without sideways scrolling from a 1280 px window up, not below the table minimum', () => {
+    expect(runsTableFits(1280)).toBe(true);
+    expect(runsTableFits(1440)).toBe(true);
+    expect(runsTableFits(1024)).toBe(false);
+    expect(RUNS_TABLE_MIN_WIDTH + RUNS_TABLE_CHROME_PX).toBeLessThanOrEqual(1280);
+  });
+
+  it('the free-text columns (Run, Model, Activity) share the rest and get at least their minimum at 1280 px', () => {
+    const free = RUNS_COLUMNS.filter((c) => c.width === undefined).map((c) => c.label);
+    expect(free).toEqual(['Run', 'Model', 'Activity']);
+    const fixed = RUNS_COLUMNS.reduce((sum, c) => sum + (c.width ?? 0), 0);
+    expect((1280 - RUNS_TABLE_CHROME_PX - fixed) / free.length).toBeGreaterThanOrEqual(MIN_FREE_COLUMN_PX);
+  });
+
+  it('a header word fits its column (12 px bold measures ~6.6 px a character in Chromium, 7 allowed, plus 16 px padding and the sort arrow)', () => {
+    for (const c of RUNS_COLUMNS.filter((col) => col.width !== undefined)) {
+      const longestWord = Math.max(...c.label.split(' ').map((w) => w.length));
+      expect(longestWord * 7 + 16 + (c.sort ? 12 : 0), c.label).toBeLessThanOrEqual(c.width!);
+    }
+  });
+
+  it('every sort key but the default order of rows has its column, each once', () => {
+    const sorts = RUNS_COLUMNS.flatMap((c) => (c.sort ? [c.sort] : []));
+    expect(new Set(sorts).size).toBe(sorts.length);
+    expect([...sorts].sort()).toEqual([...SORT_KEYS].sort());
+  });
+});
