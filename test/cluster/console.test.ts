@@ -88,8 +88,8 @@ async function setCap(page: Page, cap: number) {
 }
 
 const harnessCounts = async (page: Page) => {
-  const cells = page.locator('tr[data-slug="gg"] td');
-  return { occupied: (await cells.nth(1).innerText()).trim(), queued: (await cells.nth(2).innerText()).trim() };
+  const row = page.locator('tr[data-slug="gg"]');
+  return { occupied: await row.getAttribute('data-occupied'), queued: await row.getAttribute('data-queued') };
 };
 
 describe('operator console in Chromium against the test cluster', () => {
@@ -159,7 +159,7 @@ describe('operator console in Chromium against the test cluster', () => {
     const harnesses = await open('/harnesses');
     await setCap(harnesses, 0);
     await bench.apply('cap-a', 'cap-b');
-    await harnesses.locator('tr[data-slug="gg"] td:nth-of-type(3)', { hasText: /^2$/ }).waitFor();
+    await harnesses.locator('tr[data-slug="gg"][data-queued="2"]').waitFor();
     // Paused: both queued. Cap 1: the next claim takes exactly one of them.
     await setCap(harnesses, 1);
     const afterOne = await waitFor<RunObject>(runsPath(), (all) => ['cap-a', 'cap-b'].some((n) => HOLDS_SLOT.includes(phaseOf(all, n))), 120_000);
@@ -169,7 +169,7 @@ describe('operator console in Chromium against the test cluster', () => {
     await midSession(1, [claimed]);
     const now = await waitFor<RunObject>(runsPath(), (all) => phaseOf(all, claimed) === 'Running', 60_000);
     expect(phaseOf(now, other)).toBe('Pending');
-    await harnesses.locator('tr[data-slug="gg"] td:nth-of-type(2)', { hasText: /^1 \/ 1/ }).waitFor();
+    await harnesses.locator('tr[data-slug="gg"][data-occupied="1"][data-cap="1"]').waitFor();
     expect(await harnessCounts(harnesses)).toMatchObject({ queued: '1' });
     await screenshot(harnesses, 'harnesses-page');
 

@@ -4,6 +4,7 @@ import { signal, useSignal } from '@preact/signals';
 import { useMemo } from 'preact/hooks';
 import type { z } from 'zod';
 import type { HARNESS_MESSAGES, HarnessRow } from '../../../../shared/console.ts';
+import { atCap, harnessRowData } from '../../harness-view.ts';
 import { PATHS } from '../../wire.ts';
 import { postWithToken, WriteError } from '../auth.tsx';
 import { syncServerTime } from '../clock.ts';
@@ -77,9 +78,9 @@ export function HarnessesPage() {
 const capText = (cap: number | null) => (cap === null ? 'unlimited' : cap === 0 ? '0 (paused)' : String(cap));
 
 function HarnessLine({ h }: { h: HarnessRow }) {
-  const full = h.maxParallelism !== null && h.occupied >= h.maxParallelism;
+  const full = atCap(h);
   return (
-    <tr data-slug={h.slug} data-cap={h.maxParallelism ?? 'unlimited'}>
+    <tr {...harnessRowData(h)}>
       <th scope="row">
         {h.displayName ?? h.slug}
         {h.displayName && <span class="muted small"> {h.slug}</span>}
