@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatClock, formatCost, formatCount, formatDuration, formatIdle, formatOffset, lineRange, totalTokens } from './format.ts';
+import { formatClock, formatClockShort, formatCost, formatCount, formatDuration, formatIdle, formatOffset, lineRange, totalTokens } from './format.ts';
 
 describe('console formatters', () => {
   it.each([
@@ -64,5 +64,11 @@ describe('console formatters', () => {
     expect(formatClock(new Date(now - 60_000).toISOString(), now)).not.toContain('2026');
     expect(formatClock('2026-11-30T12:00:00Z', now)).toMatch(/^2026-11-30 /);
     expect(formatClock(undefined, now)).toBe('—');
+    // The runs table's narrow Started cell: today's time as is, another day as month-day and minutes.
+    expect(formatClockShort(new Date(now - 60_000).toISOString(), now)).toBe(formatClock(new Date(now - 60_000).toISOString(), now));
+    const noonDaysAgo = new Date(now - 5 * 86_400_000);
+    noonDaysAgo.setHours(9, 7, 0, 0);
+    expect(formatClockShort(noonDaysAgo.toISOString(), now)).toBe(`${String(noonDaysAgo.getMonth() + 1).padStart(2, '0')}-${String(noonDaysAgo.getDate()).padStart(2, '0')} 09:07`);
+    expect(formatClockShort(undefined, now)).toBe('—');
   });
 });

@@ -71,6 +71,16 @@ export function formatClock(iso: string | undefined, nowMs: number): string {
   return sameDay ? time : `${d.toISOString().slice(0, 10)} ${time}`;
 }
 
+/** formatClock for a narrow table cell: "14:03:07" today, else "11-30 14:03" (month-day, local; title has the rest). */
+export function formatClockShort(iso: string | undefined, nowMs: number): string {
+  const ms = toMs(iso);
+  if (ms === undefined) return DASH;
+  const d = new Date(ms);
+  if (new Date(nowMs).toDateString() === d.toDateString()) return formatClock(iso, nowMs);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
 /** An event's offset from the run's start: "+0:07.2", "+12:01.0", "+1:02:03". */
 export function formatOffset(iso: string | undefined, startMs: number | undefined): string {
   const ms = toMs(iso);

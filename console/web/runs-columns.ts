@@ -13,24 +13,27 @@ export interface RunsColumn {
 
 export const RUNS_COLUMNS: readonly RunsColumn[] = [
   { label: 'Run', sort: 'name', class: 'c-name' },
-  { label: 'Harness', sort: 'harness', class: 'c-harness', width: 96 },
+  { label: 'Harness', sort: 'harness', class: 'c-harness', width: 90 },
   { label: 'Model', sort: 'model', class: 'c-model' },
-  // "Running" + the "stalled" badge; "Dispatched".
-  { label: 'Phase', sort: 'phase', class: 'c-phase', width: 140 },
-  // "infrastructure failed", the longest outcome.
-  { label: 'Outcome', sort: 'outcome', class: 'c-outcome', width: 148 },
+  // "Starting" / "Running" + the "stalled" badge (measured 152 px in Chromium) + padding.
+  { label: 'Phase', sort: 'phase', class: 'c-phase', width: 168 },
+  // "infrastructure failed", the longest outcome's badge (135 px).
+  { label: 'Outcome', sort: 'outcome', class: 'c-outcome', width: 152 },
+  // "14:03:07", or "11-30 14:03" for another day (formatClockShort).
   { label: 'Started', sort: 'started', class: 'c-started', width: 84 },
-  { label: 'Duration', sort: 'duration', class: 'c-num', width: 84 },
+  { label: 'Duration', sort: 'duration', class: 'c-num', width: 88 },
   { label: 'Activity', class: 'c-activity' },
-  { label: 'Idle', sort: 'idle', class: 'c-num', width: 68 },
-  { label: 'Tokens', sort: 'tokens', class: 'c-num', width: 76 },
-  // Headers wrap between words: "Comparable" (12 px bold) + the sort arrow is the widest line.
-  { label: 'Actual cost', sort: 'actualCost', class: 'c-num c-cost', width: 100 },
+  // "59m 59s", bold when stalled.
+  { label: 'Idle', sort: 'idle', class: 'c-num', width: 86 },
+  { label: 'Tokens', sort: 'tokens', class: 'c-num', width: 74 },
+  // Headers wrap between words and the sort arrow (11 px) follows the last one; 12 px bold in Chromium: "Comparable"
+  // 81 px, "Actual cost" 75, "Duration" 59 (+ arrow), with 16 px of cell padding.
+  { label: 'Actual cost', sort: 'actualCost', class: 'c-num c-cost', width: 92 },
   { label: 'Comparable cost', sort: 'comparableCost', class: 'c-num c-cost', width: 100 },
 ];
 
 /** The narrowest a free-text column gets before the table stops shrinking (and scrolls sideways instead). */
-export const MIN_FREE_COLUMN_PX = 110;
+export const MIN_FREE_COLUMN_PX = 96;
 
 /** Below this width the table keeps it and its container scrolls horizontally (the header row scrolls with it). */
 export const RUNS_TABLE_MIN_WIDTH = RUNS_COLUMNS.reduce((sum, c) => sum + (c.width ?? MIN_FREE_COLUMN_PX), 0);

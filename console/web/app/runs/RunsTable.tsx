@@ -3,7 +3,7 @@
 import type { Signal } from '@preact/signals';
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { RunRow } from '../../../../shared/console.ts';
-import { DASH, formatClock, formatCost, formatCount, formatDuration, formatIdle, totalTokens } from '../../format.ts';
+import { DASH, formatClockShort, formatCost, formatCount, formatDuration, formatIdle, totalTokens } from '../../format.ts';
 import { runPath } from '../../routes.ts';
 import { RUNS_COLUMNS, RUNS_TABLE_MIN_WIDTH } from '../../runs-columns.ts';
 import { idleSeconds, runDurationMs, type RunSort, type SortKey } from '../../runs-view.ts';
@@ -159,7 +159,7 @@ function Row({ row, index, stalledAfterSeconds, onOpen, onMove }: { row: RunRow;
         <OutcomeBadge outcome={row.outcome} />
       </td>
       <td class="c-started" title={row.startedAt ?? row.createdAt}>
-        {formatClock(row.startedAt ?? row.createdAt, now)}
+        {formatClockShort(row.startedAt ?? row.createdAt, now)}
       </td>
       <td class="c-num">{formatDuration(runDurationMs(row, now))}</td>
       <td class="c-activity" title={row.activity?.text}>
