@@ -1,6 +1,8 @@
 // The export's worker thread: receives a run's sequenced, already-scrubbed events and its result in batches and
 // writes them as spans (otel-spans.ts). Span building, protobuf encoding and HTTP happen here, not on the thread
 // that translates harness output and publishes it to NATS. Its process.env is the one the sink gave it.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HarnessEvent } from '../../shared/events.ts';
 import type { RunResult } from '../../shared/run.ts';
@@ -13,6 +15,22 @@ export type ToWorker =
   | { kind: 'events'; events: [seq: number, event: HarnessEvent][] }
   | { kind: 'result'; result: RunResult }
   | { kind: 'close' };
+
+/**
+ * The export is background work: this thread runs at the lowest CPU priority (nice 19, Linux applies it to one thread
+ * by its id), so where cores are scarce the translation and NATS publish of the same events go first and the export
+ * falls behind into its bounded queue (drops counted) instead of taking their CPU. Raising one's own niceness needs
+ * no privilege; where it fails (not Linux) the export simply runs at normal priority.
+ */
+function lowerThisThreadsPriority(): void {
+  try {
+    const threadId = Number(readlinkSync('/proc/thread-self').split('/').at(-1));
+    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, 19);
+  } catch {
+    // Not Linux, or /proc not mounted: normal priority.
+  }
+}
+lowerThisThreadsPriority();
 
 const { identity, closeTimeoutMs } = workerData as { identity: RunIdentity; closeTimeoutMs?: number };
 const writer = new OtelSpanWriter({ ...identity, env: process.env, closeTimeoutMs });
