@@ -28,7 +28,7 @@ describe('idle and stalled', () => {
 describe('filters', () => {
   const rows = [
     row('alpha', { harness: 'codex', model: 'gpt-5', lastEventAt: ago(5), activity: { text: 'command: npm test', type: 'command', at: ago(5) } }),
-    row('beta', { phase: 'Succeeded', outcome: 'succeeded', finishedAt: ago(10) }),
+    row('beta', { phase: 'Succeeded', outcome: 'succeeded', finishedAt: ago(10), activity: { text: 'teardown started', type: 'system', stage: 'teardown', at: ago(10) } }),
     row('gamma', { phase: 'Failed', outcome: 'harness_failed', message: 'session 1 exited with 2' }),
     row('delta', { lastEventAt: ago(600) }),
     row('eps', { phase: 'Pending', startedAt: undefined }),
@@ -49,6 +49,12 @@ describe('filters', () => {
     expect(names({ text: 'EXITED 2' })).toEqual(['gamma']);
     expect(names({ text: 'ns/be' })).toEqual(['beta']);
     expect(names({ text: 'codex nothing' })).toEqual([]);
+  });
+
+  it('text matches what the Activity column shows: how a finished run ended, not its last event', () => {
+    expect(names({ text: 'succeeded' })).toEqual(['beta']);
+    expect(names({ text: 'teardown' })).toEqual([]);
+    expect(names({ text: 'failed: session' })).toEqual(['gamma']);
   });
 
   it('stalled only', () => expect(names({ stalledOnly: true })).toEqual(['delta']));

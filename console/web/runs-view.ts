@@ -5,6 +5,7 @@ import type { Outcome } from '../../shared/run.ts';
 import type { RunPhase } from '../../shared/run-status.ts';
 import { FINAL, OUTCOME_LIST as OUTCOMES, PHASES as RUN_PHASES } from './wire.ts';
 import { toMs, totalTokens } from './format.ts';
+import { shownActivity } from './run-activity.ts';
 
 export interface RunFilter {
   /** '' any, 'active' any non-final phase, or one phase. */
@@ -66,7 +67,7 @@ export function matchesFilter(row: RunRow, filter: RunFilter, clock: ViewClock):
   if (filter.stalledOnly && !isStalled(row, clock)) return false;
   const text = filter.text.trim().toLowerCase();
   if (text) {
-    const hay = `${row.namespace}/${row.name} ${row.harness} ${row.model} ${row.activity?.text ?? ''} ${row.message ?? ''}`.toLowerCase();
+    const hay = `${row.namespace}/${row.name} ${row.harness} ${row.model} ${shownActivity(row)?.text ?? ''} ${row.message ?? ''}`.toLowerCase();
     if (!text.split(/\s+/).every((word) => hay.includes(word))) return false;
   }
   return true;

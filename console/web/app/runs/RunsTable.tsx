@@ -6,7 +6,8 @@ import type { RunRow } from '../../../../shared/console.ts';
 import { DASH, formatClockShort, formatCost, formatCount, formatDuration, formatIdle, totalTokens } from '../../format.ts';
 import { runPath } from '../../routes.ts';
 import { RUNS_COLUMNS, RUNS_TABLE_MIN_WIDTH } from '../../runs-columns.ts';
-import { idleSeconds, runDurationMs, type RunSort, type SortKey } from '../../runs-view.ts';
+import { shownActivity } from '../../run-activity.ts';
+import { idleSeconds, isFinal, runDurationMs, type RunSort, type SortKey } from '../../runs-view.ts';
 import { serverNow } from '../clock.ts';
 import { OutcomeBadge, PhaseBadge } from '../common.tsx';
 import { navigate } from '../router.ts';
@@ -122,6 +123,7 @@ function Row({ row, index, stalledAfterSeconds, onOpen, onMove }: { row: RunRow;
   const stalled = idle !== undefined && idle >= stalledAfterSeconds;
   const tokens = totalTokens(row.tokens);
   const t = row.tokens;
+  const activity = shownActivity(row);
   return (
     <tr
       tabIndex={0}
@@ -162,10 +164,11 @@ function Row({ row, index, stalledAfterSeconds, onOpen, onMove }: { row: RunRow;
         {formatClockShort(row.startedAt ?? row.createdAt, now)}
       </td>
       <td class="c-num">{formatDuration(runDurationMs(row, now))}</td>
-      <td class="c-activity" title={row.activity?.text}>
-        {row.activity ? <span class={`act act-${row.activity.type}`}>{row.activity.text}</span> : <span class="muted">{row.phase === 'Pending' ? 'queued' : DASH}</span>}
+      <td class="c-activity" title={activity?.title}>
+        {activity ? <span class={`act act-${activity.kind}`}>{activity.text}</span> : <span class="muted">{row.phase === 'Pending' ? 'queued' : DASH}</span>}
       </td>
-      <td class={`c-num${stalled ? ' stalled-text' : ''}`}>{formatIdle(idle)}</td>
+      {/* A finished run has no idle time (not an unknown one): blank, not a dash. */}
+      <td class={`c-num${stalled ? ' stalled-text' : ''}`}>{isFinal(row) ? '' : formatIdle(idle)}</td>
       <td class="c-num" title={t ? `input ${t.input ?? 'n/a'} · output ${t.output ?? 'n/a'} · cache read ${t.cache_read ?? 'n/a'} · cache write ${t.cache_write ?? 'n/a'}` : undefined}>
         {formatCount(tokens)}
       </td>
