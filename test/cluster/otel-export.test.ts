@@ -67,18 +67,18 @@ async function chartEnv(set: string[]): Promise<Record<string, string>> {
   return Object.fromEntries(env.filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
 }
 
-async function startDispatcher(fromChart: Record<string, string>) {
+async function startDispatcher(identity: string, fromChart: Record<string, string>) {
   // The driver settings as the chart renders them; the image and its size are the test node's.
   const driverSettings = Object.fromEntries(Object.entries(fromChart).filter(([name]) => name.startsWith('TCAB_DRIVER_') || ['TCAB_NATS_URL', 'TCAB_API_KEY_SECRETS'].includes(name)));
   const settings = dispatcherConfig({ ...driverSettings, TCAB_NAMESPACE: ns, TCAB_DRIVER_IMAGE: realNode().images.driver, TCAB_DRIVER_CPU: '100m', TCAB_DRIVER_MEMORY: '512Mi' });
   const stream = await RunStream.connect(natsSettings(nats.url));
-  const log = createLogger({ component: 'tcab-dispatcher', level: 'debug', bindings: { identity: 'otel' }, destination: { write: (line: string) => void logs.push(line.trimEnd()) } });
+  const log = createLogger({ component: 'tcab-dispatcher', level: 'debug', bindings: { identity }, destination: { write: (line: string) => void logs.push(line.trimEnd()) } });
   const dispatcher = new Dispatcher({ config: clusterConfig(), settings: { ...settings, TCAB_RESULT_GRACE_SECONDS: 2 }, events: stream, metrics: dispatcherMetrics(), log });
   await dispatcher.start();
   const elector = new LeaderElector(clusterConfig(), {
     namespace: ns,
     name: 'tcab-dispatcher',
-    identity: 'otel',
+    identity,
     leaseDurationSeconds: 10,
     retryMs: 1000,
     onStartedLeading: () => {
@@ -126,71 +126,103 @@ afterAll(async () => {
   await removeNs();
 });
 
+/** The chart's values for this test's NATS, key Secret and stub model, driver.otel on with `otel` on top. */
+async function chartWithOtel(otel: string[]) {
+  return chartEnv([
+    '--set', `nats.url=${await podUrl(nats.url)}`, '--set', 'nats.auth.enabled=false',
+    '--set-json', 'credentials.apiKeys=[{"env":"ANTHROPIC_API_KEY","secret":"provider-keys","key":"anthropic"}]',
+    '--set-json', `driver.env=${JSON.stringify({ TCAB_BASE_URL_GG: await podUrl(stub.url) })}`,
+    '--set', 'driver.otel.enabled=true', ...otel,
+  ]);
+}
+
+/** Applies a gg Run; returns its driver Pod as the dispatcher made it (deleted after the run) and the ended Run. */
+async function runGg(name: string) {
+  const run = { apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name, namespace: ns }, spec: { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'say hi', maxRuntimeSeconds: 120 } };
+  await kubectl(['apply', '-f', '-'], JSON.stringify(run));
+  const podName = `tcab-run-${name}`;
+  const pod = (await waitFor<V1Pod>(`/api/v1/namespaces/${ns}/pods`, (pods) => pods.some((p) => p.metadata?.name === podName), 60_000)).find((p) => p.metadata?.name === podName);
+  const runs = await waitFor<RunObject>(`/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`, (all) => all.some((r) => r.metadata?.name === name && ['Succeeded', 'Failed'].includes(r.status?.phase ?? '')), 180_000);
+  const done = runs.find((r) => r.metadata?.name === name)!;
+  expect(done.status, logs.join('\n')).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded' });
+  expect(done.status!.usage!.output).toBeGreaterThan(0);
+  const env = pod!.spec!.containers.flatMap((c) => c.env ?? []);
+  return { pod: pod!, env: (n: string) => env.find((e) => e.name === n), done, runId: `${ns}_${name}` };
+}
+
+/** Reads the run's trace back from Jaeger and checks its tree, attributes, usage and scrubbing; returns Jaeger's JSON. */
+async function checkTrace(runId: string, done: RunObject): Promise<string> {
+  const usage = done.status!.usage!;
+  // Two tools and one session under the run, two stages at least: >= 5 spans before the trace is read whole.
+  const { text, trace } = await jaeger.runTrace(runId, 5);
+  const byId = new Map(trace.spans.map((s) => [s.spanID, s]));
+  const parentOf = (s: JaegerSpan) => byId.get(s.references.find((r) => r.refType === 'CHILD_OF')?.spanID ?? '');
+  const named = (op: string) => trace.spans.filter((s) => s.operationName === op);
+  const roots = named('invoke_workflow tcab.run');
+  expect(roots).toHaveLength(1);
+  const root = roots[0]!;
+  expect(parentOf(root)).toBeUndefined();
+  expect(trace.processes[root.processID]!.serviceName).toBe('tcab');
+  expect(tagsOf(root)).toMatchObject({ 'gen_ai.operation.name': 'invoke_workflow', 'gen_ai.agent.name': 'gg', 'gen_ai.request.model': 'claude-sonnet-4-5', 'tcab.run.id': runId, 'tcab.outcome': 'succeeded' });
+  // The run span's gen_ai.usage.* is the Run status's usage (input_tokens counts the cached classes too).
+  const inputs = [usage.input, usage.cache_read, usage.cache_write].filter((n): n is number => n !== null);
+  const expected: Record<string, number> = { 'gen_ai.usage.output_tokens': usage.output! };
+  if (inputs.length) expected['gen_ai.usage.input_tokens'] = inputs.reduce((a, b) => a + b, 0);
+  if (usage.cache_read !== null) expected['gen_ai.usage.cache_read.input_tokens'] = usage.cache_read;
+  if (usage.cache_write !== null) expected['gen_ai.usage.cache_creation.input_tokens'] = usage.cache_write;
+  if (usage.reasoning !== null) expected['gen_ai.usage.reasoning.output_tokens'] = usage.reasoning;
+  expect(Object.fromEntries(Object.entries(tagsOf(root)).filter(([k]) => k.startsWith('gen_ai.usage.')))).toEqual(expected);
+
+  const sessions = named('invoke_agent gg');
+  expect(sessions).toHaveLength(1);
+  expect(parentOf(sessions[0]!)).toBe(root);
+  expect(tagsOf(sessions[0]!)).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.usage.output_tokens': usage.output });
+  const tools = trace.spans.filter((s) => s.operationName.startsWith('execute_tool '));
+  expect(tools.map((t) => t.operationName).sort()).toEqual(['execute_tool shell', 'execute_tool write_file']);
+  for (const tool of tools) expect(parentOf(tool)).toBe(sessions[0]);
+  // Scrubbed as the events are: the echoed key carries the marker, and the key is nowhere, not even a fragment.
+  expect(tools.map((t) => String(tagsOf(t)['tcab.command'] ?? '')).some((c) => c.includes(`echo ${SECRET_MARKER}`))).toBe(true);
+  for (const secret of [CANARY, CANARY.slice(8)]) expect(text).not.toContain(secret);
+  return text;
+}
+
+/** The agent messages of the trace's session (span events), as Jaeger returned them. */
+function agentMessages(text: string): string[] {
+  const [trace] = (JSON.parse(text) as { data: { spans: JaegerSpan[] }[] }).data;
+  return trace!.spans.flatMap((s) => s.logs).map((l) => Object.fromEntries(l.fields.map((f) => [f.key, f.value]))).filter((f) => f.event === 'tcab.agent').map((f) => String(f['tcab.message']));
+}
+
 describe('OpenTelemetry export from a driver Pod (chart driver.otel on)', () => {
-  it('a gg Run is one trace in Jaeger: run span with the Run id, session and tools, the status usage; no key or token anywhere', async () => {
+  it('with an endpoint: a gg Run is one trace in Jaeger (run span with the Run id, session, tools, the status usage), the canary key nowhere', async () => {
+    const fromChart = await chartWithOtel(['--set', `driver.otel.endpoint=${await podUrl(jaeger.otlpEndpoint)}`]);
+    expect(fromChart).not.toHaveProperty('TCAB_DRIVER_OTEL_HEADERS_SECRET');
+    await startDispatcher('otel-endpoint', fromChart);
+    const { env, done, runId } = await runGg('gg-otel');
+    expect(env('OTEL_EXPORTER_OTLP_ENDPOINT')?.value).toBe(await podUrl(jaeger.otlpEndpoint));
+    expect(env('TCAB_OTEL')?.value).toBe('1');
+    expect(env('OTEL_EXPORTER_OTLP_HEADERS')).toBeUndefined();
+    await checkTrace(runId, done);
+    const events = await readRunUntil(nats.url, runId, (all) => all.some((i) => i.kind === 'result'), 30_000);
+    expect([JSON.stringify(events), JSON.stringify(done), logs.join('\n')].join('\n')).not.toContain(CANARY);
+  }, 300_000);
+
+  it('with a headersSecret: the OTLP token reaches the collector on every request by secretKeyRef only, and is scrubbed from spans and events', async () => {
+    for (const stop of stops.splice(0)) await stop();
     const otlpForPods = await podUrl(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
-    const fromChart = await chartEnv([
-      '--set', `nats.url=${await podUrl(nats.url)}`, '--set', 'nats.auth.enabled=false',
-      '--set-json', 'credentials.apiKeys=[{"env":"ANTHROPIC_API_KEY","secret":"provider-keys","key":"anthropic"}]',
-      '--set-json', `driver.env=${JSON.stringify({ TCAB_BASE_URL_GG: await podUrl(stub.url) })}`,
-      '--set', 'driver.otel.enabled=true', '--set', `driver.otel.endpoint=${otlpForPods}`, '--set', 'driver.otel.headersSecret.name=otel-headers',
-    ]);
+    const fromChart = await chartWithOtel(['--set', `driver.otel.endpoint=${otlpForPods}`, '--set', 'driver.otel.headersSecret.name=otel-headers']);
     expect(JSON.parse(fromChart.TCAB_DRIVER_ENV!)).toMatchObject({ TCAB_OTEL: '1', OTEL_EXPORTER_OTLP_ENDPOINT: otlpForPods });
     expect(JSON.parse(fromChart.TCAB_DRIVER_OTEL_HEADERS_SECRET!)).toEqual({ secret: 'otel-headers', key: 'headers' });
-    await startDispatcher(fromChart);
+    await startDispatcher('otel-headers', fromChart);
+    const { pod, env, done, runId } = await runGg('gg-otel-headers');
+    expect(env('OTEL_EXPORTER_OTLP_HEADERS')).toEqual({ name: 'OTEL_EXPORTER_OTLP_HEADERS', valueFrom: { secretKeyRef: { name: 'otel-headers', key: 'headers', optional: true } } });
+    expect(env('OTEL_EXPORTER_OTLP_ENDPOINT')?.value).toBe(otlpForPods);
+    for (const secret of [OTEL_TOKEN, CANARY]) expect(JSON.stringify(pod)).not.toContain(secret);
 
-    const name = 'gg-otel';
-    const runId = `${ns}_${name}`;
-    const run = { apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name, namespace: ns }, spec: { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'say hi', maxRuntimeSeconds: 120 } };
-    await kubectl(['apply', '-f', '-'], JSON.stringify(run));
-    // The Pod as the dispatcher made it (it is deleted after the run): the token comes by reference only.
-    const [pod] = await waitFor<V1Pod>(`/api/v1/namespaces/${ns}/pods`, (pods) => pods.some((p) => p.metadata?.name === `tcab-run-${name}`), 60_000);
-    const env = pod!.spec!.containers.flatMap((c) => c.env ?? []);
-    expect(env.find((e) => e.name === 'OTEL_EXPORTER_OTLP_HEADERS')).toEqual({ name: 'OTEL_EXPORTER_OTLP_HEADERS', valueFrom: { secretKeyRef: { name: 'otel-headers', key: 'headers', optional: true } } });
-    expect(env.find((e) => e.name === 'OTEL_EXPORTER_OTLP_ENDPOINT')?.value).toBe(otlpForPods);
-    expect(env.find((e) => e.name === 'TCAB_OTEL')?.value).toBe('1');
-    expect(JSON.stringify(pod)).not.toContain(OTEL_TOKEN);
-    expect(JSON.stringify(pod)).not.toContain(CANARY);
-
-    const [done] = await waitFor<RunObject>(`/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`, (runs) => runs.some((r) => r.metadata?.name === name && ['Succeeded', 'Failed'].includes(r.status?.phase ?? '')), 180_000);
-    expect(done!.status, logs.join('\n')).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded' });
-    const usage = done!.status!.usage!;
-    expect(usage.output).toBeGreaterThan(0);
-
-    // Two tools and one session under the run, two stages at least: >= 5 spans before the trace is read whole.
-    const { text, trace } = await jaeger.runTrace(runId, 5);
-    const byId = new Map(trace.spans.map((s) => [s.spanID, s]));
-    const parentOf = (s: JaegerSpan) => byId.get(s.references.find((r) => r.refType === 'CHILD_OF')?.spanID ?? '');
-    const named = (op: string) => trace.spans.filter((s) => s.operationName === op);
-    const [root] = named('invoke_workflow tcab.run');
-    expect(named('invoke_workflow tcab.run')).toHaveLength(1);
-    expect(parentOf(root!)).toBeUndefined();
-    expect(trace.processes[root!.processID]!.serviceName).toBe('tcab');
-    expect(tagsOf(root!)).toMatchObject({ 'gen_ai.operation.name': 'invoke_workflow', 'gen_ai.agent.name': 'gg', 'gen_ai.request.model': 'claude-sonnet-4-5', 'tcab.run.id': runId, 'tcab.outcome': 'succeeded' });
-    // The run span's gen_ai.usage.* is the Run status's usage (input_tokens counts the cached classes too).
-    const inputs = [usage.input, usage.cache_read, usage.cache_write].filter((n): n is number => n !== null);
-    const expected: Record<string, number> = { 'gen_ai.usage.output_tokens': usage.output! };
-    if (inputs.length) expected['gen_ai.usage.input_tokens'] = inputs.reduce((a, b) => a + b, 0);
-    if (usage.cache_read !== null) expected['gen_ai.usage.cache_read.input_tokens'] = usage.cache_read;
-    if (usage.cache_write !== null) expected['gen_ai.usage.cache_creation.input_tokens'] = usage.cache_write;
-    if (usage.reasoning !== null) expected['gen_ai.usage.reasoning.output_tokens'] = usage.reasoning;
-    const rootUsage = Object.fromEntries(Object.entries(tagsOf(root!)).filter(([k]) => k.startsWith('gen_ai.usage.')));
-    expect(rootUsage).toEqual(expected);
-
-    const sessions = named('invoke_agent gg');
-    expect(sessions).toHaveLength(1);
-    expect(parentOf(sessions[0]!)).toBe(root);
-    expect(tagsOf(sessions[0]!)).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.usage.output_tokens': usage.output });
-    const tools = trace.spans.filter((s) => s.operationName.startsWith('execute_tool '));
-    expect(tools.map((t) => t.operationName).sort()).toEqual(['execute_tool shell', 'execute_tool write_file']);
-    for (const tool of tools) expect(parentOf(tool)).toBe(sessions[0]);
-    // Scrubbed as the events are: the echoed key and the agent's message carry the marker, and neither secret is there.
-    expect(tools.map((t) => String(tagsOf(t)['tcab.command'] ?? '')).some((c) => c.includes(`echo ${SECRET_MARKER}`))).toBe(true);
-    const messages = sessions[0]!.logs.map((l) => Object.fromEntries(l.fields.map((f) => [f.key, f.value]))).filter((f) => f.event === 'tcab.agent').map((f) => String(f['tcab.message']));
-    expect(messages.some((m) => m.includes('the collector wants') && m.includes(SECRET_MARKER))).toBe(true);
-    for (const secret of [CANARY, CANARY.slice(8), OTEL_TOKEN]) expect(text).not.toContain(secret);
-
-    // The token reached the collector (from the Secret, by reference) on every export request, and only there.
+    const text = await checkTrace(runId, done);
+    // The driver knew the token (from the Secret): the model's message naming it carries the marker instead.
+    expect(agentMessages(text).some((m) => m.includes('the collector wants') && m.includes(SECRET_MARKER))).toBe(true);
+    expect(text).not.toContain(OTEL_TOKEN);
+    // Every export request of this run carried the header (the first test's went to Jaeger directly, not here).
     expect(authorizations.length).toBeGreaterThan(0);
     expect(new Set(authorizations)).toEqual(new Set([OTEL_HEADER]));
     const events = await readRunUntil(nats.url, runId, (all) => all.some((i) => i.kind === 'result'), 30_000);
