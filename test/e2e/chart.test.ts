@@ -5,6 +5,8 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parse } from 'yaml';
+import type { V1Deployment } from '@kubernetes/client-node';
 import { kubectl, runCaptured } from '../cluster/support.ts';
 import { SCHEMA_LOCATION_TEMPLATE, writeKubeconformSchemas } from '../cluster/kubeconform-schemas.ts';
 
@@ -51,8 +53,27 @@ describe('charts/tcab', () => {
     expect(bad.stderr).toContain('/dispatcher/logLevel');
   });
 
+  it('driver.otel: off (the default) renders nothing OpenTelemetry; on passes the endpoint in the driver env and the headers Secret by name only', async () => {
+    const deployment = async (set: string[]) => {
+      const rendered = await tool('helm', ['template', 't', CHART, '--show-only', 'templates/deployment.yaml', ...set]);
+      expect(rendered.code, rendered.stderr).toBe(0);
+      const env = (parse(rendered.stdout) as V1Deployment).spec!.template.spec!.containers[0]!.env!;
+      return { text: rendered.stdout, env: Object.fromEntries(env.map((e) => [e.name, e.value])) };
+    };
+    const off = await deployment(['--set', 'driver.otel.endpoint=http://collector.example:4318', '--set', 'driver.otel.headersSecret.name=otel-headers']);
+    expect(off.text).not.toMatch(/OTEL|otel-headers|collector\.example/);
+    expect(JSON.parse(off.env.TCAB_DRIVER_ENV!)).toEqual({});
+    const on = await deployment(['--set', 'driver.otel.enabled=true', '--set', 'driver.otel.endpoint=http://collector.example:4318', '--set', 'driver.otel.headersSecret.name=otel-headers', '--set-json', 'driver.env={"OTEL_SERVICE_NAME":"evals"}']);
+    expect(JSON.parse(on.env.TCAB_DRIVER_ENV!)).toEqual({ OTEL_SERVICE_NAME: 'evals', TCAB_OTEL: '1', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.example:4318' });
+    expect(JSON.parse(on.env.TCAB_DRIVER_OTEL_HEADERS_SECRET!)).toEqual({ secret: 'otel-headers', key: 'headers' });
+    // On without an endpoint or a headers Secret: exporting on, the endpoint left to OTEL_* in driver.env, no Secret.
+    const bare = await deployment(['--set', 'driver.otel.enabled=true']);
+    expect(JSON.parse(bare.env.TCAB_DRIVER_ENV!)).toEqual({ TCAB_OTEL: '1' });
+    expect(bare.env).not.toHaveProperty('TCAB_DRIVER_OTEL_HEADERS_SECRET');
+  });
+
   it('renders manifests that kubeconform -strict accepts for Kubernetes 1.37.2, and catches a wrong field', async () => {
-    const variants = [[], ['--set', 'npmCache.enabled=true', '--set', 'nats.auth.enabled=false', '--set', 'nats.credentialsSecret=nats-creds'], ['--set', 'nats.url=nats://nats.example:4222', '--set', 'nats.auth.existingSecret=tcab-nats-keys']];
+    const variants = [[], ['--set', 'npmCache.enabled=true', '--set', 'nats.auth.enabled=false', '--set', 'nats.credentialsSecret=nats-creds'], ['--set', 'nats.url=nats://nats.example:4222', '--set', 'nats.auth.existingSecret=tcab-nats-keys'], ['--set', 'driver.otel.enabled=true', '--set', 'driver.otel.endpoint=http://collector.example:4318', '--set', 'driver.otel.headersSecret.name=otel-headers']];
     for (const set of variants) {
       const rendered = await tool('helm', ['template', 'tcab', CHART, '-n', 'tcab', '--include-crds', ...set]);
       expect(rendered.code).toBe(0);
