@@ -10,7 +10,6 @@ import type { StreamItem } from '../nats/reader.ts';
 import { startStubModelServer } from '../driver/stub-models/server.ts';
 import type { StubModelServer } from '../driver/stub-models/server.ts';
 import { NatsServer } from '../test/support/nats-server.ts';
-import { podUrl, realNode } from '../test/cluster/real-node-context.ts';
 import { clusterConfig, createNamespace, kubectl, readRunUntil, waitFor } from '../test/cluster/support.ts';
 import { dispatcherConfig } from './config.ts';
 import { createLogger } from '../shared/log.ts';
@@ -19,6 +18,7 @@ import { dispatcherMetrics } from './controller/metrics.ts';
 import type { RunObject } from './kube/resources.ts';
 import { RunStream } from '../nats/result-consumer.ts';
 import { natsSettings } from '../nats/settings.ts';
+import { ggDriverEnv } from '../test/cluster/gg-driver-env.ts';
 
 let ns: string;
 let removeNs: () => Promise<void>;
@@ -36,13 +36,7 @@ beforeAll(async () => {
   stub = await startStubModelServer({ script: { steps: [{ tool: { name: 'shell', args: { command: 'echo hi' } } }, { text: 'All done.' }] } });
   await kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', ns, '--from-literal=anthropic=sk-ant-fake-rerun']);
   const settings = dispatcherConfig({
-    TCAB_NAMESPACE: ns,
-    TCAB_DRIVER_IMAGE: realNode().images.driver,
-    TCAB_DRIVER_CPU: '100m',
-    TCAB_DRIVER_MEMORY: '512Mi',
-    TCAB_NATS_URL: await podUrl(nats.url),
-    TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }]),
-    TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: await podUrl(stub.url) }),
+    ...(await ggDriverEnv({ namespace: ns, natsUrl: nats.url, stubUrl: stub.url })),
   });
   stream = await RunStream.connect(natsSettings(nats.url));
   // The grace after the driver's exit before a Run without a result fails NoResult (30 s in the chart).

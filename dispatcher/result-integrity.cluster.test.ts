@@ -17,7 +17,6 @@ import { connectNats, natsSettings } from '../nats/settings.ts';
 import { STREAM_NAME } from '../nats/stream.ts';
 import { createLogger } from '../shared/log.ts';
 import type { RunResult } from '../shared/run.ts';
-import { podUrl, realNode } from '../test/cluster/real-node-context.ts';
 import { clusterConfig, createNamespace, kubectl, readRunUntil, waitFor } from '../test/cluster/support.ts';
 import { NatsServer } from '../test/support/nats-server.ts';
 import { dispatcherConfig } from './config.ts';
@@ -25,6 +24,7 @@ import { Dispatcher } from './controller/dispatcher.ts';
 import { dispatcherMetrics } from './controller/metrics.ts';
 import type { DispatcherMetrics } from './controller/metrics.ts';
 import type { RunObject } from './kube/resources.ts';
+import { ggDriverEnv } from '../test/cluster/gg-driver-env.ts';
 
 let ns: string;
 let removeNs: () => Promise<void>;
@@ -44,13 +44,7 @@ beforeAll(async () => {
   stub = await startStubModelServer({ script: { steps: [{ tool: { name: 'shell', args: { command: 'echo hi' } } }, { text: 'All done.' }] } });
   await kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', ns, '--from-literal=anthropic=sk-ant-fake-first-result']);
   const settings = dispatcherConfig({
-    TCAB_NAMESPACE: ns,
-    TCAB_DRIVER_IMAGE: realNode().images.driver,
-    TCAB_DRIVER_CPU: '100m',
-    TCAB_DRIVER_MEMORY: '512Mi',
-    TCAB_NATS_URL: await podUrl(nats.url),
-    TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }]),
-    TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: await podUrl(stub.url) }),
+    ...(await ggDriverEnv({ namespace: ns, natsUrl: nats.url, stubUrl: stub.url })),
     TCAB_RESULT_GRACE_SECONDS: '15',
   });
   stream = await RunStream.connect(natsSettings(nats.url));

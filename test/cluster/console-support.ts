@@ -15,9 +15,10 @@ import { createLogger } from '../../shared/log.ts';
 import { NatsServer } from '../support/nats-server.ts';
 import { startGate } from '../support/gate.ts';
 import type { Gate } from '../support/gate.ts';
-import { podUrl, realNode } from './real-node-context.ts';
+import { podUrl } from './real-node-context.ts';
 import { clusterConfig, createNamespace, kubectl } from './support.ts';
 import { serveDispatcherApi } from './console-api.ts';
+import { ggDriverEnv } from './gg-driver-env.ts';
 
 export const TOKEN = 'fake-console-api-token-3b9f';
 export const REASONING = 'First I wait for the gate; then I report back.';
@@ -68,13 +69,7 @@ export async function startConsoleBench(): Promise<ConsoleBench> {
 
     const logs: string[] = [];
     const settings = dispatcherConfig({
-      TCAB_NAMESPACE: ns,
-      TCAB_DRIVER_IMAGE: realNode().images.driver,
-      TCAB_DRIVER_CPU: '100m',
-      TCAB_DRIVER_MEMORY: '512Mi',
-      TCAB_NATS_URL: await podUrl(nats.url),
-      TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }]),
-      TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: await podUrl(stub.url) }),
+      ...(await ggDriverEnv({ namespace: ns, natsUrl: nats.url, stubUrl: stub.url })),
     });
     const stream = await RunStream.connect(natsSettings(nats.url));
     stops.push(() => stream.close());

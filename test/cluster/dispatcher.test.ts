@@ -23,6 +23,7 @@ import { isFinal } from '../../dispatcher/status/transitions.ts';
 import { createLogger } from '../../shared/log.ts';
 import { podUrl, realNode } from './real-node-context.ts';
 import { clusterConfig, createNamespace, kubectl, readRunUntil, waitFor, watchAll } from './support.ts';
+import { ggDriverEnv } from './gg-driver-env.ts';
 
 interface Change {
   revision: number;
@@ -90,13 +91,7 @@ const stops: (() => Promise<void>)[] = [];
 
 async function startDispatcher(identity: string, overrides: Record<string, string> = {}, resultGraceSeconds = 2) {
   const settings = dispatcherConfig({
-    TCAB_NAMESPACE: ns,
-    TCAB_DRIVER_IMAGE: realNode().images.driver,
-    TCAB_DRIVER_CPU: '100m',
-    TCAB_DRIVER_MEMORY: '512Mi',
-    TCAB_NATS_URL: natsForPods,
-    TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }]),
-    TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: await podUrl(stub.url) }),
+    ...(await ggDriverEnv({ namespace: ns, natsUrl: natsForPods, stubUrl: stub.url, natsReachable: true })),
     ...overrides,
   });
   const stream = await RunStream.connect(natsSettings(nats.url));

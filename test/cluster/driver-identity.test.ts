@@ -22,8 +22,8 @@ import type { StubModelServer } from '../../driver/stub-models/server.ts';
 import { toolResults } from '../../driver/stub-models/tool-results.ts';
 import type { StreamItem } from '../../nats/reader.ts';
 import { NatsServer } from '../support/nats-server.ts';
-import { podUrl, realNode } from './real-node-context.ts';
 import { createNamespace, kubectl, readRunUntil, waitFor } from './support.ts';
+import { ggDriverEnv } from './gg-driver-env.ts';
 
 const CANARY = 'sk-ant-fake-identity-canary-51f2';
 let ns: string;
@@ -64,13 +64,7 @@ beforeAll(async () => {
   podName = driverPodName(run);
   runId = clusterRunId(run);
   const config = dispatcherConfig({
-    TCAB_NAMESPACE: ns,
-    TCAB_DRIVER_IMAGE: realNode().images.driver,
-    TCAB_DRIVER_CPU: '100m',
-    TCAB_DRIVER_MEMORY: '512Mi',
-    TCAB_NATS_URL: await podUrl(nats.url),
-    TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }]),
-    TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: await podUrl(stub.url) }),
+    ...(await ggDriverEnv({ namespace: ns, natsUrl: nats.url, stubUrl: stub.url })),
     // gg signs in with a key; the Secret is mounted all the same, for the agent to try.
     TCAB_SUBSCRIPTION_SECRETS: JSON.stringify({ gg: 'gg-subscription' }),
   });
