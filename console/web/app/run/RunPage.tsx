@@ -2,8 +2,9 @@
 // reconnect), the stage timeline, usage, costs, spec and Kubernetes Events, and the Cancel action.
 import { computed } from '@preact/signals';
 import { useMemo } from 'preact/hooks';
-import { formatClock, formatDuration, formatIdle, toMs } from '../../format.ts';
-import { idleSeconds, isFinal, runDurationMs } from '../../runs-view.ts';
+import { formatIdle, toMs } from '../../format.ts';
+import { runTimes } from '../../run-times.ts';
+import { idleSeconds, isFinal } from '../../runs-view.ts';
 import { stageTimeline } from '../../stages.ts';
 import { PATHS } from '../../wire.ts';
 import { serverNow } from '../clock.ts';
@@ -38,6 +39,7 @@ export function RunPage({ namespace, name }: { namespace: string; name: string }
   const status = info?.status;
   const result = store.result.value;
   const idle = row ? idleSeconds(row, now) : undefined;
+  const times = row ? runTimes(row, now) : undefined;
   const stalled = idle !== undefined && info !== null && idle >= info.stalledAfterSeconds;
   // Offsets count from the earliest of the run's start and its first event (the image pull comes before the start).
   const firstMs = toMs(store.feed.items[0]?.event.timestamp);
@@ -60,7 +62,7 @@ export function RunPage({ namespace, name }: { namespace: string; name: string }
           {info ? 'This Run was deleted. What was received is still shown.' : `There is no Run ${title}: it was deleted, or never existed.`}
         </p>
       )}
-      {row && (
+      {row && times && (
         <div class="run-head">
           <dl class="kv inline">
             <div>
@@ -85,13 +87,21 @@ export function RunPage({ namespace, name }: { namespace: string; name: string }
               <dt>Model</dt>
               <dd>{row.model}</dd>
             </div>
+            {times.created && (
+              <div>
+                <dt>Created</dt>
+                <dd>
+                  <time dateTime={row.createdAt}>{times.created}</time>
+                </dd>
+              </div>
+            )}
             <div>
               <dt>Started</dt>
-              <dd>{formatClock(row.startedAt, now)}</dd>
+              <dd>{row.startedAt ? <time dateTime={row.startedAt}>{times.started}</time> : times.started}</dd>
             </div>
             <div>
               <dt>Duration</dt>
-              <dd>{formatDuration(runDurationMs(row, now))}</dd>
+              <dd title="From Started to now, or to the end (the feed's offsets count from its first event)">{times.duration}</dd>
             </div>
             <div>
               <dt>Idle</dt>

@@ -3,11 +3,12 @@
 import type { Signal } from '@preact/signals';
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { RunRow } from '../../../../shared/console.ts';
-import { DASH, formatClockShort, formatCost, formatCount, formatDuration, formatIdle, totalTokens } from '../../format.ts';
+import { DASH, formatClockShort, formatCost, formatCount, formatIdle, totalTokens } from '../../format.ts';
 import { runPath } from '../../routes.ts';
 import { RUNS_COLUMNS, RUNS_TABLE_MIN_WIDTH } from '../../runs-columns.ts';
 import { shownActivity } from '../../run-activity.ts';
-import { idleSeconds, isFinal, runDurationMs, type RunSort, type SortKey } from '../../runs-view.ts';
+import { durationText } from '../../run-times.ts';
+import { idleSeconds, isFinal, type RunSort, type SortKey } from '../../runs-view.ts';
 import { serverNow } from '../clock.ts';
 import { OutcomeBadge, PhaseBadge } from '../common.tsx';
 import { navigate } from '../router.ts';
@@ -163,7 +164,7 @@ function Row({ row, index, stalledAfterSeconds, onOpen, onMove }: { row: RunRow;
       <td class="c-started" title={row.startedAt ?? row.createdAt}>
         {formatClockShort(row.startedAt ?? row.createdAt, now)}
       </td>
-      <td class="c-num">{formatDuration(runDurationMs(row, now))}</td>
+      <td class="c-num">{durationText(row, now)}</td>
       <td class="c-activity" title={activity?.title}>
         {activity ? <span class={`act act-${activity.kind}`}>{activity.text}</span> : <span class="muted">{row.phase === 'Pending' ? 'queued' : DASH}</span>}
       </td>
