@@ -220,7 +220,7 @@ describe('OpenTelemetry export from a driver Pod (chart driver.otel on)', () => 
 
     const text = await checkTrace(runId, done);
     // The driver knew the token (from the Secret): the model's message naming it carries the marker instead.
-    expect(agentMessages(text).some((m) => m.includes('the collector wants') && m.includes(SECRET_MARKER))).toBe(true);
+    expect(agentMessages(text).filter((m) => m.includes('the collector wants'))).toEqual([`The key is ${SECRET_MARKER}; the collector wants ${SECRET_MARKER}.`]);
     expect(text).not.toContain(OTEL_TOKEN);
     // Every export request of this run carried the header (the first test's went to Jaeger directly, not here).
     expect(authorizations.length).toBeGreaterThan(0);
