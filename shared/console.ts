@@ -58,6 +58,11 @@ export const Readiness = z.strictObject({
   mode: z.string().optional(),
   /** What is missing for it to run, in words (an env var, a subscription Secret). */
   missing: z.array(z.string()),
+  /**
+   * Set where readiness cannot be known (`tcab console` on a workstation: it depends on the dispatcher's Secrets):
+   * why not, so a page says "unknown" instead of a false "not ready".
+   */
+  unknown: z.string().optional(),
 });
 export type Readiness = z.infer<typeof Readiness>;
 

@@ -14,7 +14,7 @@ import type { WatchedCache } from '../../console/server/kube-sources.ts';
 import { slimRun } from '../../console/server/run-row.ts';
 import type { ConsoleRun, ConsoleSources } from '../../console/server/sources.ts';
 
-export const READINESS_UNKNOWN = "known to the dispatcher only (its Secrets): open the dispatcher's console to see it";
+export const READINESS_UNKNOWN = "known to the dispatcher only (it depends on its Secrets): open the dispatcher's console to see it";
 
 export interface KubeConsoleSources {
   sources: Omit<ConsoleSources, 'activity' | 'feed'>;
@@ -45,7 +45,7 @@ export function kubeConsoleSources(config: KubeConfig, namespace: string | undef
       runDetail: kubeRunDetailSource(config),
       kubeEvents: kubeEventsSource(config),
       writer: kubeRunWriter(config),
-      harnesses: registryCatalog(() => ({ ready: false, missing: [READINESS_UNKNOWN] })),
+      harnesses: registryCatalog(() => ({ ready: false, missing: [], unknown: READINESS_UNKNOWN })),
     },
     start: async () => {
       await Promise.all([runs.start(), configs.start()]);

@@ -15,6 +15,7 @@ import { natsSettings } from '../../nats/settings.ts';
 import { createNamespace, kubectl } from '../../test/cluster/support.ts';
 import { NatsServer, freePort } from '../../test/support/nats-server.ts';
 import { SseClient } from '../../console/server/sse-client.test-support.ts';
+import { READINESS_UNKNOWN } from './console-sources.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const TOKEN = 'fake-workstation-console-token';
@@ -96,6 +97,10 @@ describe('tcab console', () => {
 
     const harnesses = await SseClient.open(`${url}${CONSOLE_PATHS.harnessesStream}`);
     await harnesses.waitFor((f) => f.event === 'snapshot');
+    // Readiness depends on the dispatcher's Secrets: from a workstation it is unknown, said as such, never "not ready".
+    const listed = HARNESS_MESSAGES.snapshot.parse(harnesses.data('snapshot')[0]).rows;
+    expect(listed.length).toBeGreaterThan(1);
+    expect(listed.every((r) => !r.readiness.ready && r.readiness.missing.length === 0 && r.readiness.unknown === READINESS_UNKNOWN)).toBe(true);
     const setCap = (headers: Record<string, string>) => fetch(`${url}${CONSOLE_PATHS.harnessConfig('kilo')}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ maxParallelism: 1 }) });
     expect((await setCap({})).status).toBe(401);
     expect((await setCap({ authorization: `Bearer ${TOKEN}` })).status).toBe(200);

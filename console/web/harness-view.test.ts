@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HarnessRow } from '../../shared/console.ts';
-import { atCap, harnessRowData } from './harness-view.ts';
+import { atCap, harnessRowData, readinessLabel } from './harness-view.ts';
 
 const row = (patch: Partial<HarnessRow>): HarnessRow => ({ slug: 'gg', maxParallelism: 2, occupied: 0, queued: 0, default: false, readiness: { ready: true, missing: [] }, ...patch });
 
@@ -21,5 +21,11 @@ describe('harness rows', () => {
     expect(atCap(row({ maxParallelism: 2, occupied: 1 }))).toBe(false);
     expect(atCap(row({ maxParallelism: 0, occupied: 0 }))).toBe(true);
     expect(atCap(row({ maxParallelism: null, occupied: 1000 }))).toBe(false);
+  });
+
+  it('reads readiness as ready (with the mode), not ready (with what is missing) or unknown where it cannot be known', () => {
+    expect(readinessLabel({ ready: true, mode: 'api-key', missing: [] })).toEqual({ tone: 'ok', text: '✓ ready (api-key)' });
+    expect(readinessLabel({ ready: false, missing: ['ANTHROPIC_API_KEY'] })).toEqual({ tone: 'fail', text: '✗ not ready: missing ANTHROPIC_API_KEY' });
+    expect(readinessLabel({ ready: false, missing: [], unknown: 'known to the dispatcher only' })).toEqual({ tone: 'unknown', text: '? unknown here: known to the dispatcher only' });
   });
 });

@@ -14,3 +14,13 @@ export function harnessRowData(h: HarnessRow): Record<`data-${string}`, string> 
     'data-at-cap': String(atCap(h)),
   };
 }
+
+/**
+ * How the readiness cell reads. `unknown` is its own tone: `tcab console` on a workstation cannot see the
+ * dispatcher's Secrets, and a red "not ready" there would be a false alarm.
+ */
+export function readinessLabel(r: HarnessRow['readiness']): { tone: 'ok' | 'fail' | 'unknown'; text: string } {
+  if (r.ready) return { tone: 'ok', text: `✓ ready${r.mode ? ` (${r.mode})` : ''}` };
+  if (r.unknown !== undefined) return { tone: 'unknown', text: `? unknown here: ${r.unknown}` };
+  return { tone: 'fail', text: `✗ not ready${r.missing.length > 0 ? `: missing ${r.missing.join(', ')}` : ''}` };
+}

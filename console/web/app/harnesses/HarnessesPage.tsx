@@ -4,7 +4,7 @@ import { signal, useSignal } from '@preact/signals';
 import { useMemo } from 'preact/hooks';
 import type { z } from 'zod';
 import type { HARNESS_MESSAGES, HarnessRow } from '../../../../shared/console.ts';
-import { atCap, harnessRowData } from '../../harness-view.ts';
+import { atCap, harnessRowData, readinessLabel } from '../../harness-view.ts';
 import { PATHS } from '../../wire.ts';
 import { postWithToken, WriteError } from '../auth.tsx';
 import { syncServerTime } from '../clock.ts';
@@ -79,6 +79,7 @@ const capText = (cap: number | null) => (cap === null ? 'unlimited' : cap === 0 
 
 function HarnessLine({ h }: { h: HarnessRow }) {
   const full = atCap(h);
+  const readiness = readinessLabel(h.readiness);
   return (
     <tr {...harnessRowData(h)}>
       <th scope="row">
@@ -102,11 +103,9 @@ function HarnessLine({ h }: { h: HarnessRow }) {
         </a>
       </td>
       <td>
-        {h.readiness.ready ? (
-          <span class="ok-text">✓ ready{h.readiness.mode && ` (${h.readiness.mode})`}</span>
-        ) : (
-          <span class="fail-text">✗ not ready{h.readiness.missing.length > 0 && `: missing ${h.readiness.missing.join(', ')}`}</span>
-        )}
+        <span class={readiness.tone === 'ok' ? 'ok-text' : readiness.tone === 'fail' ? 'fail-text' : 'muted'} data-readiness={readiness.tone}>
+          {readiness.text}
+        </span>
       </td>
       <td>{h.lastInstalledVersion ?? <span class="muted">—</span>}</td>
       <td>
