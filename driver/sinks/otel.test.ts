@@ -77,6 +77,22 @@ describe('OtelSink', () => {
     expect(memory.getFinishedSpans()).toHaveLength(4);
   });
 
+  it('skips tool spans over the budget before the SDK builds them, counts them dropped, and keeps the tree whole', async () => {
+    const memory = new KeepingExporter();
+    let report: OtelStats | undefined;
+    // A burst of 5 tool calls with room for 2 and no refill: 3 leaves skipped; the stage, session and run spans stay.
+    const sink = new OtelSink({ ...identity, env: { OTEL_BSP_MAX_QUEUE_SIZE: '2', TCAB_OTEL_TOOL_SPANS_PER_SECOND: '0' }, exporter: memory, report: (s) => (report = s) });
+    const tools: HarnessEvent[] = [0, 1, 2, 3, 4].map((i) => ({ type: 'command', timestamp: at(3 + i / 10), session_id: 's-1', command: `echo ${i}`, exit_code: 0, is_success: true }));
+    [...events.slice(0, 3), ...tools].forEach((event, i) => sink.event({ runId: identity.runId, seq: i + 1, event }));
+    sink.result(result);
+    await sink.close();
+    const names = memory.getFinishedSpans().map((s) => s.name);
+    expect(names.filter((n) => n.startsWith('execute_tool'))).toHaveLength(2);
+    expect(names.filter((n) => !n.startsWith('execute_tool')).sort()).toEqual(['invoke_agent claude', 'invoke_workflow tcab.run', 'tcab.stage probe_harness']);
+    expect(memory.getFinishedSpans().filter((s) => s.name.startsWith('execute_tool')).map((s) => s.attributes['tcab.command'])).toEqual(['echo 0', 'echo 1']);
+    expect(report).toEqual({ ended: 5, exported: 5, dropped: 3 });
+  });
+
   it('counts every span as dropped when the collector refuses connections, and closes without waiting out its limit', async () => {
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));

@@ -42,6 +42,9 @@ interface Session {
   last: number;
 }
 
+/** Ids of execute_tool spans start with this (a sink may skip exactly these leaves under load). */
+export const TOOL_SPAN_PREFIX = 'tool:';
+
 export class RunSpanFold {
   private readonly identity: RunIdentity;
   /** Open spans: their start time (an end is never before it). */
@@ -188,7 +191,7 @@ export class RunSpanFold {
   }
 
   private tool(seq: number, event: ToolEvent, parent: string, at: number, ops: SpanOperation[]): void {
-    const span = `tool:${seq}`;
+    const span = `${TOOL_SPAN_PREFIX}${seq}`;
     const name = event.tool_name ?? event.type;
     const specific: Record<string, string | number | undefined> =
       event.type === 'command'
