@@ -169,7 +169,10 @@ describe('runs stream', () => {
     expect(snapshot.stalledAfterSeconds).toBe(120);
     const early = snapshot.rows.find((r) => r.key === 'evals/early');
     expect(early?.activity).toMatchObject({ text: 'command: npm test', type: 'command' });
-    expect(early?.lastEventAt).toBeDefined();
+    // When JetStream stored the event: before this snapshot was made, and not long before (the suite published it).
+    const storedAgoMs = Date.parse(snapshot.serverTime) - Date.parse(early!.lastEventAt!);
+    expect(storedAgoMs).toBeGreaterThanOrEqual(0);
+    expect(storedAgoMs).toBeLessThan(120_000);
 
     synthetic.put(runObject('late', 'Pending'));
     await client.waitFor(() => client.data('upsert').some((d) => RUNS_MESSAGES.upsert.parse(d).rows.some((r) => r.key === 'evals/late')));

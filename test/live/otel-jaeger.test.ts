@@ -143,6 +143,7 @@ describe('OpenTelemetry export to a real Jaeger', () => {
     expect(exported, stderr).not.toBeNull();
     const { trace } = await jaeger.runTrace(runId, Number(exported![1]));
     expect(trace.spans).toHaveLength(Number(exported![1]));
-    expect(tree(trace).one('invoke_agent gg')).toBeDefined();
+    const { parentOf, one } = tree(trace);
+    expect(parentOf(one('invoke_agent gg'))).toBe(one('invoke_workflow tcab.run'));
   });
 });
