@@ -1,6 +1,6 @@
 // The routes' lifecycle without NATS or a cluster: mounted before the sources exist (the dispatcher listens before
 // its caches and NATS), a stream waits for them and cancel answers 503; closing the app ends open streams.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import Fastify from 'fastify';
 import { CONSOLE_PATHS, RUNS_MESSAGES } from '../../shared/console.ts';
 import { mountConsole } from './mount.ts';
@@ -79,6 +79,40 @@ describe('run stream feed failure', () => {
       expect(text).toContain('event: notice\ndata: {"text":"NATS: consumer deleted"}');
       expect(text).toContain(`retry: ${FEED_RETRY_MS}\n`);
       expect(text.indexOf('id: 42')).toBeLessThan(text.indexOf('event: notice'));
+    } finally {
+      await mounted.stop();
+      await app.close();
+    }
+  });
+});
+
+describe('hostile run stream requests', () => {
+  it('a name that would widen the NATS filter (>, *, a space, a subject token) opens no feed, and a bad resume point reads from the start', async () => {
+    const app = Fastify();
+    const opened: { runId: string; after: number }[] = [];
+    const feed: ConsoleSources['feed'] = {
+      open: async (runId, after) => {
+        opened.push({ runId, after });
+        return { stop: async () => undefined };
+      },
+    };
+    const mounted = mountConsole(app, { sources: { ...sources, feed }, token: () => TOKEN });
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      for (const name of ['>', '*', 'a b', 'x.>']) {
+        const client = await SseClient.open(`${base}${CONSOLE_PATHS.runStream('n', name)}`);
+        await client.waitFor((f) => f.event === 'notice');
+        expect(client.data('notice')[0]).toMatchObject({ text: expect.stringContaining('has no run id') });
+      }
+      expect(opened).toEqual([]);
+      // Last-Event-ID that is not a stream sequence (negative, huge, text): from the first message, never a guess.
+      for (const id of ['-5', '99999999999999999999', 'abc']) {
+        const res = await fetch(`${base}${CONSOLE_PATHS.runStream('n', 'r')}?after=also-bad`, { headers: { 'last-event-id': id } });
+        await res.body?.cancel();
+      }
+      await vi.waitFor(() => expect(opened).toHaveLength(3));
+      expect(opened.map((o) => o.after)).toEqual([0, 0, 0]);
+      expect(new Set(opened.map((o) => o.runId))).toEqual(new Set(['n_r']));
     } finally {
       await mounted.stop();
       await app.close();
