@@ -21,12 +21,17 @@ import type { NatsSettings } from './settings.ts';
 
 export const ALL_EVENTS_SUBJECT = 'tcab.run.*.event.>';
 
+/** One event as JetStream delivered it. */
 export interface ConsoleStreamEvent {
   runId: string;
+  /** JetStream stream sequence. */
   seq: number;
+  /** The envelope's Tcab-Seq header (0 for the dispatcher's lifecycle events). */
   runSeq: number;
+  /** When JetStream stored it (RFC 3339). */
   at: string;
   event: HarnessEvent;
+  /** The message broke the contract: `event` is it as an unknown event, this says why. */
   invalid?: string;
 }
 

@@ -2,7 +2,7 @@
 // connection, `tcab console` builds them from a kubeconfig and a NATS URL, tests and the bench feed synthetic rows.
 // The server keeps no Kubernetes object itself, only the rows it derives (shared/console.ts).
 import type { HarnessConfigSpec } from '../../shared/harness-config.ts';
-import type { HarnessEvent } from '../../shared/events.ts';
+import type { ConsoleStreamEvent } from '../../nats/console-reader.ts';
 import type { KubeEventRow, Readiness } from '../../shared/console.ts';
 import type { RunResult } from '../../shared/run.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
@@ -56,19 +56,8 @@ export interface HarnessConfigsSource {
   subscribe(onChange: () => void): Unsubscribe;
 }
 
-/** One event as JetStream delivered it. */
-export interface StreamedEvent {
-  runId: string;
-  /** JetStream stream sequence. */
-  seq: number;
-  /** The envelope's Tcab-Seq header (0 for the dispatcher's lifecycle events). */
-  runSeq: number;
-  /** When JetStream stored it (RFC 3339). */
-  at: string;
-  event: HarnessEvent;
-  /** The message broke the contract: `event` is it as an unknown event, this says why. */
-  invalid?: string;
-}
+/** One event as JetStream delivered it: the shape nats/console-reader.ts reads (one definition, beside its reader). */
+export type StreamedEvent = ConsoleStreamEvent;
 
 export interface Stoppable {
   stop(): Promise<void>;
