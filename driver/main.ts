@@ -13,7 +13,7 @@ import { runUserFor } from './run-user.ts';
 import { OUTCOME_EXIT } from '../shared/outcome-exit.ts';
 import { TerminalSink } from './sinks/terminal.ts';
 import { NatsSink } from './sinks/nats.ts';
-import { OtelSink, otelExportEnabled, otelSecrets } from './sinks/otel.ts';
+import { OtelSink, describeOtelStats, otelExportEnabled, otelSecrets } from './sinks/otel.ts';
 import { natsSecrets as secretsOf, natsSettingsFromEnv } from '../nats/settings.ts';
 import type { EventSink } from './sinks/sink.ts';
 import { newRunId } from './run-id.ts';
@@ -117,7 +117,7 @@ async function runDriver(env: NodeJS.ProcessEnv, { settings, spec, logger }: { s
   }
   // OpenTelemetry (TCAB_OTEL or OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, driver/sinks/otel.ts): spans beside the events.
   if (otelExportEnabled(env)) {
-    sinks.push(new OtelSink({ runId, harness: spec.harness, model: spec.model, env, report: (otel) => (otel.dropped > 0 ? logger.warn({ otel }, `OpenTelemetry: ${otel.exported} span(s) exported, ${otel.dropped} dropped`) : logger.info({ otel }, `OpenTelemetry: ${otel.exported} span(s) exported`)) }));
+    sinks.push(new OtelSink({ runId, harness: spec.harness, model: spec.model, env, report: (otel) => (otel.dropped > 0 || otel.messagesLeftOut > 0 ? logger.warn({ otel }, describeOtelStats(otel)) : logger.info({ otel }, describeOtelStats(otel))) }));
   }
   const result = await executeRun(spec, {
     runId,

@@ -17,7 +17,7 @@ import { localTestCaseProblem } from '../../driver/test-case.ts';
 import { OUTCOME_EXIT } from '../../shared/outcome-exit.ts';
 import { TerminalSink } from '../../driver/sinks/terminal.ts';
 import { NatsSink } from '../../driver/sinks/nats.ts';
-import { OtelSink, otelExportEnabled, otelSecrets } from '../../driver/sinks/otel.ts';
+import { OtelSink, describeOtelStats, otelExportEnabled, otelSecrets } from '../../driver/sinks/otel.ts';
 import { natsSettingsFromEnv } from '../../nats/settings.ts';
 import type { EventSink } from '../../driver/sinks/sink.ts';
 import { startOfflineStub } from '../../driver/offline-stub.ts';
@@ -129,7 +129,7 @@ Exit status: 0 succeeded, 1 harness failed, 2 invalid flags or run spec (e.g. un
       if (options.nats) sinks.push(new NatsSink({ settings: natsSettingsFromEnv(process.env, options.nats, '--nats')!, deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000, fallback: (line) => process.stderr.write(`${line}\n`), warn: (message) => process.stderr.write(`tcab: warning: ${message}\n`), signal: abort.signal }));
 
       const otelEnv = options.otel ? { ...process.env, TCAB_OTEL: '1' } : process.env;
-      if (otelExportEnabled(otelEnv)) sinks.push(new OtelSink({ runId, harness: spec.harness, model: spec.model, env: otelEnv, report: (otel) => process.stderr.write(`tcab: OpenTelemetry: ${otel.exported} span(s) exported, ${otel.dropped} dropped${otel.lastError ? ` (last error: ${otel.lastError})` : ''}\n`) }));
+      if (otelExportEnabled(otelEnv)) sinks.push(new OtelSink({ runId, harness: spec.harness, model: spec.model, env: otelEnv, report: (otel) => process.stderr.write(`tcab: ${describeOtelStats(otel)}\n`) }));
 
       if (options.atif) sinks.push(new AtifFileSink(options.atif, spec));
       const stub = options.stub ? await startOfflineStub(manifest, spec, defaultRunBase(process.env), runId) : undefined;

@@ -19,6 +19,7 @@ import { RunPublisher } from '../../nats/publisher.ts';
 import { natsSecrets } from '../../nats/settings.ts';
 import type { NatsSettings } from '../../nats/settings.ts';
 import { describeConnectFailure, shownServers } from '../../nats/server-urls.ts';
+import { eventJson } from './sink.ts';
 import type { EventSink, SequencedEvent } from './sink.ts';
 import { SpillQueue } from './spill-queue.ts';
 import type { SpillCodec } from './spill-queue.ts';
@@ -105,7 +106,7 @@ export class NatsSink implements EventSink {
   };
 
   event(record: SequencedEvent): void {
-    this.enqueue({ envelope: eventEnvelope(record.runId, this.options.attempt, record.seq, record.event), runId: record.runId, seq: record.seq, payload: JSON.stringify(record.event) });
+    this.enqueue({ envelope: eventEnvelope(record.runId, this.options.attempt, record.seq, record.event), runId: record.runId, seq: record.seq, payload: eventJson(record) });
   }
 
   result(result: RunResult): void {

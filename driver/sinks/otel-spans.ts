@@ -15,10 +15,10 @@ import { detectResources, envDetector, resourceFromAttributes } from '@opentelem
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { RunResult } from '../../shared/run.ts';
-import { RunSpanFold, TOOL_SPAN_PREFIX } from '../../export/otel/fold.ts';
-import type { RunIdentity, SpanOperation } from '../../export/otel/fold.ts';
+import { RunSpanFold } from '../../export/otel/fold.ts';
+import type { LeftOut, RunIdentity, SpanOperation } from '../../export/otel/fold.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
-import { ToolSpanBudget } from './otel-budget.ts';
+import { eventCountLimit, queueSize } from './otel-budget.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -35,8 +35,10 @@ export interface OtelStats {
   ended: number;
   /** Spans the collector acknowledged. */
   exported: number;
-  /** Spans that never reached it: over the tool span budget, queue full, export failed or the final flush timed out. */
+  /** Spans that never reached it: left out over the tool span budget, queue full, export failed or the final flush timed out. */
   dropped: number;
+  /** Agent and reasoning messages left out over their budget (otel-budget.ts); their session spans say how many. */
+  messagesLeftOut: number;
   /** The last export failure, if any (never carries header values). */
   lastError?: string;
 }
@@ -48,12 +50,6 @@ export interface OtelSpanOptions extends RunIdentity {
   exporter?: SpanExporter;
   /** Longest the last flush may take at close (default 2 s): a dead collector must not hold the driver's exit. */
   closeTimeoutMs?: number;
-}
-
-/** A non-negative number from a variable, else the default. */
-function numberOr(value: string | undefined, fallback: number): number {
-  const n = value === undefined || value.trim() === '' ? NaN : Number(value);
-  return Number.isFinite(n) && n >= 0 ? n : fallback;
 }
 
 /** Our default where the standard variable is unset: a run is short, so spans go out within a second. */
@@ -108,17 +104,15 @@ class CountingExporter implements SpanExporter {
 
 /** One run's spans on the SDK: events and the result in, stats out at close. */
 export class OtelSpanWriter {
-  readonly stats: OtelStats = { ended: 0, exported: 0, dropped: 0 };
+  readonly stats: OtelStats = { ended: 0, exported: 0, dropped: 0, messagesLeftOut: 0 };
   private readonly options: OtelSpanOptions;
   private readonly provider: BasicTracerProvider;
   private readonly exporter: CountingExporter;
   private readonly tracer: Tracer;
   private readonly fold: RunSpanFold;
   private readonly spans = new Map<string, Span>();
-  private readonly budget: ToolSpanBudget;
-  /** Tool spans skipped over the budget (their end is skipped too). */
-  private readonly skipped = new Set<string>();
-  private shed = 0;
+  /** Tool spans left out over the budget: never built, counted as dropped. */
+  private toolsLeftOut = 0;
   private sawResult = false;
   /** Set when the SDK threw: the sink stops, the run goes on. */
   private broken = false;
@@ -133,10 +127,10 @@ export class OtelSpanWriter {
     this.provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ 'service.name': 'tcab' }).merge(detectResources({ detectors: [envDetector] })),
       // A session span holds its messages until the run ends: more than the SDK's default 128, still bounded.
-      spanLimits: { eventCountLimit: unlessSet(env, 'OTEL_SPAN_EVENT_COUNT_LIMIT', 1024) },
+      spanLimits: { eventCountLimit: eventCountLimit(env) },
       spanProcessors: [
         new BatchSpanProcessor((this.exporter = new CountingExporter(exporter, this.stats, secrets)), {
-          maxQueueSize: unlessSet(env, 'OTEL_BSP_MAX_QUEUE_SIZE', 2048),
+          maxQueueSize: queueSize(env),
           maxExportBatchSize: unlessSet(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512),
           scheduledDelayMillis: unlessSet(env, 'OTEL_BSP_SCHEDULE_DELAY', 1000),
           exportTimeoutMillis: unlessSet(env, 'OTEL_BSP_EXPORT_TIMEOUT', 5000),
@@ -144,13 +138,18 @@ export class OtelSpanWriter {
       ],
     });
     this.tracer = this.provider.getTracer('tcab');
-    // A burst as large as the SDK's queue, then TCAB_OTEL_TOOL_SPANS_PER_SECOND (default 500: far above any harness).
-    this.budget = new ToolSpanBudget({ capacity: numberOr(env.OTEL_BSP_MAX_QUEUE_SIZE, 2048), perSecond: numberOr(env.TCAB_OTEL_TOOL_SPANS_PER_SECOND, 500), now: performance.now() });
     this.fold = new RunSpanFold({ runId: options.runId, harness: options.harness, model: options.model, startedAt: options.startedAt });
   }
 
   event(seq: number, event: HarnessEvent): void {
     this.apply(() => this.fold.event(seq, event));
+  }
+
+  /** Events the sink left out of the trace (otel-budget.ts): only their time, session and count. */
+  leftOut(entry: LeftOut): void {
+    this.toolsLeftOut += entry.tools;
+    this.stats.messagesLeftOut += entry.messages;
+    this.apply(() => this.fold.leftOut(entry));
   }
 
   result(result: RunResult): void {
@@ -169,7 +168,7 @@ export class OtelSpanWriter {
     // dropped and the driver goes on to exit.
     await Promise.race([this.provider.shutdown().catch(() => undefined), limit, this.exporter.close()]);
     clearTimeout(timer);
-    this.stats.dropped = this.stats.ended - this.stats.exported + this.shed;
+    this.stats.dropped = this.stats.ended - this.stats.exported + this.toolsLeftOut;
     return { ...this.stats };
   }
 
@@ -186,11 +185,6 @@ export class OtelSpanWriter {
   private replay(op: SpanOperation): void {
     switch (op.op) {
       case 'start': {
-        if (op.span.startsWith(TOOL_SPAN_PREFIX) && !this.budget.take(performance.now())) {
-          this.skipped.add(op.span);
-          this.shed += 1;
-          break;
-        }
         const parent = op.parent === null ? undefined : this.spans.get(op.parent);
         const ctx = parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
         this.spans.set(op.span, this.tracer.startSpan(op.name, { kind: SpanKind.INTERNAL, startTime: new Date(op.at), attributes: op.attributes, root: parent === undefined }, ctx));
@@ -203,7 +197,6 @@ export class OtelSpanWriter {
         this.spans.get(op.span)?.setAttributes(op.attributes);
         break;
       case 'end': {
-        if (this.skipped.delete(op.span)) break;
         const span = this.spans.get(op.span);
         if (!span) break;
         if (op.error) span.setStatus({ code: SpanStatusCode.ERROR, message: op.error });

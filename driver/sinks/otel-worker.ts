@@ -6,13 +6,17 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HarnessEvent } from '../../shared/events.ts';
 import type { RunResult } from '../../shared/run.ts';
-import type { RunIdentity } from '../../export/otel/fold.ts';
+import type { LeftOut, RunIdentity } from '../../export/otel/fold.ts';
 import { OtelSpanWriter } from './otel-spans.ts';
+import { warmUp } from './otel-warm-up.ts';
 import type { OtelStats } from './otel-spans.ts';
+
+/** An event that is trace data (its JSON text: the NATS sink's serialization, reused), or a run of left-out ones. */
+export type ExportItem = { seq: number; json: string } | { leftOut: LeftOut };
 
 export type FromWorker = { kind: 'ready' } | { kind: 'stats'; stats: OtelStats };
 export type ToWorker =
-  | { kind: 'events'; events: [seq: number, event: HarnessEvent][] }
+  | { kind: 'events'; items: ExportItem[] }
   | { kind: 'result'; result: RunResult }
   | { kind: 'close' };
 
@@ -35,8 +39,15 @@ lowerThisThreadsPriority();
 const { identity, closeTimeoutMs } = workerData as { identity: RunIdentity; closeTimeoutMs?: number };
 const writer = new OtelSpanWriter({ ...identity, env: process.env, closeTimeoutMs });
 parentPort!.on('message', (message: ToWorker) => {
-  if (message.kind === 'events') for (const [seq, event] of message.events) writer.event(seq, event);
+  if (message.kind === 'events') {
+    for (const item of message.items) {
+      if ('leftOut' in item) writer.leftOut(item.leftOut);
+      else writer.event(item.seq, JSON.parse(item.json) as HarnessEvent);
+    }
+  }
   else if (message.kind === 'result') writer.result(message.result);
   else void writer.close().then((stats) => parentPort!.postMessage({ kind: 'stats', stats } satisfies FromWorker));
 });
+// Before the run's events arrive (the driver is installing the harness): see otel-warm-up.ts.
+await warmUp();
 parentPort!.postMessage({ kind: 'ready' } satisfies FromWorker);

@@ -29,12 +29,18 @@ const result: RunResult = {
 /** The SDK's in-memory exporter, except that its spans outlive shutdown (the SDK's forgets them then). */
 class KeepingExporter extends InMemorySpanExporter {
   private kept: ReadableSpan[] = [];
+  override getFinishedSpans(): ReadableSpan[] {
+    return this.kept;
+  }
+  /** Resolves once `count` spans have been exported. */
+  async exported(count: number): Promise<void> {
+    while (this.kept.length < count) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+  private waiters: (() => void)[] = [];
   override export(spans: ReadableSpan[], done: Parameters<InMemorySpanExporter['export']>[1]): void {
     this.kept.push(...spans);
     super.export(spans, done);
-  }
-  override getFinishedSpans(): ReadableSpan[] {
-    return this.kept;
+    this.waiters.splice(0).forEach((wake) => wake());
   }
 }
 
@@ -64,7 +70,7 @@ describe('OtelSink', () => {
     expect(root.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': 5, 'gen_ai.usage.output_tokens': 7, 'tcab.cost.comparable_usd': 0.02, 'tcab.outcome': 'succeeded' });
     expect(byName['invoke_agent claude']!.events.map((e) => [e.name, e.attributes])).toEqual([['tcab.agent', { 'tcab.message': 'hello' }]]);
     expect(root.resource.attributes['service.name']).toBe('tcab');
-    expect(report).toEqual({ ended: 4, exported: 4, dropped: 0 });
+    expect(report).toEqual({ ended: 4, exported: 4, dropped: 0, messagesLeftOut: 0 });
   });
 
   it('ends every span as failed when the run stops without a result', async () => {
@@ -77,20 +83,37 @@ describe('OtelSink', () => {
     expect(memory.getFinishedSpans()).toHaveLength(4);
   });
 
-  it('skips tool spans over the budget before the SDK builds them, counts them dropped, and keeps the tree whole', async () => {
+  it('leaves tool spans and messages over their budgets out before the SDK sees them, counts them, and keeps the tree whole', async () => {
     const memory = new KeepingExporter();
     let report: OtelStats | undefined;
-    // A burst of 5 tool calls with room for 2 and no refill: 3 leaves skipped; the stage, session and run spans stay.
-    const sink = new OtelSink({ ...identity, env: { OTEL_BSP_MAX_QUEUE_SIZE: '2', TCAB_OTEL_TOOL_SPANS_PER_SECOND: '0' }, exporter: memory, report: (s) => (report = s) });
-    const tools: HarnessEvent[] = [0, 1, 2, 3, 4].map((i) => ({ type: 'command', timestamp: at(3 + i / 10), session_id: 's-1', command: `echo ${i}`, exit_code: 0, is_success: true }));
-    [...events.slice(0, 3), ...tools].forEach((event, i) => sink.event({ runId: identity.runId, seq: i + 1, event }));
-    sink.result(result);
+    // Room for 3 tool spans and 2 messages, no refill. A burst of 6 tool calls and 3 messages: 3 tool spans and
+    // 1 message left out; a left-out message with a new session id still opens that session's span.
+    const sink = new OtelSink({ ...identity, env: { OTEL_BSP_MAX_QUEUE_SIZE: '3', TCAB_OTEL_TOOL_SPANS_PER_SECOND: '0', OTEL_SPAN_EVENT_COUNT_LIMIT: '2', TCAB_OTEL_MESSAGES_PER_SECOND: '0', OTEL_BSP_SCHEDULE_DELAY: '0' }, exporter: memory, report: (s) => (report = s) });
+    const tools: HarnessEvent[] = [0, 1, 2, 3, 4, 5].map((i) => ({ type: 'command', timestamp: at(3 + i / 10), session_id: 's-1', command: `echo ${i}`, exit_code: 0, is_success: true }));
+    const later: HarnessEvent[] = [
+      { type: 'reasoning', timestamp: at(3.6), session_id: 's-1', message: 'kept' },
+      { type: 'agent', timestamp: at(4), session_id: 's-2', message: 'left out, in a new session' },
+      { type: 'warning', timestamp: at(4.2), session_id: 's-2', message: 'warnings are never left out' },
+    ];
+    [...events.slice(0, 3), ...tools, ...later].forEach((event, i) => sink.event({ runId: identity.runId, seq: i + 1, event }));
+    // The burst filled the SDK's queue (3): the result's spans must not find it full.
+    await memory.exported(4);
+    sink.result({ ...result, sessions: [] });
     await sink.close();
-    const names = memory.getFinishedSpans().map((s) => s.name);
-    expect(names.filter((n) => n.startsWith('execute_tool'))).toHaveLength(2);
-    expect(names.filter((n) => !n.startsWith('execute_tool')).sort()).toEqual(['invoke_agent claude', 'invoke_workflow tcab.run', 'tcab.stage probe_harness']);
-    expect(memory.getFinishedSpans().filter((s) => s.name.startsWith('execute_tool')).map((s) => s.attributes['tcab.command'])).toEqual(['echo 0', 'echo 1']);
-    expect(report).toEqual({ ended: 5, exported: 5, dropped: 3 });
+    const spans = memory.getFinishedSpans();
+    const names = spans.map((s) => s.name);
+    expect(spans.filter((s) => s.name.startsWith('execute_tool')).map((s) => s.attributes['tcab.command'])).toEqual(['echo 0', 'echo 1', 'echo 2']);
+    expect(names.filter((n) => !n.startsWith('execute_tool')).sort()).toEqual(['invoke_agent claude', 'invoke_agent claude', 'invoke_workflow tcab.run', 'tcab.stage probe_harness']);
+    const [first, second] = spans.filter((s) => s.name === 'invoke_agent claude').sort((a, b) => Number(a.attributes['tcab.session.index']) - Number(b.attributes['tcab.session.index']));
+    expect(first!.events.map((e) => e.attributes?.['tcab.message'])).toEqual(['hello', 'kept']);
+    expect(first!.attributes).toMatchObject({ 'gen_ai.conversation.id': 's-1', 'tcab.trace.tool_spans_left_out': 3 });
+    expect(first!.attributes['tcab.trace.messages_left_out']).toBeUndefined();
+    // The second session began at its left-out message and lasted to its warning.
+    expect(second!.attributes).toMatchObject({ 'gen_ai.conversation.id': 's-2', 'tcab.trace.messages_left_out': 1 });
+    expect(second!.startTime).toEqual([T0 / 1000 + 4, 0]);
+    expect(second!.endTime).toEqual([T0 / 1000 + 4, 200_000_000]);
+    expect(second!.events.map((e) => e.name)).toEqual(['tcab.warning']);
+    expect(report).toEqual({ ended: 7, exported: 7, dropped: 3, messagesLeftOut: 1 });
   });
 
   it('counts every span as dropped when the collector refuses connections, and closes without waiting out its limit', async () => {
@@ -138,9 +161,29 @@ describe('OtelSink in its worker thread (how tcab-driver and tcab run export)', 
     expect(report).toMatchObject({ ended: 4, exported: 0, dropped: 4 });
   });
 
-  it('sends the batches to the collector the variables name, and ends the worker when it does not answer', async () => {
-    const bodies: number[] = [];
-    const silent = createServer((req) => req.on('data', (chunk: Buffer) => bodies.push(chunk.length)));
+  it('hands the worker only what fits the budgets; left-out events still open their session and are counted', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((r) => closed.close(r));
+    let report: OtelStats | undefined;
+    const sink = new OtelSink({ ...identity, env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}/v1/traces`, OTEL_BSP_MAX_QUEUE_SIZE: '3', TCAB_OTEL_TOOL_SPANS_PER_SECOND: '0', OTEL_SPAN_EVENT_COUNT_LIMIT: '2', TCAB_OTEL_MESSAGES_PER_SECOND: '0' }, closeTimeoutMs: 3_600_000, report: (s) => (report = s) });
+    const burst: HarnessEvent[] = [
+      ...events.slice(0, 2),
+      ...Array.from({ length: 10 }, (_, i): HarnessEvent => ({ type: 'command', timestamp: at(3 + i / 100), session_id: 's-1', command: `echo ${i}`, exit_code: 0, is_success: true })),
+      ...['s-1', 's-1', 's-2', 's-2'].map((session_id, i): HarnessEvent => ({ type: 'agent', timestamp: at(4 + i), session_id, message: `m${i}` })),
+    ];
+    burst.forEach((event, i) => sink.event({ runId: identity.runId, seq: i + 1, event }));
+    sink.result(result);
+    await sink.close();
+    // Spans ended: the stage, 3 tool calls, sessions s-1 and s-2 (opened by a left-out message), the run. None reached
+    // the refused collector; the 7 tool spans over the budget were never built and count as dropped too.
+    expect(report).toMatchObject({ ended: 7, exported: 0, dropped: 14, messagesLeftOut: 2 });
+  });
+
+  it('sends the batches to the collector the variables name (the warm-up\'s spans never), and ends the worker when it does not answer', async () => {
+    const bodies: Buffer[] = [];
+    const silent = createServer((req) => req.on('data', (chunk: Buffer) => bodies.push(chunk)));
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     const { port } = silent.address() as AddressInfo;
     try {
@@ -148,7 +191,10 @@ describe('OtelSink in its worker thread (how tcab-driver and tcab run export)', 
       const sink = new OtelSink({ ...identity, env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_TIMEOUT: '600000' }, closeTimeoutMs: 300, report: (s) => (report = s) });
       feed(sink);
       await sink.close();
-      expect(bodies.length).toBeGreaterThan(0);
+      const sent = Buffer.concat(bodies);
+      // Protobuf carries strings as they are: the run's id is in the request, the worker's warm-up run is not.
+      expect(sent.includes('run-otel')).toBe(true);
+      expect(sent.includes('warm-up')).toBe(false);
       expect(report).toMatchObject({ ended: 4, exported: 0, dropped: 4 });
     } finally {
       silent.closeAllConnections();

@@ -8,12 +8,22 @@ export interface SequencedEvent {
   /** 1-based, gap-free per run: consumers detect loss and order by it. */
   seq: number;
   event: HarnessEvent;
+  /** The event's JSON text once a sink has made it (eventJson): the other sinks reuse it. */
+  json?: string;
 }
 
 export interface EventSink {
   event(record: SequencedEvent): void;
   result(result: RunResult): void;
   close(): Promise<void>;
+}
+
+/**
+ * The event as JSON text, serialized once however many sinks need it as text (the NATS payload, the batches the
+ * OpenTelemetry sink hands its worker): every sink gets the same record, so the first one to ask fills its memo.
+ */
+export function eventJson(record: SequencedEvent): string {
+  return (record.json ??= JSON.stringify(record.event));
 }
 
 /** Collects everything in memory: tests and the bench use it. */

@@ -58,3 +58,27 @@ test.prop([fc.array(eventArb, { maxLength: 60 }), when, fc.subarray(['a', 'b', '
   // Nothing more once the run is over.
   expect(fold.event(events.length + 1, { type: 'agent', timestamp: new Date(T0).toISOString(), message: 'late' })).toEqual([]);
 });
+
+const TOOLS = ['command', 'read', 'write', 'search', 'list', 'skill'];
+const MESSAGES = ['agent', 'reasoning'];
+
+test.prop([fc.array(fc.tuple(eventArb, fc.boolean()), { maxLength: 60 }), when, fc.subarray(['a', 'b', 'c'])], { numRuns: 300 })('leaving any tool calls, messages and raw output out changes no session, only what they alone made', (marked, endMs, ids) => {
+  const events = marked.map(([e]) => e);
+  const canLeaveOut = (e: HarnessEvent) => TOOLS.includes(e.type) || MESSAGES.includes(e.type) || e.type === 'unknown';
+  const whole = new RunSpanFold({ runId: 'r', harness: 'h', model: 'm', startedAt: T0 });
+  const thinned = new RunSpanFold({ runId: 'r', harness: 'h', model: 'm', startedAt: T0 });
+  const result = resultAt(endMs, ids);
+  const all = [...replay([...events.flatMap((e, i) => whole.event(i + 1, e)), ...whole.result(result)]).values()];
+  const ops = marked.flatMap(([e, leave], i) =>
+    leave && canLeaveOut(e) ? thinned.leftOut({ at: Date.parse(e.timestamp), sessionId: 'session_id' in e ? e.session_id : undefined, tools: TOOLS.includes(e.type) ? 1 : 0, messages: MESSAGES.includes(e.type) ? 1 : 0 }) : thinned.event(i + 1, e),
+  );
+  const kept = [...replay([...ops, ...thinned.result(result)]).values()];
+  const shape = (s: (typeof all)[number]) => `${s.name} ${s.start} ${s.end}`;
+  const notTools = (spans: typeof all) => spans.filter((s) => !s.name.startsWith('execute_tool ')).map(shape).sort();
+  expect(notTools(kept)).toEqual(notTools(all));
+  const leftOut = marked.filter(([e, leave]) => leave && canLeaveOut(e)).map(([e]) => e);
+  expect(kept.filter((s) => s.name.startsWith('execute_tool '))).toHaveLength(all.filter((s) => s.name.startsWith('execute_tool ')).length - leftOut.filter((e) => TOOLS.includes(e.type)).length);
+  const sum = (key: string) => kept.reduce((n, s) => n + Number(s.attributes[key] ?? 0), 0);
+  expect(sum('tcab.trace.tool_spans_left_out')).toBe(leftOut.filter((e) => TOOLS.includes(e.type)).length);
+  expect(sum('tcab.trace.messages_left_out')).toBe(leftOut.filter((e) => MESSAGES.includes(e.type)).length);
+});

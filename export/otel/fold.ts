@@ -10,6 +10,8 @@
 // Times are only ever ones we observed: a tool event is emitted when the tool has finished (the translators pair
 // the call with its result), so its span has no duration rather than an invented start. Session spans end when
 // the result arrives (their usage and cost are only known then), at the last time their session was observed.
+// A sink may leave events out of the trace (over a budget): `leftOut` keeps the sessions and their times exactly as
+// the events would have, and the session span counts what it is missing (tcab.trace.*_left_out).
 import type { HarnessEvent, EventOf } from '../../shared/events.ts';
 import type { RunResult, SessionRecord } from '../../shared/run.ts';
 import { addTokens } from '../../shared/usage.ts';
@@ -33,17 +35,32 @@ export interface RunIdentity {
 }
 
 export const RUN_SPAN = 'run';
-const TOOL_TYPES = new Set(['command', 'read', 'write', 'search', 'list', 'skill']);
+/** The event types that become execute_tool spans. */
+export const TOOL_EVENT_TYPES: ReadonlySet<string> = new Set(['command', 'read', 'write', 'search', 'list', 'skill']);
 type ToolEvent = EventOf<'command' | 'read' | 'write' | 'search' | 'list' | 'skill'>;
 
 interface Session {
   span: string;
   id: string | null;
   last: number;
+  /** Events of this session the sink left out of the trace (over its budget), by kind. */
+  toolsLeftOut: number;
+  messagesLeftOut: number;
 }
 
-/** Ids of execute_tool spans start with this (a sink may skip exactly these leaves under load). */
-export const TOOL_SPAN_PREFIX = 'tool:';
+/**
+ * Events a sink left out of the trace (driver/sinks/otel-budget.ts), told in one piece per run of them in one
+ * session: when the last of them happened, in which session, and how many tool calls and messages they were.
+ */
+export interface LeftOut {
+  at: number;
+  sessionId: string | undefined;
+  tools: number;
+  messages: number;
+}
+
+/** Ids of execute_tool spans start with this. */
+const TOOL_SPAN_PREFIX = 'tool:';
 
 export class RunSpanFold {
   private readonly identity: RunIdentity;
@@ -93,9 +110,24 @@ export class RunSpanFold {
       case 'unknown':
         break; // raw harness output: on the NATS stream, not in a trace
       default:
-        if (TOOL_TYPES.has(event.type)) this.tool(seq, event, parent!.span, at, ops);
+        if (TOOL_EVENT_TYPES.has(event.type)) this.tool(seq, event, parent!.span, at, ops);
     }
     if (parent) parent.last = Math.max(parent.last, at);
+    return ops;
+  }
+
+  /**
+   * Events that make no trace data of their own (left out over a budget, or raw output): the run and their session
+   * were alive then (a new session id still opens its session span), and the session counts what it is missing.
+   */
+  leftOut(entry: LeftOut): SpanOperation[] {
+    if (this.done) return [];
+    const ops: SpanOperation[] = [];
+    this.ensureRun(entry.at, ops);
+    const session = this.sessionFor(entry.sessionId, entry.at, ops);
+    session.last = Math.max(session.last, entry.at);
+    session.toolsLeftOut += entry.tools;
+    session.messagesLeftOut += entry.messages;
     return ops;
   }
 
@@ -110,7 +142,7 @@ export class RunSpanFold {
       const mine = records[i]!;
       const tokens = mine.map((r) => r.tokens).filter((t): t is TokenUsage => t !== null);
       const reported = mine.map((r) => r.reported_cost_usd).filter((c): c is number => c !== null);
-      ops.push({ op: 'set', span: session.span, attributes: { ...usageAttributes(tokens.length ? tokens.reduce(addTokens) : null), ...costAttributes({ reported: reported.length ? reported.reduce((a, b) => a + b, 0) : null }), ...defined({ 'tcab.session.exit_code': mine.at(-1)?.exit_code, 'tcab.session.count': mine.length > 1 ? mine.length : undefined }) } });
+      ops.push({ op: 'set', span: session.span, attributes: { ...usageAttributes(tokens.length ? tokens.reduce(addTokens) : null), ...costAttributes({ reported: reported.length ? reported.reduce((a, b) => a + b, 0) : null }), ...defined({ 'tcab.session.exit_code': mine.at(-1)?.exit_code, 'tcab.session.count': mine.length > 1 ? mine.length : undefined }), ...leftOutAttributes(session) } });
       const failed = mine.find((r) => r.is_error === true || (r.exit_code !== null && r.exit_code !== 0) || r.signal !== null);
       this.endSubagentsOf(session, session.last, ops);
       this.end(session.span, session.last, ops, failed ? `session ${failed.index + 1} ${failed.signal ? `ended by ${failed.signal}` : failed.exit_code ? `exited with ${failed.exit_code}` : 'reported an error'}` : undefined);
@@ -135,6 +167,8 @@ export class RunSpanFold {
     const ops: SpanOperation[] = [];
     this.ensureRun(at, ops);
     for (const session of this.sessions) {
+      const missing = leftOutAttributes(session);
+      if (Object.keys(missing).length) ops.push({ op: 'set', span: session.span, attributes: missing });
       this.endSubagentsOf(session, session.last, ops);
       this.end(session.span, session.last, ops);
     }
@@ -182,7 +216,7 @@ export class RunSpanFold {
       ops.push({ op: 'set', span: current.span, attributes: { [GEN_AI.conversationId]: id } });
       return current;
     }
-    const session: Session = { span: `session:${this.sessions.length + 1}`, id: id ?? null, last: at };
+    const session: Session = { span: `session:${this.sessions.length + 1}`, id: id ?? null, last: at, toolsLeftOut: 0, messagesLeftOut: 0 };
     const { harness, model } = this.identity;
     this.start(session.span, RUN_SPAN, `${OPERATION.agent} ${harness}`, at, { [GEN_AI.operation]: OPERATION.agent, [GEN_AI.agentName]: harness, [GEN_AI.requestModel]: model, 'tcab.session.index': this.sessions.length, ...(id ? { [GEN_AI.conversationId]: id } : {}) }, ops);
     this.sessions.push(session);
@@ -255,4 +289,9 @@ export class RunSpanFold {
     this.open.delete(span);
     ops.push({ op: 'end', span, at: Math.max(started, at), ...(error ? { error } : {}) });
   }
+}
+
+/** What a session span is missing because the sink left it out (absent when nothing was). */
+function leftOutAttributes(session: Session): SpanAttributes {
+  return defined({ 'tcab.trace.tool_spans_left_out': session.toolsLeftOut || undefined, 'tcab.trace.messages_left_out': session.messagesLeftOut || undefined });
 }

@@ -105,7 +105,7 @@ describe('OpenTelemetry export to a real Jaeger', () => {
     });
     expect(code, stderr).toBe(0);
     expect(stdout + stderr).not.toContain(CANARY);
-    expect(stderr).toMatch(/"msg":"OpenTelemetry: \d+ span\(s\) exported"/);
+    expect(stderr).toMatch(/"msg":"OpenTelemetry: \d+ span\(s\) exported, 0 dropped"/);
     const { text, trace } = await jaeger.runTrace(runId, 8);
     const { root, session, tools, named } = checkRunTrace(text, trace, 'claude', runId);
     expect(tree(trace).parentOf(tree(trace).one('tcab.stage install_harness'))).toBe(root);
