@@ -2,9 +2,11 @@
 // export worker. A harness makes a few tool calls and messages a second; a burst of thousands (replayed output, a
 // runaway loop) would overflow the SDK's bounded queue and a session span's event limit anyway, and handing them to
 // the worker only for it to drop them cost the live path (measured: 20,000 events in a burst, 0.80 x of the events/s
-// without export). So tool spans and message events each have a token bucket: a burst as large as what the SDK
-// keeps (OTEL_BSP_MAX_QUEUE_SIZE spans, OTEL_SPAN_EVENT_COUNT_LIMIT events on a span), then a steady rate
-// (TCAB_OTEL_TOOL_SPANS_PER_SECOND, TCAB_OTEL_MESSAGES_PER_SECOND, default 500 each: far above any harness). What
+// without export). So tool spans and message events each have a token bucket, then a steady rate
+// (TCAB_OTEL_TOOL_SPANS_PER_SECOND, TCAB_OTEL_MESSAGES_PER_SECOND, default 500 each: far above any harness). Tool
+// spans get a burst of one export batch (OTEL_BSP_MAX_EXPORT_BATCH_SIZE, 512): a burst never fills the SDK's queue
+// (OTEL_BSP_MAX_QUEUE_SIZE, 2048), so the run's, sessions' and stages' spans that end after it always find room.
+// Messages get as many as a span keeps (OTEL_SPAN_EVENT_COUNT_LIMIT, 1024). What
 // is over budget is "left out": the worker only learns that the run and its session were alive then and how many
 // were left out (the trace's tree stays whole; the session span says what it is missing, the summary counts it).
 // Stages, sessions, subagents, warnings and errors are never left out. Raw output (`unknown`) never makes trace
@@ -48,8 +50,9 @@ export function numberOr(value: string | undefined, fallback: number): number {
   return Number.isFinite(n) && n >= 0 ? n : fallback;
 }
 
-/** How many spans the SDK queues and how many events a span keeps: the OTEL_* value, else tcab's default. */
+/** How many spans the SDK queues and exports at once, and how many events a span keeps: the OTEL_* value, else tcab's default. */
 export const queueSize = (env: Env) => numberOr(env.OTEL_BSP_MAX_QUEUE_SIZE, 2048);
+export const exportBatchSize = (env: Env) => Math.min(numberOr(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE, 512), queueSize(env));
 export const eventCountLimit = (env: Env) => numberOr(env.OTEL_SPAN_EVENT_COUNT_LIMIT, 1024);
 
 export class ExportAdmission {
@@ -57,7 +60,7 @@ export class ExportAdmission {
   private readonly messages: TokenBucket;
 
   constructor(env: Env, now: number) {
-    this.tools = new TokenBucket({ capacity: queueSize(env), perSecond: numberOr(env.TCAB_OTEL_TOOL_SPANS_PER_SECOND, 500), now });
+    this.tools = new TokenBucket({ capacity: exportBatchSize(env), perSecond: numberOr(env.TCAB_OTEL_TOOL_SPANS_PER_SECOND, 500), now });
     this.messages = new TokenBucket({ capacity: eventCountLimit(env), perSecond: numberOr(env.TCAB_OTEL_MESSAGES_PER_SECOND, 500), now });
   }
 

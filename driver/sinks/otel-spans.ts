@@ -18,7 +18,7 @@ import type { RunResult } from '../../shared/run.ts';
 import { RunSpanFold } from '../../export/otel/fold.ts';
 import type { LeftOut, RunIdentity, SpanOperation } from '../../export/otel/fold.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
-import { eventCountLimit, queueSize } from './otel-budget.ts';
+import { eventCountLimit, exportBatchSize, queueSize } from './otel-budget.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -131,7 +131,7 @@ export class OtelSpanWriter {
       spanProcessors: [
         new BatchSpanProcessor((this.exporter = new CountingExporter(exporter, this.stats, secrets)), {
           maxQueueSize: queueSize(env),
-          maxExportBatchSize: unlessSet(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512),
+          maxExportBatchSize: exportBatchSize(env),
           scheduledDelayMillis: unlessSet(env, 'OTEL_BSP_SCHEDULE_DELAY', 1000),
           exportTimeoutMillis: unlessSet(env, 'OTEL_BSP_EXPORT_TIMEOUT', 5000),
         }),
