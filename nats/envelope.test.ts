@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { HARNESS_EVENT_TYPES } from '../shared/events.ts';
 import type { HarnessEvent } from '../shared/events.ts';
 import type { RunResult } from '../shared/run.ts';
-import { RUN_ID_PATTERN, clusterRunIdOf } from '../shared/run-id.ts';
+import { RUN_ID_PATTERN, clusterRunIdOf, clusterRunOf } from '../shared/run-id.ts';
 import { InvalidInputError } from '../shared/errors.ts';
 import {
   ALL_RESULTS_SUBJECT, ALL_RUNS_SUBJECT, clusterEventEnvelope, eventEnvelope, eventSubject, eventTypeSubject, parseSubject, resultEnvelope, resultSubject, runSubjects, runToken,
@@ -48,6 +48,19 @@ describe('run ids in subjects', () => {
     );
     // Too long for the grammar: no id (the dispatcher refuses such a Run), never a truncated one that could collide.
     expect(clusterRunIdOf('evals', 'x'.repeat(200))).toBeUndefined();
+  });
+
+  it('clusterRunOf gives back the namespace and name of every cluster run id, and nothing for an id no Run can have', () => {
+    expect(clusterRunOf('evals_fix_bug_17')).toEqual({ namespace: 'evals', name: 'fix.bug.17' });
+    fc.assert(
+      fc.property(label, subdomain, (namespace, name) => {
+        const id = clusterRunIdOf(namespace, name);
+        if (id) expect(clusterRunOf(id)).toEqual({ namespace, name });
+      }),
+      { seed: 11, numRuns: 2000 },
+    );
+    // A workstation id, an upper-case namespace, an empty name part, a name label ending in '-'.
+    for (const id of ['fix-tests', 'Evals_x', 'evals_', 'evals_a__b', 'evals_a-_b']) expect(clusterRunOf(id), id).toBeUndefined();
   });
 });
 

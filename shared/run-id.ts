@@ -59,3 +59,18 @@ export function clusterRunIdOf(namespace: string, name: string): RunId | undefin
   const id = `${namespace}_${name.replaceAll('.', '_')}`;
   return isRunId(id) ? id : undefined;
 }
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/**
+ * The Run a cluster run id names, back from clusterRunIdOf: the first '_' ends the namespace, every later one was
+ * a '.' of the name. Undefined when the id cannot be a Run's (no '_', or a namespace or name Kubernetes refuses).
+ */
+export function clusterRunOf(runId: string): { namespace: string; name: string } | undefined {
+  const cut = runId.indexOf('_');
+  if (cut < 0) return undefined;
+  const namespace = runId.slice(0, cut);
+  const name = runId.slice(cut + 1).replaceAll('_', '.');
+  const nameOk = name.length <= 253 && name.split('.').every((part) => DNS_LABEL.test(part));
+  return DNS_LABEL.test(namespace) && nameOk ? { namespace, name } : undefined;
+}

@@ -1,17 +1,23 @@
 // `tcab export atif <run-id>`: a finished run, read back from its JetStream stream (the single source: every event
 // and the result, no size limit), as one ATIF trajectory (export/atif). The run must have ended: an export of a
-// run still going (or of a run id nobody used) is refused at once instead of waiting on the stream.
+// run still going (or of a run id nobody used) is refused at once instead of waiting on the stream. The stream holds
+// no spec: with --kubeconfig the prompt (the trajectory's first, user step) comes from the cluster's Run.
 import { writeFileSync } from 'node:fs';
+import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { toAtif } from '../../export/atif/index.ts';
+import { atifSpecOfRun, toAtif } from '../../export/atif/index.ts';
+import type { AtifSpec } from '../../export/atif/index.ts';
+import { GROUP, VERSION } from '../../shared/api-group.ts';
+import { InvalidInputError } from '../../shared/errors.ts';
+import { statusCode } from '../../dispatcher/kube/errors.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
 import type { RunResult } from '../../shared/run.ts';
-import { parseRunId } from '../../shared/run-id.ts';
+import { clusterRunOf, parseRunId } from '../../shared/run-id.ts';
 import { InfrastructureError } from '../../shared/exit-codes.ts';
 import { readRunStream } from '../../nats/reader.ts';
 import { runHasResult } from '../../nats/run-has-result.ts';
-import { checkServerUrls, shownServers } from '../../nats/server-urls.ts';
+import { checkServerUrls, reasonOf, shownServers } from '../../nats/server-urls.ts';
 import { NATS_ENV, natsSettingsFromEnv } from '../../nats/settings.ts';
 import type { NatsSettings } from '../../nats/settings.ts';
 
@@ -19,6 +25,27 @@ interface ExportOptions {
   nats: string;
   creds?: string;
   out?: string;
+  kubeconfig?: string;
+  context?: string;
+}
+
+/**
+ * The spec of the Run a cluster run id names, through the kubeconfig; undefined (with a warning) when the Run has
+ * been deleted since: the trajectory then has no prompt step, as without --kubeconfig.
+ */
+async function specFromCluster(run: { namespace: string; name: string }, options: ExportOptions): Promise<AtifSpec | undefined> {
+  const config = new KubeConfig();
+  if (options.kubeconfig) config.loadFromFile(options.kubeconfig);
+  else config.loadFromDefault();
+  if (options.context) config.setCurrentContext(options.context);
+  try {
+    const object = (await config.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: run.namespace, plural: 'runs', name: run.name })) as { spec?: Record<string, unknown> };
+    return atifSpecOfRun(object.spec);
+  } catch (error) {
+    if (statusCode(error) !== 404) throw new InfrastructureError(`cannot read Run ${run.namespace}/${run.name} through the kubeconfig (context ${config.getCurrentContext()}): ${reasonOf(error)}`, { cause: error });
+    process.stderr.write(`tcab: Run ${run.namespace}/${run.name} is no longer in the cluster; the trajectory has no prompt step\n`);
+    return undefined;
+  }
 }
 
 function settingsOf(options: ExportOptions): NatsSettings {
@@ -48,16 +75,21 @@ export function registerExportCommands(program: Command): void {
     .addOption(new Option('--nats <url>', 'NATS server (several: comma-separated)').env('TCAB_NATS_URL').default('nats://127.0.0.1:4222'))
     .option('--creds <file>', `NATS credentials file (default: $${NATS_ENV.credsFile})`)
     .option('--out <file>', 'write the trajectory to this file (default: standard output)')
-    .addHelpText('after', "\nExample:\n  tcab export atif default_fix-tests --nats nats://127.0.0.1:4222 --out trajectory.json\n\nExit status: 0 written; 2 a bad run id or option; 3 NATS unreachable, the run has no result yet (running, or unknown), or its result is invalid.")
+    .option('--kubeconfig <file>', "read the cluster Run's prompt through this kubeconfig (the stream holds no prompt)")
+    .option('--context <name>', 'kubeconfig context (default: its current one); implies reading the Run')
+    .addHelpText('after', "\nExample:\n  tcab export atif default_fix-tests --nats nats://127.0.0.1:4222 --kubeconfig ~/.kube/config --out trajectory.json\n\nExit status: 0 written; 2 a bad run id or option; 3 NATS or the cluster unreachable, the run has no result yet (running, or unknown), or its result is invalid.")
     .action(async (runIdArgument: string, options: ExportOptions) => {
       const runId = parseRunId(runIdArgument, '<run-id>');
+      const clusterRun = options.kubeconfig || options.context ? clusterRunOf(runId) : undefined;
+      if ((options.kubeconfig || options.context) && !clusterRun) throw new InvalidInputError('<run-id>', `${runId} is not the id of a cluster Run (<namespace>_<name>), so --kubeconfig has no Run to read`);
       const settings = settingsOf(options);
       if (!(await runHasResult(settings, runId))) {
         throw new InfrastructureError(`run ${runId} has no result on NATS at ${shownServers(settings.servers)}: it is still running or was never run (\`tcab events follow ${runId}\` shows it live)`);
       }
+      const fromCluster = clusterRun ? await specFromCluster(clusterRun, options) : undefined;
       const { events, result } = await readFinishedRun(settings, runId);
-      // The stream holds the result, not the spec: harness and model come from the result; the prompt is not known.
-      const trajectory = toAtif({ runId, events, result, spec: { harness: result.harness_slug, model: result.model } });
+      // Without the Run, harness and model come from the result and the prompt is not known.
+      const trajectory = toAtif({ runId, events, result, spec: fromCluster ?? { harness: result.harness_slug, model: result.model } });
       const text = `${JSON.stringify(trajectory, null, 2)}\n`;
       if (options.out) writeFileSync(options.out, text);
       else process.stdout.write(text);

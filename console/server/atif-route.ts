@@ -3,7 +3,7 @@
 // stream). A run without a result yet gives the trajectory so far. Invalid messages stay in order as the
 // `unknown` events they decode to; the trajectory counts them as left out.
 import type { FastifyInstance } from 'fastify';
-import { toAtif } from '../../export/atif/index.ts';
+import { atifSpecOfRun, toAtif } from '../../export/atif/index.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
 import type { RunResult } from '../../shared/run.ts';
 import { clusterRunIdOf } from '../../shared/run-id.ts';
@@ -53,7 +53,7 @@ export function registerAtifRoute(app: FastifyInstance, ready: Promise<ConsoleSt
     const run = await runOnce(sources, namespace, name);
     const { events, result } = await replay(sources, runId);
     if (!run && !result && events.length === 0) return reply.code(404).send({ error: `no Run ${namespace}/${name}` });
-    const spec = run ? { harness: String(run.spec.harness ?? ''), model: run.spec.model, prompt: typeof run.spec.prompt === 'string' ? run.spec.prompt : undefined } : result && { harness: result.harness_slug, model: result.model };
+    const spec = run ? atifSpecOfRun(run.spec) : result && { harness: result.harness_slug, model: result.model };
     const trajectory = toAtif({ runId, events, result, spec });
     return reply.header('content-disposition', `attachment; filename="${runId}.atif.json"`).type('application/json; charset=utf-8').send(trajectory);
   });

@@ -27,6 +27,15 @@ export interface AtifUsage {
   harness_version?: string | null;
 }
 
+/**
+ * The part of a Run's spec a trajectory uses, read leniently from the stored object (a Run the dispatcher refused
+ * may hold anything): a non-string prompt or model is left out, never guessed.
+ */
+export function atifSpecOfRun(spec: Readonly<Record<string, unknown>> | undefined): AtifSpec {
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return { harness: text(spec?.harness) ?? '', model: text(spec?.model), prompt: text(spec?.prompt) };
+}
+
 export interface AtifInput {
   /** The tcab run id; becomes trajectory_id. Omitted for a recorded transcript that never was a run. */
   runId?: string;
