@@ -3,19 +3,9 @@
 // to a collector that refuses connections. CPU per event is given for the whole process and for the driver's own
 // thread (the export worker's share is the difference). Target: export keeps at least 90% of events/s through one driver and
 // adds at most 1 ms to the p99 line -> NATS subscriber latency.
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { Jaeger } from '../test/support/jaeger.ts';
+import { freePort } from '../test/support/nats-server.ts';
 import { benchNatsLatency } from './nats-latency.ts';
-
-/** A loopback port nothing listens on: the exporter's connections are refused. */
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 function cost(off: Pick<NatsFigures, 'events_per_s_one_driver' | 'driver_line_to_subscriber' | 'driver_cpu_us_per_event' | 'driver_thread_cpu_us_per_event'>, on: typeof off) {
   const ratio = +(on.events_per_s_one_driver / off.events_per_s_one_driver).toFixed(3);
@@ -51,7 +41,7 @@ export async function benchOtelExport(log: (msg: string) => void, rounds = Numbe
       log(`nats with tool calls, round ${round}/${rounds}: export off, to Jaeger, to a collector refusing connections`);
       off.push(await benchNatsLatency(2000, { tools: true }));
       on.push(await benchNatsLatency(2000, { tools: true, otlpEndpoint: jaeger.otlpEndpoint }));
-      dead.push(await benchNatsLatency(2000, { tools: true, otlpEndpoint: `http://127.0.0.1:${await deadPort()}` }));
+      dead.push(await benchNatsLatency(2000, { tools: true, otlpEndpoint: `http://127.0.0.1:${await freePort()}` }));
     }
     const [mOff, mOn, mDead] = [median(off), median(on), median(dead)];
     const pick = (r: ReturnType<typeof median>) => ({ events_per_s_one_driver: r.events_per_s_one_driver, driver_cpu_us_per_event: r.driver_cpu_us_per_event, driver_thread_cpu_us_per_event: r.driver_thread_cpu_us_per_event, driver_line_to_subscriber: r.driver_line_to_subscriber, rounds: r.rounds, ...('otel_export' in r ? { otel_export: r.otel_export, otel_close_after_nats_ms: r.otel_close_after_nats_ms } : {}) });

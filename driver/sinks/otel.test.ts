@@ -7,6 +7,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import type { HarnessEvent } from '../../shared/events.ts';
 import type { RunResult } from '../../shared/run.ts';
+import { freePort } from '../../test/support/nats-server.ts';
 import { OtelSink, otelExportEnabled, otelSecrets } from './otel.ts';
 import type { OtelStats } from './otel.ts';
 
@@ -109,10 +110,7 @@ describe('OtelSink', () => {
   });
 
   it('counts every span as dropped when the collector refuses connections, and closes without waiting out its limit', async () => {
-    const closed = createServer();
-    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-    const { port } = closed.address() as AddressInfo;
-    await new Promise((r) => closed.close(r));
+    const port = await freePort(); // nothing listens on it: a collector refusing connections
     let report: OtelStats | undefined;
     // Nothing but giving up on a collector seen down ends this close before the test's own timeout.
     const sink = new OtelSink({ ...identity, env: {}, exporter: new OTLPTraceExporter({ url: `http://127.0.0.1:${port}/v1/traces`, timeoutMillis: 2000 }), closeTimeoutMs: 3_600_000, report: (s) => (report = s) });
@@ -142,10 +140,7 @@ describe('OtelSink', () => {
 
 describe('OtelSink in its worker thread (how tcab-driver and tcab run export)', () => {
   it('exports through the OTLP exporter the OTEL_* variables configure, and counts refused spans as dropped', async () => {
-    const closed = createServer();
-    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-    const { port } = closed.address() as AddressInfo;
-    await new Promise((r) => closed.close(r));
+    const port = await freePort(); // nothing listens on it: a collector refusing connections
     let report: OtelStats | undefined;
     const sink = new OtelSink({ ...identity, env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}/v1/traces` }, closeTimeoutMs: 3_600_000, report: (s) => (report = s) });
     feed(sink);
@@ -154,10 +149,7 @@ describe('OtelSink in its worker thread (how tcab-driver and tcab run export)', 
   });
 
   it('hands the worker only what fits the budgets; left-out events still open their session and are counted', async () => {
-    const closed = createServer();
-    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-    const { port } = closed.address() as AddressInfo;
-    await new Promise((r) => closed.close(r));
+    const port = await freePort(); // nothing listens on it: a collector refusing connections
     let report: OtelStats | undefined;
     const sink = new OtelSink({ ...identity, env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}/v1/traces`, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '3', TCAB_OTEL_TOOL_SPANS_PER_SECOND: '0', OTEL_SPAN_EVENT_COUNT_LIMIT: '2', TCAB_OTEL_MESSAGES_PER_SECOND: '0' }, closeTimeoutMs: 3_600_000, report: (s) => (report = s) });
     const burst: HarnessEvent[] = [
