@@ -6,7 +6,7 @@ import type { RunResult } from '../shared/run.ts';
 import { RUN_ID_PATTERN, clusterRunIdOf, clusterRunOf } from '../shared/run-id.ts';
 import { InvalidInputError } from '../shared/errors.ts';
 import {
-  ALL_RESULTS_SUBJECT, ALL_RUNS_SUBJECT, clusterEventEnvelope, eventEnvelope, eventSubject, eventTypeSubject, parseSubject, resultEnvelope, resultSubject, runSubjects, runToken,
+  ALL_RESULTS_SUBJECT, ALL_RUNS_SUBJECT, attemptOfResultMsgId, clusterEventEnvelope, driverMsgId, eventEnvelope, eventSubject, eventTypeSubject, parseSubject, resultEnvelope, resultSubject, runSubjects, runToken,
 } from './envelope.ts';
 
 // Kubernetes namespaces are DNS labels; Run names are DNS subdomains (labels joined by '.').
@@ -48,6 +48,18 @@ describe('run ids in subjects', () => {
     );
     // Too long for the grammar: no id (the dispatcher refuses such a Run), never a truncated one that could collide.
     expect(clusterRunIdOf('evals', 'x'.repeat(200))).toBeUndefined();
+  });
+
+  it('attemptOfResultMsgId reads back the attempt driverMsgId put into a result id, and nothing from any other id', () => {
+    fc.assert(
+      fc.property(runId, fc.option(runId, { nil: undefined }), (id, attempt) => {
+        expect(attemptOfResultMsgId(id, driverMsgId(id, attempt, 'result'))).toBe(attempt);
+      }),
+      { seed: 12, numRuns: 1000 },
+    );
+    expect(attemptOfResultMsgId('r', driverMsgId('r', 'uid-1', 7))).toBeUndefined(); // an event's id
+    expect(attemptOfResultMsgId('r', driverMsgId('other', 'uid-1', 'result'))).toBeUndefined();
+    expect(attemptOfResultMsgId('r', undefined)).toBeUndefined();
   });
 
   it('clusterRunOf gives back the namespace and name of every cluster run id, and nothing for an id no Run can have', () => {

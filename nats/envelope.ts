@@ -54,6 +54,17 @@ export function driverMsgId(runId: string, attempt: string | undefined, seq: num
   return `${attempt ? `${runId}:${attempt}` : runId}:${seq}`;
 }
 
+/**
+ * The attempt a result's Nats-Msg-Id names (driverMsgId backwards): undefined when it names none (a workstation
+ * run) or is not a result id of this run.
+ */
+export function attemptOfResultMsgId(runId: string, msgId: string | undefined): string | undefined {
+  const suffix = ':result';
+  if (!msgId?.startsWith(`${runId}:`) || !msgId.endsWith(suffix)) return undefined;
+  const attempt = msgId.slice(runId.length + 1, -suffix.length);
+  return attempt === '' ? undefined : attempt;
+}
+
 /** The Nats-Msg-Id of a cluster event the dispatcher relays: no driver sequence; the kubelet's time tells repeats apart. */
 export function clusterMsgId(runId: string, event: HarnessEvent): string {
   return `${runId}:k8s:${event.type === 'system' ? `${event.stage}:${event.status}` : event.type}:${event.timestamp}`;

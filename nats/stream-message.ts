@@ -6,7 +6,7 @@ import { HarnessEvent } from '../shared/events.ts';
 import type { EventOf } from '../shared/events.ts';
 import { RunResult } from '../shared/run.ts';
 import { formatIssues } from '../shared/zod-issues.ts';
-import { HEADER } from './envelope.ts';
+import { HEADER, attemptOfResultMsgId } from './envelope.ts';
 import { MAX_MESSAGE_DEPTH, jsonTextNestsDeeperThan } from '../shared/json-depth.ts';
 
 /** Deeper JSON is refused before JSON.parse, zod or JSON.stringify see it (shared/json-depth.ts). */
@@ -19,7 +19,8 @@ export const MAX_REASON_CHARS = 512;
 export type StreamItem =
   /** seq: the Tcab-Seq header; 0 when absent or not a count, like the dispatcher's own lifecycle events. */
   | { kind: 'event'; runId: string; seq: number; event: HarnessEvent }
-  | { kind: 'result'; runId: string; result: RunResult }
+  /** attempt: the run attempt the result's Nats-Msg-Id names (a cluster Run's uid), when it names one. */
+  | { kind: 'result'; runId: string; result: RunResult; attempt?: string }
   | {
       kind: 'invalid';
       subject: string;
@@ -105,7 +106,9 @@ export function decodeStreamMessage(message: StreamMessage, now: () => Date): St
   try {
     if (isResult) {
       const parsed = RunResult.safeParse(reading.value);
-      return parsed.success ? { kind: 'result', runId, result: parsed.data } : invalid(formatIssues(parsed.error));
+      if (!parsed.success) return invalid(formatIssues(parsed.error));
+      const attempt = attemptOfResultMsgId(parsed.data.run_id, safeHeader(message, HEADER.msgId));
+      return { kind: 'result', runId, result: parsed.data, ...(attempt ? { attempt } : {}) };
     }
     const parsed = HarnessEvent.safeParse(reading.value);
     return parsed.success ? { kind: 'event', runId, seq, event: parsed.data } : invalid(formatIssues(parsed.error));

@@ -1,7 +1,7 @@
 // `tcab export atif --kubeconfig` against the test cluster and a real nats-server: the stream holds no spec, so the
 // prompt of a cluster run (the trajectory's user step) comes from its Run. Without --kubeconfig there is none; a Run
-// deleted since gives a warning and no prompt step; an id no Run can have, or a cluster that cannot be reached, is
-// refused with a message instead of a trajectory that silently lacks its task.
+// deleted since, or re-created under its name, gives a warning and no prompt step; an id no Run can have, or a
+// cluster that cannot be reached, is refused with a message instead of a trajectory that silently lacks its task.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,9 +28,9 @@ function tcab(args: string[]): Promise<{ code: number | null; stdout: string; st
   });
 }
 
-/** Publishes a finished run as its driver would: one agent message, then the result. */
-async function publishRun(runId: string): Promise<void> {
-  const sink = new NatsSink({ settings: natsSettings(nats.url), deliverBy: Date.now() + 30_000, warn: () => undefined });
+/** Publishes a finished run as its driver would: one agent message, then the result (under the Run's uid, as the dispatcher sets it). */
+async function publishRun(runId: string, attempt?: string): Promise<void> {
+  const sink = new NatsSink({ settings: natsSettings(nats.url), deliverBy: Date.now() + 30_000, warn: () => undefined, ...(attempt ? { attempt } : {}) });
   sink.event({ runId, seq: 1, event: agentEvent('The test passes now.') });
   sink.result(runResult(runId, 'done', 1));
   await sink.close();
@@ -58,7 +58,9 @@ describe('tcab export atif --kubeconfig', () => {
     const manifest = { apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name, namespace: ns }, spec: { harness: 'gg', model: 'claude-sonnet-4-5', prompt: PROMPT } };
     expect((await kubectl(['apply', '-f', '-'], JSON.stringify(manifest))).code).toBe(0);
     const runId = clusterRunIdOf(ns, name)!;
-    await publishRun(runId);
+    const uid = (await kubectl(['get', 'run', name, '-n', ns, '-o', 'jsonpath={.metadata.uid}'])).stdout.trim();
+    expect(uid).not.toBe('');
+    await publishRun(runId, uid);
 
     const withRun = await tcab(['export', 'atif', runId, '--nats', nats.url, '--kubeconfig', inject('kubeconfig')]);
     expect(withRun.stderr).toBe('');
@@ -75,6 +77,19 @@ describe('tcab export atif --kubeconfig', () => {
     expect(gone.code).toBe(0);
     expect(gone.stderr).toBe(`tcab: Run ${ns}/${name} is no longer in the cluster; the trajectory has no prompt step\n`);
     expect(trajectoryOf(gone.stdout).steps.map((s) => s.source)).toEqual(['agent']);
+  });
+
+  it('never lends a run the prompt of a Run re-created under its name since', async () => {
+    const name = 'again';
+    const runId = clusterRunIdOf(ns, name)!;
+    // The run was published under an earlier Run's uid; the Run in the cluster now is a new one with another prompt.
+    await publishRun(runId, '0b7d1f3e-0000-4000-8000-00000000e41e');
+    const manifest = { apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name, namespace: ns }, spec: { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'A different task.' } };
+    expect((await kubectl(['apply', '-f', '-'], JSON.stringify(manifest))).code).toBe(0);
+    const exported = await tcab(['export', 'atif', runId, '--nats', nats.url, '--kubeconfig', inject('kubeconfig')]);
+    expect(exported.code).toBe(0);
+    expect(exported.stderr).toMatch(new RegExp(`^tcab: Run ${ns}/${name} was re-created after this run \\(uid [0-9a-f-]{36}, the run's 0b7d1f3e-0000-4000-8000-00000000e41e\\); the trajectory has no prompt step\n$`));
+    expect(trajectoryOf(exported.stdout).steps.map((s) => s.source)).toEqual(['agent']);
   });
 
   it('refuses an id no Run can have (exit 2) and a cluster it cannot reach (exit 3), naming each', async () => {

@@ -31,15 +31,20 @@ interface ExportOptions {
 
 /**
  * The spec of the Run a cluster run id names, through the kubeconfig; undefined (with a warning) when the Run has
- * been deleted since: the trajectory then has no prompt step, as without --kubeconfig.
+ * been deleted since, or re-created under its name (its uid is not the attempt the run's result was published
+ * under): the trajectory then has no prompt step, as without --kubeconfig, rather than another run's prompt.
  */
-async function specFromCluster(run: { namespace: string; name: string }, options: ExportOptions): Promise<AtifSpec | undefined> {
+async function specFromCluster(run: { namespace: string; name: string }, attempt: string | undefined, options: ExportOptions): Promise<AtifSpec | undefined> {
   const config = new KubeConfig();
   if (options.kubeconfig) config.loadFromFile(options.kubeconfig);
   else config.loadFromDefault();
   if (options.context) config.setCurrentContext(options.context);
   try {
-    const object = (await config.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: run.namespace, plural: 'runs', name: run.name })) as { spec?: Record<string, unknown> };
+    const object = (await config.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: run.namespace, plural: 'runs', name: run.name })) as { metadata?: { uid?: string }; spec?: Record<string, unknown> };
+    if (attempt !== undefined && object.metadata?.uid !== attempt) {
+      process.stderr.write(`tcab: Run ${run.namespace}/${run.name} was re-created after this run (uid ${object.metadata?.uid ?? 'none'}, the run's ${attempt}); the trajectory has no prompt step\n`);
+      return undefined;
+    }
     return atifSpecOfRun(object.spec);
   } catch (error) {
     if (statusCode(error) !== 404) throw new InfrastructureError(`cannot read Run ${run.namespace}/${run.name} through the kubeconfig (context ${config.getCurrentContext()}): ${reasonOf(error)}`, { cause: error });
@@ -54,10 +59,10 @@ function settingsOf(options: ExportOptions): NatsSettings {
   return natsSettingsFromEnv(env, options.nats, '--nats')!;
 }
 
-async function readFinishedRun(settings: NatsSettings, runId: string): Promise<{ events: HarnessEvent[]; result: RunResult }> {
+async function readFinishedRun(settings: NatsSettings, runId: string): Promise<{ events: HarnessEvent[]; result: RunResult; attempt: string | undefined }> {
   const events: HarnessEvent[] = [];
   for await (const item of readRunStream({ settings, runId, replay: true, untilResult: true })) {
-    if (item.kind === 'result') return { events, result: item.result };
+    if (item.kind === 'result') return { events, result: item.result, attempt: item.attempt };
     if (item.kind === 'invalid' && item.isResult) throw new InfrastructureError(`run ${runId}: its result record (${item.subject}) is invalid: ${item.reason}`);
     if (item.kind === 'invalid') process.stderr.write(`tcab: the message on ${item.subject} is not a valid event (${item.reason}); left out of the trajectory\n`);
     // An invalid message stays in order as the `unknown` event it decodes to: the trajectory counts it as left out.
@@ -86,8 +91,8 @@ export function registerExportCommands(program: Command): void {
       if (!(await runHasResult(settings, runId))) {
         throw new InfrastructureError(`run ${runId} has no result on NATS at ${shownServers(settings.servers)}: it is still running or was never run (\`tcab events follow ${runId}\` shows it live)`);
       }
-      const fromCluster = clusterRun ? await specFromCluster(clusterRun, options) : undefined;
-      const { events, result } = await readFinishedRun(settings, runId);
+      const { events, result, attempt } = await readFinishedRun(settings, runId);
+      const fromCluster = clusterRun ? await specFromCluster(clusterRun, attempt, options) : undefined;
       // Without the Run, harness and model come from the result and the prompt is not known.
       const trajectory = toAtif({ runId, events, result, spec: fromCluster ?? { harness: result.harness_slug, model: result.model } });
       const text = `${JSON.stringify(trajectory, null, 2)}\n`;

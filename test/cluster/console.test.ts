@@ -79,11 +79,14 @@ async function setCap(page: Page, cap: number) {
   await row.locator('#cap-gg').fill(String(cap));
   await row.getByRole('button', { name: 'Set cap' }).click();
   const dialog = page.locator('#token-input');
+  const saved = row.getByRole('status').filter({ hasText: `Saved: ${cap === 0 ? '0 (paused)' : cap}` });
+  // The page asks for the token (once per tab) or saves: wait for whichever comes, never guess it from one instant.
+  await dialog.or(saved).first().waitFor();
   if (await dialog.isVisible()) {
     await dialog.fill(TOKEN);
     await page.getByRole('button', { name: 'Use token' }).click();
   }
-  await row.getByRole('status').filter({ hasText: `Saved: ${cap === 0 ? '0 (paused)' : cap}` }).waitFor();
+  await saved.waitFor();
   await page.locator(`tr[data-slug="gg"][data-cap="${cap}"]`).waitFor();
 }
 
