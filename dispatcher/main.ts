@@ -13,7 +13,7 @@ import { dispatcherConfig } from './config.ts';
 import { Dispatcher } from './controller/dispatcher.ts';
 import { dispatcherMetrics } from './controller/metrics.ts';
 import { errorMessage } from './kube/errors.ts';
-import { LeaderElector } from './kube/leader.ts';
+import { electDispatcher } from './leadership.ts';
 import { RunStream } from '../nats/result-consumer.ts';
 import { natsSettingsFromEnv } from '../nats/settings.ts';
 import { shutdownInOrder } from './shutdown.ts';
@@ -76,24 +76,16 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
       .catch((error: unknown) => consoleLog.error({ err: errorMessage(error) }, 'operator console failed to start'));
   }
 
-  const natsLog = log.child({ part: 'nats' });
-  const elector = new LeaderElector(config, {
+  const elector = electDispatcher(config, {
+    dispatcher: running,
+    stream: runStream,
     namespace: settings.TCAB_NAMESPACE,
     name: settings.TCAB_LEADER_LEASE,
     identity,
     leaseDurationSeconds: settings.TCAB_LEASE_DURATION_SECONDS,
     retryMs: settings.TCAB_LEASE_RETRY_MS,
-    onStartedLeading: () => {
-      running.setLeading(true);
-      void runStream.consumeResults((runId, result, ack) => running.onResult(runId, result, ack), (message) => natsLog.info(message)).catch((error: unknown) => natsLog.error({ err: errorMessage(error) }, 'results consumer failed'));
-    },
-    onStoppedLeading: () => {
-      running.setLeading(false);
-      void runStream.stopConsuming();
-    },
     log,
   });
-  elector.start();
 
   // Bounded steps (shutdown.ts): well inside the Pod's 30 s grace period, so the kubelet never has to SIGKILL.
   let stopping = false;

@@ -7,7 +7,7 @@
 import type { HarnessEvent, HarnessEventType } from '../shared/events.ts';
 import { HARNESS_EVENT_TYPES } from '../shared/events.ts';
 import type { RunResult } from '../shared/run.ts';
-import { RUN_ID_PATTERN, parseRunId } from '../shared/run-id.ts';
+import { RUN_ID_PATTERN, isRunId, parseRunId } from '../shared/run-id.ts';
 
 export const ALL_RUNS_SUBJECT = 'tcab.run.>';
 export const ALL_RESULTS_SUBJECT = 'tcab.run.*.result';
@@ -56,13 +56,14 @@ export function driverMsgId(runId: string, attempt: string | undefined, seq: num
 
 /**
  * The attempt a result's Nats-Msg-Id names (driverMsgId backwards): undefined when it names none (a workstation
- * run) or is not a result id of this run.
+ * run), is not a result id of this run, or holds something no attempt can be (too long, a newline, a ':').
  */
 export function attemptOfResultMsgId(runId: string, msgId: string | undefined): string | undefined {
   const suffix = ':result';
   if (!msgId?.startsWith(`${runId}:`) || !msgId.endsWith(suffix)) return undefined;
   const attempt = msgId.slice(runId.length + 1, -suffix.length);
-  return attempt === '' ? undefined : attempt;
+  // An attempt follows the run id grammar (parseRunAttempt); anything else in a header is no attempt of ours.
+  return isRunId(attempt) ? attempt : undefined;
 }
 
 /** The Nats-Msg-Id of a cluster event the dispatcher relays: no driver sequence; the kubelet's time tells repeats apart. */

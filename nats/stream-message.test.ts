@@ -57,6 +57,23 @@ describe('decodeStreamMessage', () => {
     expect(item).toEqual({ kind: 'event', runId: '', seq: 0, event });
   });
 
+  it('a result names its attempt only when its Nats-Msg-Id is a result id of its run with an attempt of the grammar', () => {
+    const result = {
+      run_id: 'run-1', harness_slug: 'gg', harness_version: null, model: 'm', canonical_model: null, outcome: 'succeeded', message: '', auth_mode: null, sessions: [], session_ids: [],
+      exit_code: 0, stages: [], tokens: null, raw_usage: null, reported_cost_usd: null, actual_cost_usd: null, comparable_cost_usd: null, catalog_version: null, cost_warnings: [],
+      started_at: '2026-12-04T12:00:00.000Z', finished_at: '2026-12-04T12:00:00.000Z', event_count: 0,
+    };
+    const attemptOf = (msgId: string) => {
+      const item = decodeStreamMessage(message(JSON.stringify(result), { [HEADER.runId]: 'run-1', [HEADER.kind]: 'result', [HEADER.msgId]: msgId }, 'tcab.run.run-1.result'), now);
+      if (item.kind !== 'result') throw new Error(`expected a result, got ${item.kind}`);
+      return item.attempt;
+    };
+    expect(attemptOf('run-1:0b7d1f3e-0000-4000-8000-00000000e41e:result')).toBe('0b7d1f3e-0000-4000-8000-00000000e41e');
+    expect(attemptOf('run-1:result')).toBeUndefined();
+    // Hostile ids: huge, a newline, a ':' (another field smuggled in), another run's, an event's.
+    for (const msgId of [`run-1:${'u'.repeat(100_000)}:result`, 'run-1:uid\nforged:result', 'run-1:a:b:result', 'run-2:uid:result', 'run-1:uid:7']) expect(attemptOf(msgId), msgId.slice(0, 40)).toBeUndefined();
+  });
+
   it('finding 11: a malformed result record is an invalid result naming the field, bounded, not an event', () => {
     const result = {
       run_id: 'run-1', harness_slug: 'claude', harness_version: '1', model: 'm', canonical_model: null, outcome: 'exploded', message: '', auth_mode: 'api-key', sessions: [], session_ids: [],

@@ -10,7 +10,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { Dispatcher } from '../../dispatcher/controller/dispatcher.ts';
 import { dispatcherMetrics } from '../../dispatcher/controller/metrics.ts';
 import { dispatcherConfig } from '../../dispatcher/config.ts';
-import { LeaderElector } from '../../dispatcher/kube/leader.ts';
+import { electDispatcher } from '../../dispatcher/leadership.ts';
 import type { RunObject } from '../../dispatcher/kube/resources.ts';
 import { RunStream } from '../../nats/result-consumer.ts';
 import { natsSettings } from '../../nats/settings.ts';
@@ -100,20 +100,7 @@ async function startDispatcher(identity: string, overrides: Record<string, strin
   const metrics = dispatcherMetrics();
   const dispatcher = new Dispatcher({ config: clusterConfig(), settings: { ...settings, TCAB_RESULT_GRACE_SECONDS: resultGraceSeconds }, events: stream, metrics, log });
   await dispatcher.start();
-  const elector = new LeaderElector(clusterConfig(), {
-    namespace: ns,
-    name: 'tcab-dispatcher',
-    identity,
-    leaseDurationSeconds: 10,
-    retryMs: 1000,
-    onStartedLeading: () => {
-      dispatcher.setLeading(true);
-      void stream.consumeResults((runId, result, ack) => dispatcher.onResult(runId, result, ack), (m) => log.info(m));
-    },
-    onStoppedLeading: () => dispatcher.setLeading(false),
-    log,
-  });
-  elector.start();
+  const elector = electDispatcher(clusterConfig(), { dispatcher, stream, namespace: ns, name: 'tcab-dispatcher', identity, leaseDurationSeconds: 10, retryMs: 1000, log });
   const stop = async () => {
     await elector.stop();
     await dispatcher.stop();

@@ -15,7 +15,7 @@ import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { Dispatcher } from '../../dispatcher/controller/dispatcher.ts';
 import { dispatcherMetrics } from '../../dispatcher/controller/metrics.ts';
 import { dispatcherConfig } from '../../dispatcher/config.ts';
-import { LeaderElector } from '../../dispatcher/kube/leader.ts';
+import { electDispatcher } from '../../dispatcher/leadership.ts';
 import type { RunObject } from '../../dispatcher/kube/resources.ts';
 import { RunStream } from '../../nats/result-consumer.ts';
 import { natsSettings } from '../../nats/settings.ts';
@@ -75,20 +75,7 @@ async function startDispatcher(identity: string, fromChart: Record<string, strin
   const log = createLogger({ component: 'tcab-dispatcher', level: 'debug', bindings: { identity }, destination: { write: (line: string) => void logs.push(line.trimEnd()) } });
   const dispatcher = new Dispatcher({ config: clusterConfig(), settings: { ...settings, TCAB_RESULT_GRACE_SECONDS: 2 }, events: stream, metrics: dispatcherMetrics(), log });
   await dispatcher.start();
-  const elector = new LeaderElector(clusterConfig(), {
-    namespace: ns,
-    name: 'tcab-dispatcher',
-    identity,
-    leaseDurationSeconds: 10,
-    retryMs: 1000,
-    onStartedLeading: () => {
-      dispatcher.setLeading(true);
-      void stream.consumeResults((runId, result, ack) => dispatcher.onResult(runId, result, ack), (m) => log.info(m));
-    },
-    onStoppedLeading: () => dispatcher.setLeading(false),
-    log,
-  });
-  elector.start();
+  const elector = electDispatcher(clusterConfig(), { dispatcher, stream, namespace: ns, name: 'tcab-dispatcher', identity, leaseDurationSeconds: 10, retryMs: 1000, log });
   stops.push(async () => {
     await elector.stop();
     await dispatcher.stop();
