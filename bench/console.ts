@@ -10,6 +10,7 @@ import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
 import { mountConsole } from '../console/server/mount.ts';
+import { installReadAuth } from '../console/server/read-auth.ts';
 import { natsSources } from '../console/server/nats-sources.ts';
 import { ConsoleNats } from '../nats/console-reader.ts';
 import { natsSettings } from '../nats/settings.ts';
@@ -32,6 +33,8 @@ export interface ConsoleServer {
 /** The console as the dispatcher mounts it (mountConsole on a fastify app), on 127.0.0.1. */
 export async function startConsoleServer(sources: ConsoleSources): Promise<ConsoleServer> {
   const app: FastifyInstance = Fastify({ logger: false });
+  // Loopback only, timing the pages and the feed: no login in the way of what is measured.
+  installReadAuth(app, { mode: 'open', readToken: () => '', writeToken: () => TOKEN });
   const mounted = mountConsole(app, { sources, token: () => TOKEN });
   await mounted.started;
   const url = await app.listen({ port: 0, host: '127.0.0.1' });

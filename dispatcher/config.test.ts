@@ -55,3 +55,33 @@ describe('dispatcherConfig', () => {
     expect(() => dispatcherConfig(both)).toThrow(/TCAB_NATS_SECRET: .*per-run credentials/);
   });
 });
+
+describe('dispatcherConfig: who may read, and /metrics (issue 33)', () => {
+  it('defaults to the read token in token mode, oauth2-proxy\'s header, 12 h sessions, and no metrics listener', () => {
+    expect(dispatcherConfig({})).toMatchObject({ TCAB_API_READ_TOKEN_FILE: '/var/run/tcab/read-token/token', TCAB_CONSOLE_AUTH_MODE: 'token', TCAB_CONSOLE_PROXY_USER_HEADER: 'X-Auth-Request-User', TCAB_CONSOLE_TRUSTED_CIDRS: [], TCAB_CONSOLE_SESSION_SECONDS: 43200 });
+    expect(dispatcherConfig({}).TCAB_METRICS_PORT).toBeUndefined();
+    expect(dispatcherConfig({ TCAB_CONSOLE_AUTH_MODE: '', TCAB_METRICS_PORT: '' })).toMatchObject({ TCAB_CONSOLE_AUTH_MODE: 'token', TCAB_METRICS_PORT: undefined });
+  });
+
+  it('reads the chart\'s values', () => {
+    const c = dispatcherConfig({ TCAB_CONSOLE_AUTH_MODE: 'proxy', TCAB_CONSOLE_TRUSTED_CIDRS: '["10.42.0.0/16","fd00::/8"]', TCAB_CONSOLE_PROXY_USER_HEADER: 'X-Forwarded-User', TCAB_CONSOLE_SESSION_SECONDS: '3600', TCAB_METRICS_PORT: '9090' });
+    expect(c).toMatchObject({ TCAB_CONSOLE_AUTH_MODE: 'proxy', TCAB_CONSOLE_TRUSTED_CIDRS: ['10.42.0.0/16', 'fd00::/8'], TCAB_CONSOLE_PROXY_USER_HEADER: 'X-Forwarded-User', TCAB_CONSOLE_SESSION_SECONDS: 3600, TCAB_METRICS_PORT: 9090 });
+  });
+
+  it.each([
+    ['TCAB_CONSOLE_AUTH_MODE', 'none'],
+    ['TCAB_CONSOLE_TRUSTED_CIDRS', '10.0.0.0/8'],
+    ['TCAB_CONSOLE_TRUSTED_CIDRS', '["10.0.0.0"]'],
+    ['TCAB_CONSOLE_TRUSTED_CIDRS', '["10.0.0.0/40"]'],
+    ['TCAB_CONSOLE_PROXY_USER_HEADER', 'X User'],
+    ['TCAB_CONSOLE_SESSION_SECONDS', '10'],
+    ['TCAB_METRICS_PORT', '0'],
+    ['TCAB_METRICS_PORT', '70000'],
+  ])('%s=%s stops the dispatcher naming the variable', (name, value) => {
+    expect(() => dispatcherConfig({ [name]: value })).toThrow(new RegExp(`${name}: `));
+  });
+
+  it('proxy mode without trusted CIDRs is refused (it would trust no proxy, or be read as trusting all)', () => {
+    expect(() => dispatcherConfig({ TCAB_CONSOLE_AUTH_MODE: 'proxy' })).toThrow(/TCAB_CONSOLE_TRUSTED_CIDRS: proxy mode needs/);
+  });
+});

@@ -7,6 +7,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { listHarnesses } from '../harnesses/registry.ts';
 import { createLogger, logLevelFrom } from '../shared/log.ts';
 import { buildApi, closeApi } from './api/server.ts';
+import { buildMetricsServer } from './api/metrics.ts';
 import { startNatsAuth } from './auth/nats-identity.ts';
 import { kubeHarnessConfigStore } from './api/kube-store.ts';
 import { dispatcherConfig } from './config.ts';
@@ -33,18 +34,25 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
   // The API (and /healthz, /readyz) first: the first NATS connect may wait a while (a bundled NATS starts only once
   // this dispatcher has created its auth Secret), and a process that is alive but not ready must not be restarted.
   const live: { stream?: RunStream; dispatcher?: Dispatcher } = {};
-  const token = () => {
+  // Each token from its Secret's file, read per request (a rotated Secret applies without a restart), else from
+  // the environment (a dispatcher run by hand); '' = none, which matches nothing.
+  const tokenFrom = (file: string, variable: string) => () => {
     try {
-      return readFileSync(settings.TCAB_API_TOKEN_FILE, 'utf8').trim();
+      return readFileSync(file, 'utf8').trim();
     } catch {
-      return env.TCAB_API_TOKEN ?? '';
+      return env[variable] ?? '';
     }
   };
+  const token = tokenFrom(settings.TCAB_API_TOKEN_FILE, 'TCAB_API_TOKEN');
+  const readToken = tokenFrom(settings.TCAB_API_READ_TOKEN_FILE, 'TCAB_API_READ_TOKEN');
+  const authMode = settings.TCAB_CONSOLE_AUTH_MODE;
+  if (authMode === 'open') log.warn('console.auth.mode is open: anyone who reaches the API port reads every Run (prompts, events, results) and the harness configs, without a credential');
+  else if (!readToken()) log.warn({ file: settings.TCAB_API_READ_TOKEN_FILE }, 'no read token: reads accept only the write token');
   const api = buildApi({
     store: kubeHarnessConfigStore(config),
     slugs: () => listHarnesses().map((h) => h.manifest.slug),
     token,
-    metrics: metrics.registry,
+    readAuth: { mode: authMode, readToken, trustedCidrs: settings.TCAB_CONSOLE_TRUSTED_CIDRS, proxyUserHeader: settings.TCAB_CONSOLE_PROXY_USER_HEADER, sessionMaxAgeSeconds: settings.TCAB_CONSOLE_SESSION_SECONDS },
     readiness: () => ({ informersSynced: live.dispatcher?.synced() ?? false, natsConnected: live.stream?.connected() ?? false, leader: live.dispatcher?.isLeader ?? false }),
   });
   // The console's routes exist from the start (fastify takes no route after listen); its sources once the caches
@@ -52,7 +60,12 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
   const consoleSources = Promise.withResolvers<ConsoleSources>();
   const operatorConsole = settings.TCAB_CONSOLE_ENABLED ? mountConsole(api, { sources: consoleSources.promise, token, stalledAfterSeconds: settings.TCAB_CONSOLE_STALLED_AFTER_SECONDS }) : undefined;
   await api.listen({ port: settings.TCAB_API_PORT, host: settings.TCAB_API_HOST });
-  log.info({ port: settings.TCAB_API_PORT }, `${identity} serving the HTTP API on ${settings.TCAB_API_PORT}`);
+  log.info({ port: settings.TCAB_API_PORT, readAuth: authMode }, `${identity} serving the HTTP API on ${settings.TCAB_API_PORT}`);
+  const metricsServer = settings.TCAB_METRICS_PORT === undefined ? undefined : buildMetricsServer(metrics.registry);
+  if (metricsServer) {
+    await metricsServer.listen({ port: settings.TCAB_METRICS_PORT, host: settings.TCAB_API_HOST });
+    log.info({ port: settings.TCAB_METRICS_PORT }, `${identity} serving /metrics on ${settings.TCAB_METRICS_PORT}`);
+  } else log.info('TCAB_METRICS_PORT is unset: /metrics is not served');
 
   const natsBase = natsSettingsFromEnv(env, settings.TCAB_NATS_URL)!;
   // With auth: the install's keys first (created on the first start), then NATS as the dispatcher's own user.
@@ -105,7 +118,7 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
       { name: 'finish the reconciles in flight (status writes) and stop the watches', ms: 8000, run: () => running.stop() },
       { name: 'release the Lease', ms: 3000, run: () => elector.stop() },
       { name: 'stop the console', ms: 1000, run: async () => operatorConsole?.stop() },
-      { name: 'close the HTTP API', ms: 2000, run: () => closeApi(api, 1000) },
+      { name: 'close the HTTP API', ms: 2000, run: async () => Promise.all([closeApi(api, 1000), metricsServer && closeApi(metricsServer, 1000)]) },
       { name: 'close NATS', ms: 4000, run: async () => Promise.all([runStream.close(2000), natsAuth?.close(), consoleNats?.close()]) },
     ], log);
     process.exit(clean ? 0 : 1);

@@ -1,5 +1,6 @@
-// The HTTP API's one write credential: a bearer token compared in constant time. Shared by the dispatcher's API and
-// the operator console (console/server), which must refuse exactly what the API refuses.
+// The HTTP API's bearer tokens (the write token, and the read token: shared/read-auth.ts), compared in constant
+// time. Shared by the dispatcher's API and the operator console (console/server), which must refuse exactly what
+// the API refuses.
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 /** Constant-time comparison of a presented bearer token with the configured one (hashes: equal lengths). */

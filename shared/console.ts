@@ -10,6 +10,7 @@ import { HARNESS_EVENT_TYPES, HarnessEvent, SYSTEM_STAGES } from './events.ts';
 import { OUTCOMES, RunResult, RunSpec } from './run.ts';
 import { RUN_PHASES, RunStatus } from './run-status.ts';
 import { TokenUsage } from './usage.ts';
+import { EgressProfileName } from './egress.ts';
 
 const time = z.string().describe('RFC 3339 time');
 
@@ -49,6 +50,8 @@ export const RunRow = z.strictObject({
   comparableCostUsd: z.number().nonnegative().nullable().optional(),
   harnessVersion: z.string().optional(),
   message: z.string().optional(),
+  /** status.egress.profile: what the run's agent could reach outside the cluster (its hosts: the run page). */
+  egress: EgressProfileName.optional(),
 });
 export type RunRow = z.infer<typeof RunRow>;
 
@@ -145,7 +148,7 @@ export type RunsMessage = { [K in keyof typeof RUNS_MESSAGES]: { event: K; data:
 export type RunMessage = { [K in keyof typeof RUN_MESSAGES]: { event: K; data: z.infer<(typeof RUN_MESSAGES)[K]> } }[keyof typeof RUN_MESSAGES];
 export type HarnessMessage = { [K in keyof typeof HARNESS_MESSAGES]: { event: K; data: z.infer<(typeof HARNESS_MESSAGES)[K]> } }[keyof typeof HARNESS_MESSAGES];
 
-// ---- writes (bearer token, as POST /harness-config/:slug)
+// ---- reads need a read credential (shared/read-auth.ts); writes the write token, as POST /harness-config/:slug
 /** POST /api/console/runs/:namespace/:name/cancel -> 200 with this; 401 without a valid token; 404 no such Run. */
 export const CancelResponse = z.strictObject({ key: z.string(), cancel: z.literal(true) });
 
@@ -156,6 +159,9 @@ export const CONSOLE_PATHS = {
   cancel: (namespace: string, name: string) => `/api/console/runs/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/cancel`,
   harnessesStream: '/api/console/harnesses/stream',
   harnessConfig: (slug: string) => `/harness-config/${encodeURIComponent(slug)}`,
+  atif: (namespace: string, name: string) => `/api/console/runs/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/atif`,
+  /** GET: who this request is (shared/read-auth.ts SessionState); POST {token}: log in (the cookie); DELETE: log out. */
+  session: '/api/console/session',
   appJs: '/console/app.js',
   appCss: '/console/app.css',
 } as const;

@@ -1,7 +1,8 @@
 // `tcab console` against the test cluster (a kubeconfig) and a real nats-server: a Run applied with kubectl shows in
 // the runs stream with the activity of its stream, a cap set from the console is written as a HarnessConfig and
 // shows on the harnesses stream, cancel patches spec.cancel; writes without the token are refused. A token not
-// given is generated and printed once.
+// given is generated and printed once, with a login URL carrying it in the fragment. Reads need a credential too
+// (issue 33): the write token, or a read-only --read-token that cannot write.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -19,15 +20,17 @@ import { READINESS_UNKNOWN } from './console-sources.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const TOKEN = 'fake-workstation-console-token';
+const READ_TOKEN = 'fake-workstation-console-read-token';
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 let ns: string;
 let removeNs: () => Promise<void>;
 let nats: NatsServer;
 const children: ChildProcess[] = [];
 
 /** Starts `tcab console`; resolves with its URL and what it printed once it listens. */
-async function startConsole(env: Record<string, string>, namespaced = true): Promise<{ url: string; stderr: () => string }> {
+async function startConsole(env: Record<string, string>, namespaced = true, args: string[] = []): Promise<{ url: string; stderr: () => string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'cli/main.ts'), 'console', '--port', String(port), '--kubeconfig', inject('kubeconfig'), ...(namespaced ? ['--namespace', ns] : []), '--nats', nats.url], {
+  const child = spawn(process.execPath, [join(ROOT, 'cli/main.ts'), 'console', '--port', String(port), '--kubeconfig', inject('kubeconfig'), ...(namespaced ? ['--namespace', ns] : []), '--nats', nats.url, ...args], {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -36,6 +39,7 @@ async function startConsole(env: Record<string, string>, namespaced = true): Pro
   await new Promise<void>((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
+      // The lines come in one write: the login line is there once the first is.
       if (stderr.includes('tcab console: http')) resolve();
     });
     child.once('exit', (code) => reject(new Error(`tcab console exited with ${code}: ${stderr}`)));
@@ -65,11 +69,15 @@ const rowsOf = (client: SseClient): RunRow[] => [
 ];
 
 describe('tcab console', () => {
-  it('without --namespace shows the Runs of every namespace, and prints a generated write token once when none is given', async () => {
+  it('without --namespace shows the Runs of every namespace, and prints a generated write token once when none is given, with a login URL', async () => {
     const { url, stderr } = await startConsole({}, false);
     expect(stderr()).toMatch(/Runs of every namespace/);
-    expect(stderr()).toMatch(/write token \(cancel, caps\): [A-Za-z0-9_-]{32}\n/);
-    const runs = await SseClient.open(`${url}${CONSOLE_PATHS.runsStream}`);
+    const generated = /write token \(cancel, caps\): ([A-Za-z0-9_-]{32})\n/.exec(stderr())?.[1];
+    expect(generated).toBeDefined();
+    expect(stderr()).toContain(`tcab console: log in: ${url}/#token=${generated}\n`);
+    // Reads need it too: without it the streams are refused.
+    await expect(SseClient.open(`${url}${CONSOLE_PATHS.runsStream}`)).rejects.toThrow('HTTP 401');
+    const runs = await SseClient.open(`${url}${CONSOLE_PATHS.runsStream}`, bearer(generated!));
     await runs.waitFor((f) => f.event === 'snapshot');
     const manifest = { apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name: 'anywhere', namespace: ns }, spec: { harness: 'gg', model: 'gg-test-model', prompt: 'hi' } };
     expect((await kubectl(['apply', '-f', '-'], JSON.stringify(manifest))).code).toBe(0);
@@ -80,7 +88,7 @@ describe('tcab console', () => {
   it('shows a kubectl-applied Run with its stream activity; caps and cancel need the token and reach the cluster', async () => {
     const { url, stderr } = await startConsole({ TCAB_CONSOLE_TOKEN: TOKEN });
     expect(stderr()).not.toContain(TOKEN);
-    const runs = await SseClient.open(`${url}${CONSOLE_PATHS.runsStream}`);
+    const runs = await SseClient.open(`${url}${CONSOLE_PATHS.runsStream}`, bearer(TOKEN));
     await runs.waitFor((f) => f.event === 'snapshot');
     const manifest = { apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name: 'seen', namespace: ns }, spec: { harness: 'gg', model: 'gg-test-model', prompt: 'list the files' } };
     expect((await kubectl(['apply', '-f', '-'], JSON.stringify(manifest))).code).toBe(0);
@@ -95,7 +103,7 @@ describe('tcab console', () => {
     await publisher.close();
     await runs.waitFor(() => rowsOf(runs).some((r) => r.key === key && r.activity?.text === 'command: ls -la'));
 
-    const harnesses = await SseClient.open(`${url}${CONSOLE_PATHS.harnessesStream}`);
+    const harnesses = await SseClient.open(`${url}${CONSOLE_PATHS.harnessesStream}`, bearer(TOKEN));
     await harnesses.waitFor((f) => f.event === 'snapshot');
     // Readiness depends on the dispatcher's Secrets: from a workstation it is unknown, said as such, never "not ready".
     const listed = HARNESS_MESSAGES.snapshot.parse(harnesses.data('snapshot')[0]).rows;
@@ -114,5 +122,19 @@ describe('tcab console', () => {
     expect((await kubectl(['get', 'run', 'seen', '-n', ns, '-o', 'jsonpath={.spec.cancel}'])).stdout).toBe('true');
     expect((await cancel({ authorization: `Bearer ${TOKEN}` }).then((r) => r.status))).toBe(200); // idempotent
     expect((await fetch(`${url}${CONSOLE_PATHS.cancel(ns, 'missing')}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
+  });
+
+  it('--read-token reads (streams, GET /harness-config) and cannot write; nothing reads without a credential', async () => {
+    const { url, stderr } = await startConsole({ TCAB_CONSOLE_TOKEN: TOKEN }, true, ['--read-token', READ_TOKEN]);
+    expect(stderr()).not.toContain(READ_TOKEN);
+    for (const path of [CONSOLE_PATHS.runsStream, CONSOLE_PATHS.harnessesStream, CONSOLE_PATHS.runStream(ns, 'seen'), CONSOLE_PATHS.atif(ns, 'seen'), '/harness-config']) {
+      expect((await fetch(`${url}${path}`)).status, path).toBe(401);
+    }
+    const runs = await SseClient.open(`${url}${CONSOLE_PATHS.runsStream}`, bearer(READ_TOKEN));
+    await runs.waitFor((f) => f.event === 'snapshot');
+    expect((await fetch(`${url}/harness-config`, { headers: bearer(READ_TOKEN) })).status).toBe(200);
+    expect((await fetch(`${url}${CONSOLE_PATHS.harnessConfig('kilo')}`, { method: 'POST', headers: { 'content-type': 'application/json', ...bearer(READ_TOKEN) }, body: '{"maxParallelism":3}' })).status).toBe(401);
+    expect((await fetch(`${url}${CONSOLE_PATHS.cancel(ns, 'anywhere')}`, { method: 'POST', headers: bearer(READ_TOKEN) })).status).toBe(401);
+    expect((await kubectl(['get', 'run', 'anywhere', '-n', ns, '-o', 'jsonpath={.spec.cancel}'])).stdout).toBe('');
   });
 });

@@ -1,5 +1,6 @@
-// `tcab harness-config get|set`: the dispatcher's HTTP API from the command line. get is open; set needs the
-// bearer token (--token-file, or TCAB_API_TOKEN), never taken as a flag value so it stays out of shell history.
+// `tcab harness-config get|set`: the dispatcher's HTTP API from the command line. get needs the read token (or the
+// write token, which reads too: --token-file, TCAB_API_READ_TOKEN, TCAB_API_TOKEN); set needs the write token
+// (--token-file, or TCAB_API_TOKEN). A token is never taken as a flag value, so it stays out of shell history.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../shared/errors.ts';
@@ -24,6 +25,12 @@ function apiBase(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
+/** The token get reads with: --token-file, else TCAB_API_READ_TOKEN, else TCAB_API_TOKEN; none in an open install. */
+export function readTokenOf(tokenFile: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  if (tokenFile) return readFileSync(tokenFile, 'utf8').trim() || undefined;
+  return env.TCAB_API_READ_TOKEN || env.TCAB_API_TOKEN || undefined;
+}
+
 async function call(url: string, init: RequestInit = {}): Promise<unknown> {
   const what = `${init.method ?? 'GET'} ${url}`;
   let response: Response;
@@ -37,7 +44,8 @@ async function call(url: string, init: RequestInit = {}): Promise<unknown> {
   const detail = `HTTP ${response.status}: ${body.error ?? response.statusText}`;
   // 4xx: the request was wrong (slug, limit, token); 5xx: the dispatcher failed.
   if (response.status >= 500) throw new InfrastructureError(`${what}: ${detail}`);
-  if (!response.ok) throw new InvalidInputError(`${init.method ?? 'GET'} ${new URL(url).pathname}`, detail);
+  const hint = response.status === 401 && !new Headers(init.headers).has('authorization') ? ' (no token was sent: set TCAB_API_READ_TOKEN or TCAB_API_TOKEN, or pass --token-file)' : '';
+  if (!response.ok) throw new InvalidInputError(`${init.method ?? 'GET'} ${new URL(url).pathname}`, `${detail}${hint}`);
   return body;
 }
 
@@ -57,9 +65,11 @@ export function registerHarnessConfigCommands(program: Command): void {
     .command('get')
     .description('every harness with its max parallelism (or the default)')
     .option('--json', 'print JSON')
-    .action(async (options: { json?: boolean }) => {
+    .option('--token-file <file>', 'file holding the read (or write) token (default: TCAB_API_READ_TOKEN, else TCAB_API_TOKEN)')
+    .action(async (options: { json?: boolean; tokenFile?: string }) => {
       const { url } = group.opts<Common>();
-      const configs = (await call(`${apiBase(url)}/harness-config`)) as { slug: string; maxParallelism: number | null; default: boolean }[];
+      const token = readTokenOf(options.tokenFile, process.env);
+      const configs = (await call(`${apiBase(url)}/harness-config`, token ? { headers: { authorization: `Bearer ${token}` } } : {})) as { slug: string; maxParallelism: number | null; default: boolean }[];
       if (options.json) {
         process.stdout.write(`${JSON.stringify(configs, null, 2)}\n`);
         return;

@@ -1,15 +1,17 @@
 // The console's HTTP routes, registered onto a given fastify app (the dispatcher's API, or `tcab console`'s):
-// the SPA and its assets, three SSE streams (runs, one run, harnesses) and the one write, cancel (bearer token).
+// the SPA and its assets (public: no data in them, so the login page loads), three SSE streams (runs, one run,
+// harnesses) and the ATIF download, which need a read credential (read-auth.ts, installed on the app before), and
+// the one write, cancel (the write token).
 // The state may come later than the routes (the dispatcher listens before its caches and NATS exist): a stream
 // opened before then waits for it; cancel answers 503 until then.
-import type { ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { bearerOf, tokenMatches } from '../../shared/bearer-token.ts';
 import { CONSOLE_PATHS, runKey } from '../../shared/console.ts';
 import type { CancelResponse } from '../../shared/console.ts';
 import { loadBundle } from './assets.ts';
 import { registerAtifRoute } from './atif-route.ts';
+import { PUBLIC_ROUTE, hasReadAuth } from './read-auth.ts';
 import { streamRun } from './run-stream.ts';
 import { SseStream } from './sse.ts';
 import type { ConsoleState } from './state.ts';
@@ -24,9 +26,13 @@ export interface ConsoleOptions {
   /** The API's bearer token, asked per request (the Secret's file may be rotated). */
   token: () => string;
   stalledAfterSeconds?: number;
+  /** The streams' keep-alive and credential re-check period (sse.ts HEARTBEAT_MS). */
+  heartbeatMs?: number;
 }
 
 export function registerConsole(app: FastifyInstance, options: ConsoleOptions): void {
+  // Without it every stream would be open to anyone who reaches the port: refuse to serve rather than leak.
+  if (!hasReadAuth(app)) throw new Error('the console needs read authentication on its app: call installReadAuth first');
   const ready = Promise.resolve(options.state);
   let current: ConsoleState | undefined;
   void ready.then((s) => (current = s));
@@ -34,8 +40,9 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   const bundle = loadBundle();
   // Streams never end on their own: closing the app ends them, or its close would wait for every browser to leave.
   const open = new Set<SseStream>();
-  const sse = (res: ServerResponse, start: (stream: SseStream, state: ConsoleState) => void) => {
-    const stream = new SseStream(res);
+  const sse = (req: FastifyRequest, reply: FastifyReply, start: (stream: SseStream, state: ConsoleState) => void) => {
+    reply.hijack();
+    const stream = new SseStream(reply.raw, { heartbeatMs: options.heartbeatMs, stillAllowed: req.readAccess?.holds });
     open.add(stream);
     void stream.closed.then(() => open.delete(stream));
     void ready.then((state) => {
@@ -47,15 +54,14 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   });
 
   for (const path of PAGE_PATHS) {
-    app.get(path, async (_req, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send((await bundle).html));
+    app.get(path, PUBLIC_ROUTE, async (_req, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send((await bundle).html));
   }
   // The html names them with a content hash (?v=...): a cached copy is never a stale one.
-  app.get(CONSOLE_PATHS.appJs, async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=31536000, immutable').send((await bundle).js));
-  app.get(CONSOLE_PATHS.appCss, async (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=31536000, immutable').send((await bundle).css));
+  app.get(CONSOLE_PATHS.appJs, PUBLIC_ROUTE, async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=31536000, immutable').send((await bundle).js));
+  app.get(CONSOLE_PATHS.appCss, PUBLIC_ROUTE, async (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=31536000, immutable').send((await bundle).css));
 
-  app.get(CONSOLE_PATHS.runsStream, (_req, reply) => {
-    reply.hijack();
-    sse(reply.raw, (stream, state) => {
+  app.get(CONSOLE_PATHS.runsStream, (req, reply) => {
+    sse(req, reply, (stream, state) => {
       // Listen first, then snapshot: a change in between is sent twice (idempotent upsert), never lost.
       const off = state.onRows({
         onRows: (rows, keys) => {
@@ -69,9 +75,8 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
     });
   });
 
-  app.get(CONSOLE_PATHS.harnessesStream, (_req, reply) => {
-    reply.hijack();
-    sse(reply.raw, (stream, state) => {
+  app.get(CONSOLE_PATHS.harnessesStream, (req, reply) => {
+    sse(req, reply, (stream, state) => {
       const off = state.onHarnesses({ onHarnesses: (rows) => stream.send('upsert', { rows }) });
       stream.send('snapshot', { serverTime: new Date().toISOString(), rows: state.harnessRows() });
       void stream.closed.then(off);
@@ -79,8 +84,7 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   });
 
   app.get<{ Params: { namespace: string; name: string }; Querystring: { after?: string } }>('/api/console/runs/:namespace/:name/stream', (req, reply) => {
-    reply.hijack();
-    sse(reply.raw, (stream, state) => streamRun(stream, req.params, req.query, req.headers['last-event-id'], { state, sources: state.sources, stalledAfterSeconds, log: req.log }));
+    sse(req, reply, (stream, state) => streamRun(stream, req.params, req.query, req.headers['last-event-id'], { state, sources: state.sources, stalledAfterSeconds, log: req.log }));
   });
 
   registerAtifRoute(app, ready);

@@ -34,6 +34,13 @@ describe('rowOf', () => {
     expect(RunRow.parse(row)).toEqual({ key: 'n/x', namespace: 'n', name: 'x', uid: 'u', harness: 'gg', model: 'm', phase: 'Pending', createdAt: '2026-12-05T04:00:00Z' });
   });
 
+  it('carries the egress profile by name (its hosts stay on the run page), and a slim Run keeps it', () => {
+    const egress = { ...run, status: { ...run.status, egress: { profile: 'registries', hosts: ['registry.npmjs.org', 'pypi.org'] } } };
+    expect(RunRow.parse(rowOf(egress)).egress).toBe('registries');
+    expect(rowOf(slimRun(egress)).egress).toBe('registries');
+    expect(rowOf(run)).not.toHaveProperty('egress');
+  });
+
   it('withActivity adds the activity and its time', () => {
     const activity = { text: 'agent', type: 'agent' as const, at: '2026-12-05T04:00:30Z' };
     expect(withActivity(rowOf(run), { activity, at: '2026-12-05T04:00:31Z' })).toMatchObject({ activity, lastEventAt: '2026-12-05T04:00:31Z' });

@@ -27,6 +27,7 @@ export function rowOf(run: ConsoleRun): RunRow {
   if (s?.comparableCostUsd !== undefined) row.comparableCostUsd = s.comparableCostUsd;
   if (s?.harnessVersion) row.harnessVersion = s.harnessVersion;
   if (s?.message) row.message = s.message;
+  if (s?.egress?.profile) row.egress = s.egress.profile;
   return row;
 }
 

@@ -14,6 +14,7 @@ import { natsSettings } from '../../nats/settings.ts';
 import { NatsServer } from '../../test/support/nats-server.ts';
 import { AtifTrajectory } from '../../export/atif/index.ts';
 import { mountConsole } from './mount.ts';
+import { installReadAuth } from './read-auth.ts';
 import type { MountedConsole } from './mount.ts';
 import { natsSources } from './nats-sources.ts';
 import type { ConsoleRun, ConsoleSources, RunChange } from './sources.ts';
@@ -81,6 +82,8 @@ beforeAll(async () => {
   await publish('evals_early', [command('npm ci'), command('npm test')]);
   consoleNats = await ConsoleNats.connect(natsSettings(nats.url));
   app = Fastify();
+  // The streams' NATS side is under test here; who may read them is read-auth.test.ts's.
+  installReadAuth(app, { mode: 'open', readToken: () => '', writeToken: () => TOKEN });
   mounted = mountConsole(app, { sources: { ...synthetic.sources(), ...natsSources(consoleNats) }, token: () => TOKEN, stalledAfterSeconds: 120 });
   await mounted.started;
   base = await app.listen({ host: '127.0.0.1', port: 0 });

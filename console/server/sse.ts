@@ -1,5 +1,6 @@
 // Server-Sent Events on a raw Node response: headers, one `event:`/`id:`/`data:` frame per message, a comment
-// every 15 s so proxies keep an idle stream open, and where a reconnecting browser resumes (resumeAfter).
+// every 15 s so proxies keep an idle stream open (and the reader's credential is asked again: a rotated token or an
+// expired session ends the stream), and where a reconnecting browser resumes (resumeAfter).
 import type { ServerResponse } from 'node:http';
 
 export const HEARTBEAT_MS = 15_000;
@@ -27,6 +28,12 @@ export function resumeAfter(query: unknown, lastEventId: string | string[] | und
   return parse((query as { after?: unknown } | undefined)?.after) ?? 0;
 }
 
+export interface SseOptions {
+  heartbeatMs?: number;
+  /** Asked at every heartbeat: false ends the stream (the browser's reconnect then meets the 401). */
+  stillAllowed?: () => boolean;
+}
+
 export class SseStream {
   private readonly heartbeat: NodeJS.Timeout;
   private closedFlag = false;
@@ -34,7 +41,7 @@ export class SseStream {
 
   private readonly res: ServerResponse;
 
-  constructor(res: ServerResponse) {
+  constructor(res: ServerResponse, options: SseOptions = {}) {
     this.res = res;
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -44,7 +51,10 @@ export class SseStream {
       'x-accel-buffering': 'no',
     });
     res.write(`retry: ${RETRY_MS}\n\n`);
-    this.heartbeat = setInterval(() => this.res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    this.heartbeat = setInterval(() => {
+      if (options.stillAllowed && !options.stillAllowed()) this.end();
+      else this.res.write(': keep-alive\n\n');
+    }, options.heartbeatMs ?? HEARTBEAT_MS);
     this.closed = new Promise((resolve) => {
       res.on('close', () => {
         this.closedFlag = true;

@@ -21,5 +21,7 @@ describe('console/web wire copies', () => {
       expect(PATHS.cancel(ns, name)).toBe(CONSOLE_PATHS.cancel(ns, name));
     }
     expect(PATHS.harnessConfig('claude code')).toBe(CONSOLE_PATHS.harnessConfig('claude code'));
+    expect(PATHS.session).toBe(CONSOLE_PATHS.session);
+    expect(PATHS.atif('a b', 'x/y')).toBe(CONSOLE_PATHS.atif('a b', 'x/y'));
   });
 });

@@ -17,4 +17,5 @@ export const PATHS = {
   atif: (namespace: string, name: string) => `${run(namespace, name)}/atif`,
   harnessesStream: '/api/console/harnesses/stream',
   harnessConfig: (slug: string) => `/harness-config/${encodeURIComponent(slug)}`,
+  session: '/api/console/session',
 } as const;

@@ -1,12 +1,15 @@
-// The dispatcher's HTTP API (spec: "Per-harness configuration"): GET /harness-config is an open read of every
-// harness (catalogue + gg) with its config or defaults; POST /harness-config/{slug} changes it and needs the
-// bearer token. Plus /healthz, /readyz (caches synced, NATS connected; leadership reported) and /metrics (Prometheus). Bodies are validated with the shared schema.
+// The dispatcher's HTTP API (spec: "Per-harness configuration"): GET /harness-config reads every harness (catalogue
+// + gg) with its config or defaults and needs a read credential like every data read (issue 33; read-auth.ts);
+// POST /harness-config/{slug} changes it and needs the write token. Plus /healthz and /readyz (caches synced, NATS
+// connected; leadership reported), open for the kubelet's probes. /metrics is on a port of its own (metrics.ts).
+// Bodies are validated with the shared schema.
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
-import type { Registry } from 'prom-client';
 import { DEFAULT_HARNESS_CONFIG, HarnessConfigSpec } from '../../shared/harness-config.ts';
 import { formatIssues } from '../../shared/zod-issues.ts';
 import { bearerOf, tokenMatches } from '../../shared/bearer-token.ts';
+import { PUBLIC_ROUTE, installReadAuth } from '../../console/server/read-auth.ts';
+import type { ReadAuthOptions } from '../../console/server/read-auth.ts';
 
 export interface HarnessConfigStore {
   /** Stored configs by slug (absent slug = defaults). */
@@ -18,8 +21,10 @@ export interface ApiOptions {
   store: HarnessConfigStore;
   /** Every harness slug the registry knows: unknown slugs are 404. */
   slugs: () => readonly string[];
+  /** The write token, asked per request (the Secret's file may be rotated). */
   token: () => string;
-  metrics: Registry;
+  /** Who may read (the write token always may). */
+  readAuth: Omit<ReadAuthOptions, 'writeToken'>;
   /** What /readyz reports, asked per request. */
   readiness: () => ReadinessInputs;
 }
@@ -49,13 +54,13 @@ export { tokenMatches };
 
 export function buildApi(options: ApiOptions): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: 16 * 1024 });
+  installReadAuth(app, { ...options.readAuth, writeToken: options.token });
 
-  app.get('/healthz', async () => ({ ok: true }));
-  app.get('/readyz', async (_req, reply) => {
+  app.get('/healthz', PUBLIC_ROUTE, async () => ({ ok: true }));
+  app.get('/readyz', PUBLIC_ROUTE, async (_req, reply) => {
     const report = readinessReport(options.readiness());
     return reply.code(report.ready ? 200 : 503).send(report);
   });
-  app.get('/metrics', async (_req, reply) => reply.type(options.metrics.contentType).send(await options.metrics.metrics()));
 
   app.get('/harness-config', async () => {
     const stored = await options.store.list();

@@ -1,9 +1,9 @@
 // The dispatcher's HTTP API with the operator console mounted on it as dispatcher/main.ts does (buildApi, then
 // mountConsole with dispatcherConsoleSources: the dispatcher's own Run and HarnessConfig caches, a console NATS
 // connection of its own), for the console's browser test. restart() stops it and serves it again on the same port,
-// as a replica restart behind the Service: open pages lose their streams and must resume.
+// as a replica restart behind the Service: open pages lose their streams and must resume. Reads need the read
+// token (or a session made with it) as in the chart; `readToken` is asked per request, so a test can rotate it.
 import type { FastifyInstance } from 'fastify';
-import type { Registry } from 'prom-client';
 import { buildApi } from '../../dispatcher/api/server.ts';
 import { kubeHarnessConfigStore } from '../../dispatcher/api/kube-store.ts';
 import type { Dispatcher } from '../../dispatcher/controller/dispatcher.ts';
@@ -25,9 +25,11 @@ export interface ServedApi {
 export interface ApiOptions {
   dispatcher: Dispatcher;
   settings: DispatcherConfig;
-  metrics: { registry: Registry };
   natsUrl: string;
   token: string;
+  readToken: () => string;
+  /** The streams' keep-alive and credential re-check period (a rotation ends open streams within it). */
+  heartbeatMs?: number;
 }
 
 async function serveOnce(options: ApiOptions, port: number): Promise<{ app: FastifyInstance; url: string; stop(): Promise<void> }> {
@@ -37,11 +39,11 @@ async function serveOnce(options: ApiOptions, port: number): Promise<{ app: Fast
     store: kubeHarnessConfigStore(config),
     slugs: () => listHarnesses().map((h) => h.manifest.slug),
     token,
-    metrics: options.metrics.registry,
+    readAuth: { mode: 'token', readToken: options.readToken },
     readiness: () => ({ informersSynced: options.dispatcher.synced(), natsConnected: true, leader: options.dispatcher.isLeader }),
   });
   const nats = await ConsoleNats.connect(natsSettings(options.natsUrl));
-  const mounted = mountConsole(app, { sources: dispatcherConsoleSources(config, options.settings, options.dispatcher, nats), token });
+  const mounted = mountConsole(app, { sources: dispatcherConsoleSources(config, options.settings, options.dispatcher, nats), token, heartbeatMs: options.heartbeatMs });
   await mounted.started;
   const url = await app.listen({ port, host: '127.0.0.1' });
   return {

@@ -21,6 +21,7 @@ import { serveDispatcherApi } from './console-api.ts';
 import { ggDriverEnv } from './gg-driver-env.ts';
 
 export const TOKEN = 'fake-console-api-token-3b9f';
+export const READ_TOKEN = 'fake-console-read-token-7c21';
 export const REASONING = 'First I wait for the gate; then I report back.';
 
 export interface ConsoleBench {
@@ -29,6 +30,8 @@ export interface ConsoleBench {
   url: string;
   /** The API served anew on the same port (a replica restart): pages must resume their streams. */
   restartApi(): Promise<void>;
+  /** Replaces the read token (a rotated Secret): sessions made with the old one end, open streams within 1 s. */
+  rotateReadToken(next: string): void;
   nats: NatsServer;
   gate: Gate;
   logs: string[];
@@ -81,13 +84,15 @@ export async function startConsoleBench(): Promise<ConsoleBench> {
     dispatcher.setLeading(true); // the only replica: no election needed
     await stream.consumeResults((runId, result, ack) => dispatcher.onResult(runId, result, ack), (m) => logs.push(m));
 
-    const api = await serveDispatcherApi({ dispatcher, settings, metrics, natsUrl: nats.url, token: TOKEN });
+    let readToken = READ_TOKEN;
+    const api = await serveDispatcherApi({ dispatcher, settings, natsUrl: nats.url, token: TOKEN, readToken: () => readToken, heartbeatMs: 1000 });
     stops.push(() => api.stop());
 
     return {
       ns,
       url: api.url,
       restartApi: () => api.restart(),
+      rotateReadToken: (next) => void (readToken = next),
       nats,
       gate,
       logs,

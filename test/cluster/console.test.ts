@@ -2,7 +2,8 @@
 // dispatcher serves it on its API as in the chart (and `tcab console` from a kubeconfig, last), Runs are applied
 // with kubectl and run gg through real driver Pods. Every wait is on a condition (a page selector or data-* hook,
 // a kubectl watch, the gate's held requests). Screenshots of the runs page (mid-session and at the end), a run page
-// mid-session and the harnesses page go to test-artifacts/console/.
+// mid-session and the harnesses page go to test-artifacts/console/. Reads need the read token (issue 33): each page
+// logs in through the console's login page (or a `#token=` login link), and the refusals are tested first.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -13,8 +14,8 @@ import type { HarnessConfigObject } from '../../dispatcher/kube/resources.ts';
 import { launchBrowser, screenshot } from '../support/browser.ts';
 import { freePort } from '../support/nats-server.ts';
 import type { ConsolePage, TestBrowser } from '../support/browser.ts';
-import { readRunUntil, waitFor, watchAll } from './support.ts';
-import { REASONING, TOKEN, startConsoleBench } from './console-support.ts';
+import { kubectl, readRunUntil, waitFor, watchAll } from './support.ts';
+import { READ_TOKEN, REASONING, TOKEN, startConsoleBench } from './console-support.ts';
 import type { ConsoleBench } from './console-support.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -30,6 +31,7 @@ beforeAll(async () => {
 afterAll(async () => {
   // A page that logged an error or threw failed the app, whatever the assertions saw.
   // The 401 the unauthenticated-write test provokes is logged by Chromium as a failed resource load; nothing else may be.
+  // So are the 401s of the login tests (a refused stream, a wrong token), and nothing else.
   const errors = pages.flatMap((p) => p.errors).filter((e) => !/Failed to load resource: the server responded with a status of 401/.test(e));
   await browser?.close();
   await bench?.close();
@@ -65,13 +67,25 @@ async function midSession(n: number, names: string[]): Promise<void> {
   }
 }
 
-async function open(path: string, viewport?: { width: number; height: number }, base = bench.url): Promise<Page> {
+/** Logs in on the login page the console shows a browser without a session. */
+async function logIn(page: Page, token: string): Promise<void> {
+  await page.locator('#login-token').fill(token);
+  await page.getByRole('button', { name: 'Log in' }).click();
+}
+
+/** A fresh browser context (no cookie) at `path`: the login page first, then the page once logged in. */
+async function open(path: string, viewport?: { width: number; height: number }, base = bench.url, token = READ_TOKEN): Promise<Page> {
   const cp = await browser.newPage(viewport ? { viewport } : {});
   pages.push(cp);
   await cp.page.goto(`${base}${path}`);
+  await logIn(cp.page, token);
   await cp.page.waitForSelector('body[data-console-ready="true"]');
   return cp.page;
 }
+
+/** The status of a stream request made from the page (its cookie, if any, goes with it). */
+const streamStatus = (page: Page, path = '/api/console/runs/stream') =>
+  page.evaluate(`fetch(${JSON.stringify(path)}).then((r) => { const s = r.status; r.body?.cancel(); return s; })`) as Promise<number>;
 
 /** Types a cap into the harnesses page's form for gg and submits it; the token dialog gets the token once per tab. */
 async function setCap(page: Page, cap: number) {
@@ -96,6 +110,75 @@ const harnessCounts = async (page: Page) => {
 };
 
 describe('operator console in Chromium against the test cluster', () => {
+  it('without a credential: the login page and no data; a wrong token is refused; the read token logs in with an HttpOnly, SameSite=Strict session cookie', async () => {
+    const cp = await browser.newPage();
+    pages.push(cp);
+    const { page } = cp;
+    await page.goto(`${bench.url}/runs`);
+    await page.locator('#login-token').waitFor();
+    expect(await page.locator('body[data-console-ready]').count()).toBe(0);
+    expect(await page.locator('[data-stream]').count()).toBe(0); // no page mounted, so no stream opened
+    expect(await streamStatus(page)).toBe(401);
+    expect(await streamStatus(page, '/harness-config')).toBe(401);
+    await screenshot(page, 'login-page');
+
+    await logIn(page, 'not-the-read-token');
+    await page.locator('#login-error[role="alert"]').filter({ hasText: 'refused this token' }).waitFor();
+    expect(await page.context().cookies()).toEqual([]);
+
+    await logIn(page, READ_TOKEN);
+    await page.waitForSelector('body[data-console-ready="true"]');
+    await page.locator('[data-stream="live"]').waitFor();
+    const [cookie, ...others] = await page.context().cookies();
+    expect(others).toEqual([]);
+    expect(cookie).toMatchObject({ name: 'tcab_console_session', httpOnly: true, sameSite: 'Strict', path: '/', secure: false });
+    expect(cookie!.value).not.toContain(READ_TOKEN);
+    expect(await page.evaluate('document.cookie')).toBe(''); // HttpOnly: the page's scripts never see it
+    expect(await streamStatus(page)).toBe(200);
+    // The read session does not write: a cancel from the page still needs the write token.
+    expect(await page.evaluate(`fetch('/api/console/runs/${bench.ns}/none/cancel', { method: 'POST' }).then((r) => r.status)`)).toBe(401);
+  });
+
+  it('a login link (#token=) logs in and leaves no token in the address bar; logging out shows the login and refuses the streams', async () => {
+    const cp = await browser.newPage();
+    pages.push(cp);
+    const { page } = cp;
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    await page.goto(`${bench.url}/harnesses#token=${encodeURIComponent(READ_TOKEN)}`);
+    await page.waitForSelector('body[data-console-ready="true"]');
+    expect(page.url()).toBe(`${bench.url}/harnesses`);
+    expect(await page.evaluate('location.href')).toBe(`${bench.url}/harnesses`);
+    // A fragment never reaches the server: no request carried the token in its URL.
+    expect(requested.filter((u) => u.includes(READ_TOKEN))).toEqual([]);
+    await page.locator('.session-status').filter({ hasText: 'Logged in (read token)' }).waitFor();
+
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.locator('#login-token').waitFor();
+    expect(await page.locator('[data-stream]').count()).toBe(0);
+    expect(await page.context().cookies()).toEqual([]);
+    expect(await streamStatus(page)).toBe(401);
+  });
+
+  it('a rotated read token ends the open page\'s session: its stream is closed, the login shows (no reconnect loop), the new token logs in', async () => {
+    const runs = await open('/runs');
+    await runs.locator('[data-stream="live"]').waitFor();
+    try {
+      bench.rotateReadToken('fake-console-read-token-rotated');
+      // The server ends the stream at its next credential check, the browser's reconnect meets a 401, the page asks
+      // whether it may still read: no, so the login replaces the page and its stream is gone.
+      await runs.locator('#login-token').waitFor({ timeout: 30_000 });
+      expect(await runs.locator('[data-stream]').count()).toBe(0);
+      await runs.getByText('Your session ended').waitFor();
+      await logIn(runs, READ_TOKEN);
+      await runs.locator('#login-error').filter({ hasText: 'refused this token' }).waitFor();
+      await logIn(runs, 'fake-console-read-token-rotated');
+      await runs.locator('[data-stream="live"]').waitFor();
+    } finally {
+      bench.rotateReadToken(READ_TOKEN);
+    }
+  });
+
   it('a Run applied with kubectl appears in the runs table; its page streams the events as the driver emits them; reasoning is collapsed', async () => {
     // Tall enough for the whole feed of a gg run: every event gets its element in the virtualised list.
     const runs = await open('/runs', { width: 1440, height: 1600 });
@@ -224,30 +307,65 @@ describe('operator console in Chromium against the test cluster', () => {
     await screenshot(runs, 'runs-page-ended');
   }, 300_000);
 
-  it('`tcab console` on a workstation (kubeconfig + NATS URL) serves the same pages: the Runs as they ended, a run\'s whole feed, the cap', async () => {
+  it('the egress profile: a badge in the runs table, the profile and its hosts in the run page\'s status', async () => {
+    // As the dispatcher writes it (status.egress), on a Run already final (the dispatcher writes its status no more).
+    const patched = await kubectl(['patch', 'run', 'live', '-n', bench.ns, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { egress: { profile: 'registries', hosts: ['registry.npmjs.org', 'pypi.org'] } } })]);
+    expect(patched.code, patched.stderr).toBe(0);
+    const runs = await open('/runs');
+    const badge = runs.locator(`tr[data-key="${bench.ns}/live"] .badge.egress[data-egress="registries"]`);
+    await badge.waitFor();
+    expect(await badge.getAttribute('title')).toBe('egress profile: registries');
+    // Inside its cell, not cut off by the name's ellipsis (the cell hides what overflows it).
+    const [cell, shown] = [await runs.locator(`tr[data-key="${bench.ns}/live"] th.c-name`).boundingBox(), await badge.boundingBox()];
+    expect(shown!.x + shown!.width).toBeLessThanOrEqual(cell!.x + cell!.width);
+    await screenshot(runs, 'runs-page-egress');
+    const run = await open(`/runs/${bench.ns}/live`);
+    await run.locator('#status-title').waitFor();
+    await run.locator('.kv div').filter({ hasText: 'Egress' }).filter({ hasText: 'registries: registry.npmjs.org, pypi.org' }).waitFor();
+  });
+
+  it('`tcab console` on a workstation (kubeconfig + NATS URL) serves the same pages behind the login URL it prints: the Runs as they ended, a run\'s whole feed, the cap', async () => {
     const port = await freePort();
     const child = spawn(process.execPath, [join(ROOT, 'cli/main.ts'), 'console', '--port', String(port), '--kubeconfig', inject('kubeconfig'), '--namespace', bench.ns, '--nats', bench.nats.url], {
-      env: { PATH: process.env.PATH, TCAB_CONSOLE_TOKEN: TOKEN },
+      env: { PATH: process.env.PATH },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     const exited = once(child, 'exit');
     try {
-      await new Promise<void>((resolve, reject) => {
-        let stderr = '';
+      const stderr = await new Promise<string>((resolve, reject) => {
+        let text = '';
         child.stderr!.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString();
-          if (stderr.includes('tcab console: http')) resolve();
+          text += chunk.toString();
+          if (text.includes('tcab console: log in: ')) resolve(text);
         });
-        child.once('exit', (code) => reject(new Error(`tcab console exited with ${code}: ${stderr}`)));
+        child.once('exit', (code) => reject(new Error(`tcab console exited with ${code}: ${text}`)));
       });
       const base = `http://127.0.0.1:${port}`;
-      const runs = await open('/runs', undefined, base);
+      const loginUrl = /tcab console: log in: (\S+)\n/.exec(stderr)![1]!;
+      expect(loginUrl).toMatch(new RegExp(`^${base}/#token=[A-Za-z0-9_-]{32}$`));
+      // Without the token: the login page.
+      const refused = await browser.newPage();
+      pages.push(refused);
+      await refused.page.goto(`${base}/runs`);
+      await refused.page.locator('#login-token').waitFor();
+      // The printed URL: logged in, the token gone from the address bar; the write token it carries also writes.
+      const cp = await browser.newPage();
+      pages.push(cp);
+      await cp.page.goto(loginUrl);
+      await cp.page.waitForSelector('body[data-console-ready="true"]');
+      expect(cp.page.url()).toBe(`${base}/runs`); // `/` shows the runs, which names itself in the address bar
+      await cp.page.locator('.session-status').filter({ hasText: 'Logged in (write token)' }).waitFor();
+      const runs = cp.page;
       for (const [name, phase] of [['live', 'Succeeded'], ['cap-a', 'Succeeded'], ['cap-b', 'Cancelled']]) await runs.locator(`tr[data-key="${bench.ns}/${name}"][data-phase="${phase}"]`).waitFor();
       const items = await wholeStream('live');
-      const run = await open(`/runs/${bench.ns}/live`, { width: 1440, height: 1600 }, base);
+      const token = decodeURIComponent(loginUrl.slice(loginUrl.indexOf('#token=') + '#token='.length));
+      const run = await open(`/runs/${bench.ns}/live`, { width: 1440, height: 1600 }, base, token);
       await run.locator(`[data-caught-up="true"][data-count="${items.filter((i) => i.kind === 'event').length}"]`).waitFor();
-      const harnesses = await open('/harnesses', undefined, base);
-      await harnesses.locator('tr[data-slug="gg"][data-cap="2"]').waitFor();
+      // In the tab the login URL opened, a cap change saves without asking for a token.
+      await runs.getByRole('link', { name: 'Harnesses' }).click();
+      await runs.locator('tr[data-slug="gg"][data-cap="2"]').waitFor();
+      await setCap(runs, 2);
+      expect(await runs.locator('#token-input').isVisible()).toBe(false);
     } finally {
       child.kill('SIGTERM');
       await exited;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment, V1Secret, V1Service } from '@kubernetes/client-node';
 import { kubectl, runCaptured } from '../cluster/support.ts';
 import { SCHEMA_LOCATION_TEMPLATE, writeKubeconformSchemas } from '../cluster/kubeconform-schemas.ts';
 
@@ -72,8 +72,75 @@ describe('charts/tcab', () => {
     expect(bare.env).not.toHaveProperty('TCAB_DRIVER_OTEL_HEADERS_SECRET');
   });
 
+  it('reads need a credential (issue 33): the read token Secret kept like the write token, mounted read-only and named in the env; /metrics on a port of its own', async () => {
+    const render = async (set: string[], only: string[]) => {
+      const rendered = await tool('helm', ['template', 't', CHART, ...only.flatMap((o) => ['--show-only', `templates/${o}`]), ...set]);
+      expect(rendered.code, rendered.stderr).toBe(0);
+      return rendered.stdout.split(/^---$/m).map((doc) => parse(doc)).filter(Boolean) as (V1Deployment | V1Secret | V1Service)[];
+    };
+    const [secret, deployment, service] = (await render([], ['read-token-secret.yaml', 'deployment.yaml', 'service.yaml'])) as [V1Secret, V1Deployment, V1Service];
+    expect(secret.metadata).toMatchObject({ name: 't-tcab-read-token', annotations: { 'helm.sh/resource-policy': 'keep' } });
+    expect(Buffer.from(secret.data!.token!, 'base64').toString()).toMatch(/^[A-Za-z0-9]{40}$/);
+    const pod = deployment.spec!.template.spec!;
+    const container = pod.containers[0]!;
+    const env = Object.fromEntries(container.env!.map((e) => [e.name, e.value]));
+    expect(env).toMatchObject({ TCAB_API_READ_TOKEN_FILE: '/var/run/tcab/read-token/token', TCAB_CONSOLE_AUTH_MODE: 'token', TCAB_CONSOLE_PROXY_USER_HEADER: 'X-Auth-Request-User', TCAB_CONSOLE_TRUSTED_CIDRS: '[]', TCAB_CONSOLE_SESSION_SECONDS: '43200', TCAB_METRICS_PORT: '9090' });
+    expect(container.volumeMounts).toContainEqual({ name: 'read-token', mountPath: '/var/run/tcab/read-token', readOnly: true });
+    // defaultMode 0440 is octal to the apiserver's YAML 1.1 (the yaml package reads it as decimal): as the write token's.
+    expect(pod.volumes).toContainEqual({ name: 'read-token', secret: { secretName: 't-tcab-read-token', defaultMode: 440 } });
+    expect(pod.volumes).toContainEqual({ name: 'api-token', secret: { secretName: 't-tcab-api-token', defaultMode: 440 } });
+    expect(container.ports).toEqual([{ name: 'http', containerPort: 8080 }, { name: 'metrics', containerPort: 9090 }]);
+    // The kubelet's probes stay on the API port, which answers them without a credential.
+    expect([container.livenessProbe!.httpGet!.port, container.readinessProbe!.httpGet!.port]).toEqual(['http', 'http']);
+    expect(service.spec!.ports).toEqual([{ name: 'http', port: 80, targetPort: 'http' }, { name: 'metrics', port: 9090, targetPort: 'metrics' }]);
+
+    // An existing read token Secret: none rendered, that one mounted; another metrics port everywhere.
+    const own = await render(['--set', 'console.auth.existingReadTokenSecret=my-read-token', '--set', 'dispatcher.metrics.port=9100'], ['deployment.yaml', 'service.yaml']);
+    const ownPod = (own[0] as V1Deployment).spec!.template.spec!;
+    expect(ownPod.volumes).toContainEqual({ name: 'read-token', secret: { secretName: 'my-read-token', defaultMode: 440 } });
+    expect(ownPod.containers[0]!.ports).toContainEqual({ name: 'metrics', containerPort: 9100 });
+    expect((own[1] as V1Service).spec!.ports).toContainEqual({ name: 'metrics', port: 9100, targetPort: 'metrics' });
+    const none = await tool('helm', ['template', 't', CHART, '--set', 'console.auth.existingReadTokenSecret=my-read-token']);
+    expect(none.stdout).not.toContain('t-tcab-read-token');
+
+    // Proxy mode: the CIDRs are required (rendering fails without), passed as JSON with the header.
+    const noCidrs = await tool('helm', ['template', 't', CHART, '--set', 'console.auth.mode=proxy']);
+    expect(noCidrs.code).not.toBe(0);
+    expect(noCidrs.stderr).toContain('console.auth.mode=proxy needs console.auth.proxy.trustedCIDRs');
+    const proxy = await render(['--set', 'console.auth.mode=proxy', '--set', 'console.auth.proxy.userHeader=X-Forwarded-User', '--set-json', 'console.auth.proxy.trustedCIDRs=["10.42.0.0/16","fd00:42::/64"]'], ['deployment.yaml']);
+    const proxyEnv = Object.fromEntries((proxy[0] as V1Deployment).spec!.template.spec!.containers[0]!.env!.map((e) => [e.name, e.value]));
+    expect(proxyEnv).toMatchObject({ TCAB_CONSOLE_AUTH_MODE: 'proxy', TCAB_CONSOLE_PROXY_USER_HEADER: 'X-Forwarded-User' });
+    expect(JSON.parse(proxyEnv.TCAB_CONSOLE_TRUSTED_CIDRS!)).toEqual(['10.42.0.0/16', 'fd00:42::/64']);
+    // The schema refuses what is not a mode, a CIDR or a header name, by path.
+    for (const [set, path] of [['console.auth.mode=closed', '/console/auth/mode'], ['console.auth.proxy.userHeader=X User', '/console/auth/proxy/userHeader'], ['dispatcher.metrics.port=0', '/dispatcher/metrics/port']] as const) {
+      const bad = await tool('helm', ['template', 't', CHART, '--set', set]);
+      expect(bad.code, set).not.toBe(0);
+      expect(bad.stderr, set).toContain(path);
+    }
+    const badCidr = await tool('helm', ['template', 't', CHART, '--set-json', 'console.auth.proxy.trustedCIDRs=["10.42.0.0"]']);
+    expect(badCidr.stderr).toContain('/console/auth/proxy/trustedCIDRs/0');
+  });
+
+  it('NOTES say how to get the read token and open the console with it, and warn in open mode', async () => {
+    const notes = async (set: string[]) => {
+      const out = await tool('helm', ['install', 't', CHART, '-n', 'tcab', '--dry-run=client', ...set]);
+      expect(out.code, out.stderr).toBe(0);
+      return out.stdout.slice(out.stdout.indexOf('NOTES:'));
+    };
+    const token = await notes([]);
+    expect(token).toContain("kubectl get secret -n tcab t-tcab-read-token -o jsonpath='{.data.token}' | base64 -d");
+    expect(token).toContain('http://127.0.0.1:8080/#token=$(kubectl get secret -n tcab t-tcab-read-token');
+    expect(token).toContain('kubectl port-forward -n tcab svc/t-tcab-dispatcher 8080:80');
+    expect(token).toContain('TCAB_API_READ_TOKEN=$(kubectl get secret -n tcab t-tcab-read-token');
+    expect(token).not.toContain('WARNING');
+    const open = await notes(['--set', 'console.auth.mode=open']);
+    expect(open).toMatch(/WARNING: console\.auth\.mode is open: anyone who can reach/);
+    const proxy = await notes(['--set', 'console.auth.mode=proxy', '--set-json', 'console.auth.proxy.trustedCIDRs=["10.42.0.0/16"]']);
+    expect(proxy).toContain('X-Auth-Request-User, from 10.42.0.0/16 only');
+  });
+
   it('renders manifests that kubeconform -strict accepts for Kubernetes 1.37.2, and catches a wrong field', async () => {
-    const variants = [[], ['--set', 'npmCache.enabled=true', '--set', 'nats.auth.enabled=false', '--set', 'nats.credentialsSecret=nats-creds'], ['--set', 'nats.url=nats://nats.example:4222', '--set', 'nats.auth.existingSecret=tcab-nats-keys'], ['--set', 'driver.otel.enabled=true', '--set', 'driver.otel.endpoint=http://collector.example:4318', '--set', 'driver.otel.headersSecret.name=otel-headers']];
+    const variants = [[], ['--set', 'console.auth.mode=proxy', '--set-json', 'console.auth.proxy.trustedCIDRs=["10.42.0.0/16"]', '--set', 'console.auth.existingReadTokenSecret=my-read-token'], ['--set', 'npmCache.enabled=true', '--set', 'nats.auth.enabled=false', '--set', 'nats.credentialsSecret=nats-creds'], ['--set', 'nats.url=nats://nats.example:4222', '--set', 'nats.auth.existingSecret=tcab-nats-keys'], ['--set', 'driver.otel.enabled=true', '--set', 'driver.otel.endpoint=http://collector.example:4318', '--set', 'driver.otel.headersSecret.name=otel-headers']];
     for (const set of variants) {
       const rendered = await tool('helm', ['template', 'tcab', CHART, '-n', 'tcab', '--include-crds', ...set]);
       expect(rendered.code).toBe(0);

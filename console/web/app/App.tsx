@@ -1,12 +1,33 @@
-// The console's frame: a skip link, the navigation, the page the path names, and the token dialog.
+// The console's frame: a skip link, the navigation, the page the path names, and the token dialog; or, while the
+// browser has no read credential, the login page alone (no page mounts, so no stream opens without one).
 import { useEffect, useRef } from 'preact/hooks';
 import { TokenDialog, TokenStatus } from './auth.tsx';
+import { LoginPage, SessionStatus } from './Login.tsx';
+import { access } from './session.ts';
 import { onLinkClick, route } from './router.ts';
 import { RunsPage } from './runs/RunsPage.tsx';
 import { RunPage } from './run/RunPage.tsx';
 import { HarnessesPage } from './harnesses/HarnessesPage.tsx';
 
 export function App() {
+  const a = access.value;
+  if (a.status === 'checking') return <p class="checking muted">Checking access…</p>;
+  if (a.status === 'out') {
+    return (
+      <>
+        <header class="top">
+          <span class="brand">tcab console</span>
+        </header>
+        <main id="main" tabIndex={-1} data-login="required">
+          <LoginPage reason={a.reason} />
+        </main>
+      </>
+    );
+  }
+  return <Console />;
+}
+
+function Console() {
   const current = route.value;
   useEffect(() => {
     document.addEventListener('click', onLinkClick);
@@ -35,6 +56,7 @@ export function App() {
             Harnesses
           </a>
         </nav>
+        <SessionStatus />
         <TokenStatus />
       </header>
       <main id="main" tabIndex={-1}>

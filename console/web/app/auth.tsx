@@ -1,5 +1,6 @@
-// Writes (a cap change, a cancel) need the API's bearer token. The console asks for it once, in a modal dialog,
-// and keeps it in sessionStorage (this tab only, gone when it closes). A 401 forgets it and says so plainly.
+// Writes (a cap change, a cancel) need the write token, whatever read session the tab has (Login.tsx). The console
+// asks for it once, in a modal dialog, and keeps it in sessionStorage (this tab only, gone when it closes). A 401
+// forgets it and says so plainly.
 import { signal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
 
@@ -85,7 +86,8 @@ export function TokenDialog() {
       >
         <h2 id="token-title">API token needed</h2>
         <p id="token-why">
-          To {dialogReason.value}, enter the dispatcher API's bearer token. It is kept in this browser tab only (sessionStorage) until the tab closes.
+          To {dialogReason.value}, enter the write token (the dispatcher API's bearer token; the read token you logged in with does not write). It is kept in this browser tab only
+          (sessionStorage) until the tab closes.
         </p>
         <label for="token-input">Bearer token</label>
         <input id="token-input" ref={input} type="password" autocomplete="off" spellcheck={false} required />

@@ -1,8 +1,11 @@
 // One Server-Sent Events channel per page. EventSource reconnects by itself and sends Last-Event-ID, so the server
 // resumes a run's feed right after the last event shown. When the server refuses the stream (EventSource gives up:
-// readyState CLOSED) the hook opens a new one after a back-off at `resumeUrl()` (a run page puts ?after= in it).
+// readyState CLOSED; it cannot tell why) the hook asks the session route whether this browser may still read: if
+// not (a 401: the session expired or the token rotated) the login shows and this page unmounts, no reconnect loop;
+// else it opens a new one after a back-off at `resumeUrl()` (a run page puts ?after= in it).
 import { useSignal, type Signal } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
+import { checkAccess } from './session.ts';
 
 export type StreamState = 'connecting' | 'live' | 'reconnecting';
 export type StreamHandlers = Record<string, (data: never) => void>;
@@ -20,6 +23,7 @@ export function useEventStream(url: string, handlers: StreamHandlers, resumeUrl:
     let source: EventSource | undefined;
     let retry: ReturnType<typeof setTimeout> | undefined;
     let delay = 1000;
+    let disposed = false;
     const open = () => {
       source = new EventSource(resume.current());
       state.value = state.value === 'connecting' ? 'connecting' : 'reconnecting';
@@ -29,10 +33,12 @@ export function useEventStream(url: string, handlers: StreamHandlers, resumeUrl:
       };
       source.onerror = () => {
         state.value = 'reconnecting';
-        if (source?.readyState === EventSource.CLOSED) {
+        if (source?.readyState !== EventSource.CLOSED) return;
+        void checkAccess().then((allowed) => {
+          if (disposed || allowed === false) return;
           retry = setTimeout(open, delay);
           delay = Math.min(delay * 2, 30_000);
-        }
+        });
       };
       for (const name of names.split(',')) {
         source.addEventListener(name, (e) => {
@@ -48,6 +54,7 @@ export function useEventStream(url: string, handlers: StreamHandlers, resumeUrl:
     };
     open();
     return () => {
+      disposed = true;
       clearTimeout(retry);
       source?.close();
     };

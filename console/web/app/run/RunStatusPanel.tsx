@@ -1,8 +1,15 @@
-// What the Run's status and result add to the header: where it ran, how it authenticated, its conditions and
-// its sessions (exit code, duration, tokens), so "what happened" needs no kubectl.
+// What the Run's status and result add to the header: where it ran, how it authenticated, what it could reach
+// outside the cluster (its egress profile and hosts), its conditions and its sessions (exit code, duration,
+// tokens), so "what happened" needs no kubectl.
 import type { RunResult } from '../../../../shared/run.ts';
 import { formatClock, formatCount, formatDuration, totalTokens } from '../../format.ts';
 import type { RunInfo } from './store.ts';
+
+/** A profile's hosts in words: `*` is any public host, none is nothing outside the cluster. */
+export function egressHosts(hosts: readonly string[]): string {
+  if (hosts.includes('*')) return 'any public host';
+  return hosts.length ? hosts.join(', ') : 'no host outside the cluster';
+}
 
 export function RunStatusPanel({ status, result, nowMs }: { status: RunInfo['status']; result: RunResult | null; nowMs: number }) {
   const facts: Array<[string, string | undefined]> = [
@@ -11,6 +18,7 @@ export function RunStatusPanel({ status, result, nowMs }: { status: RunInfo['sta
     ['Canonical model', status?.canonicalModel ?? result?.canonical_model ?? undefined],
     ['Session ids', (status?.sessionIds ?? result?.session_ids)?.join(', ') || undefined],
     ['Events', result ? result.event_count.toLocaleString('en-US') : undefined],
+    ['Egress', status?.egress ? `${status.egress.profile}: ${egressHosts(status.egress.hosts)}` : undefined],
   ];
   const conditions = status?.conditions ?? [];
   if (!facts.some(([, v]) => v) && conditions.length === 0 && !result?.sessions.length) return null;

@@ -5,6 +5,7 @@ import { renderToString } from 'preact-render-to-string';
 import { describe, expect, it } from 'vitest';
 import { Costs, KubeEvents, Usage } from './RunFacts.tsx';
 import { Timeline } from './Timeline.tsx';
+import { RunStatusPanel } from './RunStatusPanel.tsx';
 
 const text = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
 
@@ -34,6 +35,13 @@ describe('run page panels', () => {
   it('both costs and the catalogue version', () => {
     const t = text(renderToString(h(Costs, { actual: 0.5, comparable: 0.0042, catalog: '2026-11-30', authMode: 'api-key' })));
     expect(t).toMatch(/Actual .* \$0\.50 Comparable .* \$0\.0042 Catalogue version 2026-11-30/);
+  });
+
+  it('the status panel shows the egress profile with its hosts, "*" and none in words', () => {
+    const panel = (hosts: string[]) => text(renderToString(h(RunStatusPanel, { status: { phase: 'Running', egress: { profile: 'registries', hosts } }, result: null, nowMs: Date.now() })));
+    expect(panel(['registry.npmjs.org', 'pypi.org'])).toBe('Status Egress registries: registry.npmjs.org, pypi.org');
+    expect(panel(['*'])).toBe('Status Egress registries: any public host');
+    expect(panel([])).toBe('Status Egress registries: no host outside the cluster');
   });
 
   it('Kubernetes Events: reason, type in words, count, message and source', () => {

@@ -144,10 +144,19 @@ function Row({ row, index, stalledAfterSeconds, onOpen, onMove }: { row: RunRow;
       }}
     >
       <th scope="row" class="c-name">
-        <a href={runPath(row.namespace, row.name)} tabIndex={-1} title={row.key}>
-          <span class="ns">{row.namespace}/</span>
-          {row.name}
-        </a>
+        {/* The egress profile as a badge in the free-text Run column (a column of its own does not fit 1280 px,
+            runs-columns.ts): the name gives way to it, so the badge always shows. */}
+        <span class="name-line">
+          <a href={runPath(row.namespace, row.name)} tabIndex={-1} title={row.key}>
+            <span class="ns">{row.namespace}/</span>
+            {row.name}
+          </a>
+          {row.egress && (
+            <span class="badge egress" title={`egress profile: ${row.egress}`} data-egress={row.egress}>
+              {row.egress}
+            </span>
+          )}
+        </span>
       </th>
       <td class="c-harness" title={row.harness}>
         {row.harness}
