@@ -1,6 +1,6 @@
 // `npm run bench -- e2e`: where the time of a cluster Run goes, from `kubectl apply` to Succeeded, on a real node.
 // The bench starts a control plane of its own with one real node (kubelet + containerd + runc, untainted, with its
-// default StorageClass: test/cluster/node/with-plane.ts), builds the chart's four images (scripts/images/build.sh,
+// default StorageClass: test/cluster/node/with-plane.ts), builds the chart's five images (scripts/images/build.sh,
 // cached) and pushes them into the node's registry (real-node-context.ts pushImages), helm-installs the chart with
 // test/e2e/helm-real-node.test.ts's code (test/e2e/real-chart.ts: images from the node's registry, bundled NATS and
 // the npm cache on dynamically provisioned volumes, extraCA = this machine's proxy CA, a stub model server in the
@@ -82,7 +82,7 @@ export async function benchRunLatency(runs = 3, log: (m: string) => void = () =>
     t0 = Date.now();
     log('chart images: build (cached) and push into the node\'s registry');
     const imageTag = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-    const images = await pushImages(['driver', 'dispatcher', 'nats', 'npm-cache'], { netnsPath: node.netnsPath, registry: `${node.registry}/tcab`, registryInNode: `${node.registryInNode}/tcab`, imageTag });
+    const images = await pushImages(['driver', 'dispatcher', 'nats', 'npm-cache', 'egress-proxy'], { netnsPath: node.netnsPath, registry: `${node.registry}/tcab`, registryInNode: `${node.registryInNode}/tcab`, imageTag });
     setup.images_ms = Date.now() - t0;
 
     t0 = Date.now();

@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { formatIssues } from '../shared/zod-issues.ts';
 import { InvalidInputError } from '../shared/errors.ts';
 import { LogLevel } from '../shared/log.ts';
+import { Cidr, DEFAULT_PROXY_USER_HEADER, DEFAULT_SESSION_MAX_AGE_SECONDS, HeaderName, ReadAuthMode } from '../shared/read-auth.ts';
+import { EgressConfig } from '../shared/egress.ts';
 
 /** An unset or empty variable takes the default (the chart renders optional values as ""). */
 const unsetIfEmpty = (v: unknown) => (v === '' ? undefined : v);
@@ -78,10 +80,41 @@ export const DispatcherConfig = z.object({
   TCAB_DRIVER_ENV: jsonVariable(z.record(z.string(), z.string()), '{}', 'a JSON object of strings'),
   /** JSON {configMap, key}: mounted into driver Pods at EXTRA_CA_PATH; unset = no extra CA. */
   TCAB_DRIVER_EXTRA_CA: jsonVariable(ExtraCaRef.nullable(), 'null', 'a JSON object {configMap, key}'),
+  /**
+   * JSON {secret, key}: the npm cache's install credential (npm `_auth`), mounted root-only into driver Pods for the
+   * install stages (driver/stages/npm-auth.ts); unset = the registry needs none.
+   */
+  TCAB_DRIVER_NPM_AUTH_SECRET: jsonVariable(SecretKeyRef.nullable(), 'null', 'a JSON object {secret, key}'),
   /** JSON {secret, key}: driver Pods take OTEL_EXPORTER_OTLP_HEADERS from it (an OTLP token); unset = none. */
   TCAB_DRIVER_OTEL_HEADERS_SECRET: jsonVariable(SecretKeyRef.nullable(), 'null', 'a JSON object {secret, key}'),
+  /**
+   * The install's egress profiles (the chart's `egress` values, shared/egress.ts): JSON, or unset = none (driver
+   * Pods get no proxy, and a Run naming a profile is refused).
+   */
+  TCAB_EGRESS: jsonVariable(EgressConfig.nullable(), 'null', 'a JSON object {defaultProfile, profiles, noProxy}'),
+  /**
+   * How driver Pods resolve names: `cluster` (the cluster's DNS, Kubernetes' default) or `hosts` (no DNS at all:
+   * the names the run needs are written into the Pod's /etc/hosts, so an agent cannot enumerate the cluster's
+   * Services and Pods through DNS; the chart's default).
+   */
+  TCAB_DRIVER_DNS: z.preprocess(unsetIfEmpty, z.enum(['cluster', 'hosts']).default('cluster')),
   TCAB_API_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   TCAB_API_TOKEN_FILE: z.string().default('/var/run/tcab/api-token/token'),
+  /** The read token's file (the chart's <fullname>-read-token Secret), read per request: it may be rotated. */
+  TCAB_API_READ_TOKEN_FILE: z.string().default('/var/run/tcab/read-token/token'),
+  /**
+   * Who may read Run and harness data on the API port (shared/read-auth.ts): `token` (the read or write token, or a
+   * session made with one), `proxy` (also a user asserted by a proxy in TCAB_CONSOLE_TRUSTED_CIDRS), `open` (anyone).
+   */
+  TCAB_CONSOLE_AUTH_MODE: z.preprocess(unsetIfEmpty, ReadAuthMode.default('token')),
+  /** The header a trusted proxy names the user in (proxy mode). */
+  TCAB_CONSOLE_PROXY_USER_HEADER: z.preprocess(unsetIfEmpty, HeaderName.default(DEFAULT_PROXY_USER_HEADER)),
+  /** JSON list of CIDR blocks: peers whose user header (proxy mode) and X-Forwarded-Proto are believed. */
+  TCAB_CONSOLE_TRUSTED_CIDRS: jsonVariable(z.array(Cidr), '[]', 'a JSON list of CIDR blocks such as ["10.0.0.0/8"]'),
+  /** How long a console login lasts. */
+  TCAB_CONSOLE_SESSION_SECONDS: number(z.number().int().min(60).max(30 * 24 * 3600), DEFAULT_SESSION_MAX_AGE_SECONDS),
+  /** The port /metrics is served on, unauthenticated (the chart's dispatcher.metrics.port); unset: not served. */
+  TCAB_METRICS_PORT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(1).max(65535).optional()),
   /** Address the HTTP API listens on. */
   TCAB_API_HOST: text('0.0.0.0'),
   /** Seconds a finished driver Pod may wait for its result message before the Run fails without one. */
@@ -106,6 +139,10 @@ export const DispatcherConfig = z.object({
   // to every driver Pod would let any run publish to every other run's subjects.
   message: 'a shared driver NATS user (TCAB_NATS_SECRET) cannot be combined with per-run credentials (TCAB_NATS_AUTH_SECRET): unset one',
   path: ['TCAB_NATS_SECRET'],
+}).refine((c) => c.TCAB_CONSOLE_AUTH_MODE !== 'proxy' || c.TCAB_CONSOLE_TRUSTED_CIDRS.length > 0, {
+  // A proxy mode that trusts no peer would refuse every proxied user; one that trusted every peer, anyone's header.
+  message: 'proxy mode needs the CIDR blocks of the proxies whose user header is trusted',
+  path: ['TCAB_CONSOLE_TRUSTED_CIDRS'],
 });
 export type DispatcherConfig = z.infer<typeof DispatcherConfig>;
 

@@ -19,6 +19,8 @@ export const NETWORK_PASSTHROUGH = [
   'https_proxy',
   'http_proxy',
   'no_proxy',
+  // Node >= 24: its fetch and http honour the proxy variables only with this (a cluster run's egress proxy).
+  'NODE_USE_ENV_PROXY',
 ] as const;
 
 export function childBaseEnv(driverEnv: Readonly<Record<string, string | undefined>>, prefix: string, home: string, tmp: string): Record<string, string> {

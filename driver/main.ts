@@ -32,6 +32,16 @@ export function specFromSettings(settings: Pick<DriverSettings, 'TCAB_RUN_SPEC' 
   return spec;
 }
 
+/** The npm registry's credential, from a file only the driver (root in a Pod) can read; a line of text. */
+function readNpmAuth(path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  try {
+    return readFileSync(path, 'utf8').trim() || undefined;
+  } catch (cause) {
+    throw new InvalidInputError('TCAB_NPM_AUTH_FILE', `cannot read ${path}: ${(cause as Error).message}`, { cause });
+  }
+}
+
 function readSpecFile(path: string): string {
   try {
     return readFileSync(path, 'utf8');
@@ -128,6 +138,7 @@ async function runDriver(env: NodeJS.ProcessEnv, { settings, spec, logger }: { s
     credentialSource: { kind: 'mounted', dir: settings.TCAB_CREDENTIALS_DIR },
     signal: abort.signal,
     secrets: [...natsSecrets, ...otelSecrets(env)],
+    npmAuth: readNpmAuth(settings.TCAB_NPM_AUTH_FILE),
   });
   return OUTCOME_EXIT[result.outcome];
 }

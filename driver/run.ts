@@ -33,6 +33,7 @@ import { runSession } from './stages/session.ts';
 import { teardown } from './stages/teardown.ts';
 import type { EventSink } from './sinks/sink.ts';
 import type { Timers } from './stages/stderr-flush.ts';
+import { npmAuthSecrets } from './stages/npm-auth.ts';
 
 export interface DriverOptions {
   runId: string;
@@ -55,6 +56,8 @@ export interface DriverOptions {
   signal?: AbortSignal;
   /** Extra values to scrub (e.g. NATS credentials the driver holds). */
   secrets?: string[];
+  /** The npm registry's credential (`_auth`: base64 of user:password) for the install stages only (stages/npm-auth.ts). */
+  npmAuth?: string;
   /** Where harness folders are (tests point this at generated harnesses). */
   harnessesRoot?: string;
   /** Save each session's raw stdout/stderr here (fixture recording, `tcab harnesses verify`). */
@@ -90,7 +93,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
   const clock = options.clock ?? systemClock;
   const startedAt = clock.now();
   const scrubber = new SecretScrubber();
-  scrubber.add(...(options.secrets ?? []), ...proxySecrets(options.env));
+  scrubber.add(...(options.secrets ?? []), ...proxySecrets(options.env), ...npmAuthSecrets(options.npmAuth));
   let seq = 0;
   const emit = (event: HarnessEvent) => {
     const clean = scrubber.event(event, () => clock.now().toISOString());
@@ -169,6 +172,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
       clock,
       baseEnv: childBaseEnv(options.env, dirs.prefix, dirs.home, dirs.tmp),
       npmRegistry: settings.TCAB_NPM_REGISTRY,
+      npmAuth: options.npmAuth,
       emit,
       timings,
       timers: options.timers,

@@ -2,11 +2,16 @@
 // from it, so `helm install` refuses a bad value with its path named before anything reaches the cluster.
 import { z } from 'zod';
 import { LogLevel } from './log.ts';
+import { HeaderName, ReadAuthMode, isCidr } from './read-auth.ts';
+import { ANY_HOST } from './egress.ts';
 
 const quantity = z.union([z.string().regex(/^[0-9]+(\.[0-9]+)?(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/), z.number().positive()]);
 const image = z.strictObject({ repository: z.string().min(1), tag: z.string(), pullPolicy: z.enum(['Always', 'IfNotPresent', 'Never']).optional() });
 const envName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/);
 const secretName = z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/);
+const egressProfileName = z.string().max(15).regex(/^[a-z]([a-z0-9]|-[a-z0-9])*$/, 'an egress profile name: lower case letters, digits and single "-" between them, starting with a letter, at most 15 characters');
+// "pypi.org" (that host), ".example.com" (the domain and its subdomains): Squid's dstdomain.
+const egressHost = z.string().regex(/^\.?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/, 'a host name in lower case, or .domain for the domain and its subdomains');
 
 export const ChartValues = z.strictObject({
   dispatcher: z.strictObject({
@@ -16,16 +21,31 @@ export const ChartValues = z.strictObject({
     resources: z.record(z.string(), z.unknown()),
     heapPercentOfMemoryLimit: z.int().min(10).max(90),
     api: z.strictObject({ port: z.int().min(1).max(65535), existingTokenSecret: z.union([z.literal(''), secretName]) }),
+    // /metrics alone, unauthenticated, on a port of its own (issue 33).
+    metrics: z.strictObject({ port: z.int().min(1).max(65535) }),
     leaseDurationSeconds: z.int().min(2),
     logLevel: LogLevel,
     nodeSelector: z.record(z.string(), z.string()),
     tolerations: z.array(z.record(z.string(), z.unknown())),
   }),
-  console: z.strictObject({ enabled: z.boolean(), stalledAfterSeconds: z.int().min(1) }),
+  console: z.strictObject({
+    enabled: z.boolean(),
+    stalledAfterSeconds: z.int().min(1),
+    // Who may read (shared/read-auth.ts); proxy mode without trustedCIDRs is refused by the templates (a rule this
+    // schema cannot say).
+    auth: z.strictObject({
+      mode: ReadAuthMode,
+      existingReadTokenSecret: z.union([z.literal(''), secretName]),
+      sessionMaxAgeSeconds: z.int().min(60).max(30 * 24 * 3600),
+      proxy: z.strictObject({ userHeader: HeaderName, trustedCIDRs: z.array(z.string().regex(/^[0-9A-Fa-f:.]+\/\d{1,3}$/, 'a CIDR block such as 10.0.0.0/8').refine(isCidr, 'a CIDR block such as 10.0.0.0/8')) }),
+    }),
+  }),
   driver: z.strictObject({
     image,
     resources: z.strictObject({ cpu: quantity, memory: quantity }),
     env: z.record(envName, z.string()),
+    // hosts: driver Pods get no DNS server, the names they need in /etc/hosts (dispatcher TCAB_DRIVER_DNS).
+    dns: z.enum(['hosts', 'cluster']),
     // OpenTelemetry export of every run (driver/sinks/otel.ts); the endpoint and headers are OTLP/HTTP's standard ones.
     otel: z.strictObject({
       enabled: z.boolean(),
@@ -45,6 +65,28 @@ export const ChartValues = z.strictObject({
     subscriptions: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), secretName),
   }),
   npmCache: z.strictObject({ enabled: z.boolean(), image, storage: quantity, upstream: z.url() }),
+  // Egress profiles and the egress proxy (charts/tcab/templates/egress-proxy.yaml; the dispatcher's TCAB_EGRESS is
+  // shared/egress.ts EgressConfig). A profile name is also a Service port name, hence at most 15 characters and no
+  // "--" (stricter than EGRESS_PROFILE_NAME); ports are unprivileged (the proxy has no capabilities); the template
+  // refuses what a schema cannot see: two profiles on one port, a defaultProfile that names no profile.
+  egress: z.strictObject({
+    enabled: z.boolean(),
+    defaultProfile: z.union([z.literal(''), egressProfileName]),
+    profiles: z.record(egressProfileName, z.strictObject({ port: z.int().min(1024).max(65535), hosts: z.array(z.union([z.literal(ANY_HOST), egressHost])) })),
+    modelHosts: z.array(egressHost),
+    deniedDestinations: z.array(z.string().regex(/^[0-9a-fA-F:.]+(\/[0-9]{1,3})?$/, 'an IP address or CIDR (10.0.0.0/8, fc00::/7)')).min(1),
+    proxy: z.strictObject({ image, replicas: z.int().min(1), resources: z.record(z.string(), z.unknown()) }),
+  }),
+  // NetworkPolicies (charts/tcab/templates/networkpolicies.yaml): rules and peers are Kubernetes' own shapes, which
+  // the apiserver validates; here only that they are lists of objects.
+  networkPolicy: z.strictObject({
+    enabled: z.boolean(),
+    driverEgress: z.array(z.record(z.string(), z.unknown())),
+    apiFrom: z.array(z.record(z.string(), z.unknown())),
+    metricsFrom: z.array(z.record(z.string(), z.unknown())),
+    natsFrom: z.array(z.record(z.string(), z.unknown())),
+    dns: z.strictObject({ namespace: z.string().min(1), podLabels: z.record(z.string(), z.string()) }),
+  }),
   // PEM text (the chart makes a ConfigMap) or an existing ConfigMap's name; `key` names the PEM in either.
   extraCA: z.strictObject({
     certificates: z.union([z.literal(''), z.string().regex(/-----BEGIN CERTIFICATE-----/, 'PEM certificates (-----BEGIN CERTIFICATE-----)')]),

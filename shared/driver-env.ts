@@ -79,6 +79,7 @@ export const DriverEnvFields = z.object({
   NODE_EXTRA_CA_CERTS: path.optional().describe("Extra CA certificates (PEM): Node reads them itself; the driver merges them into TCAB_CA_BUNDLE."),
   TCAB_RESULT_FILE: path.optional().describe('Write the run result here (pretty JSON) instead of as one JSON line on stderr.'),
   TCAB_NPM_REGISTRY: httpUrl.default(DEFAULT_NPM_REGISTRY).describe('The npm registry harnesses are installed from (a cluster-local cache in a cluster).'),
+  TCAB_NPM_AUTH_FILE: path.optional().describe("A file holding the npm registry's credential (npm `_auth`: base64 of user:password), given to npm for the install stages only (a cluster's npm cache admits installs only)."),
   TCAB_NPM_CACHE: path.optional().describe('The npm cache directory; default `<TCAB_RUN_ROOT>/npm-cache[-<uid>]`, shared between runs.'),
   TCAB_BASE_URL: httpUrl.optional().describe("A model endpoint for every harness (an operator's gateway); TCAB_BASE_URL_<SLUG> wins for one."),
   TCAB_MODEL_CATALOG: path.optional().describe('A user copy of the model catalogue (prices); default: the bundled one.'),

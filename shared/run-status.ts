@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { OUTCOMES } from './run.ts';
 import { TokenUsage } from './usage.ts';
+import { RunEgress } from './egress.ts';
 
 export const RUN_PHASES = ['Pending', 'Dispatched', 'Starting', 'Running', 'Succeeded', 'Failed', 'Cancelled'] as const;
 export type RunPhase = (typeof RUN_PHASES)[number];
@@ -46,6 +47,7 @@ export const RunStatus = z.strictObject({
   dispatchedTime: time.optional().describe('When the driver Pod was created (RFC 3339)'),
   startTime: time.optional().describe('When the driver started the run (RFC 3339)'),
   completionTime: time.optional().describe('When the Run reached its final phase (RFC 3339)'),
+  egress: RunEgress.optional(),
   eventsSubject: z.string().optional().describe("NATS subjects carrying this run's events and result (`tcab events follow` reads them)"),
   observedGeneration: z.int().optional().describe('The metadata.generation of the Run this status was written for'),
 }).describe('What became of the Run: written by the dispatcher only (status subresource)');

@@ -3,6 +3,7 @@
 // the events, hence snake_case like them). deploy/crds and deploy/schema are generated from these schemas.
 import { z } from 'zod';
 import { TokenUsage } from './usage.ts';
+import { EgressProfileName } from './egress.ts';
 
 export const AUTH_MODE_SETTINGS = ['auto', 'subscription', 'api-key'] as const;
 
@@ -72,6 +73,7 @@ export const RunSpec = z.strictObject({
   sessions: z.int().min(1).max(50).default(1).describe('Harness sessions to drive; later ones resume the first'),
   continuePrompt: cString().min(1).default('Continue.').describe('Prompt of every session after the first'),
   cancel: z.boolean().optional().describe('Set true to stop the run (cluster path)'),
+  egress: EgressProfileName.optional().describe("Egress profile (cluster path): what the agent may reach outside the cluster, one of the install's profiles (e.g. none, registries, open); default: the install's default profile"),
 }).describe('What to run: the harness, model and prompt, the workspace, and the limits');
 export type RunSpec = z.infer<typeof RunSpec>;
 export type RunSpecInput = z.input<typeof RunSpec>;

@@ -23,6 +23,9 @@ import { errorMessage, isAlreadyExists, isNotFound } from '../kube/errors.ts';
 import type { RunObject } from '../kube/resources.ts';
 import { clusterAvailability } from '../pods/availability.ts';
 import { buildDriverPod, clusterRunIdProblem, driverPodName, eventsSubject } from '../pods/driver-pod.ts';
+import { decideEgress, hostAliasesOf, namesToResolve } from '../pods/egress.ts';
+import type { RunEgressPlan } from '../pods/egress.ts';
+import { HostResolver } from '../pods/host-resolver.ts';
 import { isFinal } from '../status/transitions.ts';
 import type { Observation } from '../status/transitions.ts';
 import type { Caches } from './informers.ts';
@@ -49,6 +52,8 @@ export interface ClaimPassDeps {
   forgetRun: (run: RunObject, why: string) => Promise<void>;
   /** With NATS auth: each Run's own NATS user, in a Secret its Pod mounts (auth/run-credentials.ts). */
   credentials?: RunCredentialIssuer;
+  /** Addresses for driver Pods' /etc/hosts (TCAB_DRIVER_DNS=hosts); default: the dispatcher's own resolver. */
+  hosts?: HostResolver;
   log: Logger;
 }
 
@@ -56,11 +61,13 @@ const at = () => new Date().toISOString();
 
 export class ClaimPass {
   private readonly deps: ClaimPassDeps;
+  private readonly hosts: HostResolver;
   /** The Pod creates of the pass in flight, if it is making any. */
   private claiming: Promise<void> | undefined;
 
   constructor(deps: ClaimPassDeps) {
     this.deps = deps;
+    this.hosts = deps.hosts ?? new HostResolver();
   }
 
   /**
@@ -129,24 +136,29 @@ export class ClaimPass {
     const secretNames = new Set(this.deps.caches.secrets.list().map((s) => s.metadata!.name!));
     const availability = clusterAvailability(auth, spec, this.deps.settings, secretNames, this.deps.settings.TCAB_DRIVER_ENV);
     if (!availability.available) return refuse(availability.reason);
+    const egress = decideEgress(spec, this.deps.settings.TCAB_EGRESS);
+    if (!egress.ok) return refuse(egress.reason);
     // Before this Run's Pod exists nothing of this Run is on its subjects: what is there is an earlier Run's of the
     // same name (deleted while no dispatcher led, or its driver's last words after the deletion's purge). Purged
     // here, at the claim, so the new Run's stream is its own. Its message ids carry its uid (TCAB_RUN_ATTEMPT), so
     // within the stream's duplicate window they are not dropped as repeats of the old Run's either.
     const existing = this.deps.caches.pods.get(driverPodName(ref), ref.namespace);
     if (!existing || !ownedBy(existing, ref.uid)) await this.deps.forgetRun(run, 'claimed again');
-    const made = await this.createPod(run, spec, apiKeySources(spec.harness, auth));
+    const made = await this.createPod(run, spec, apiKeySources(spec.harness, auth), egress.plan);
     if (made === 'foreign') return 'foreign'; // a Pod of an earlier Run of the same name is still going away
-    this.deps.memory.entry(objectKey(run), ref.uid).claimed = { pod: driverPodName(ref), eventsSubject: eventsSubject(ref), at: at() };
+    this.deps.memory.entry(objectKey(run), ref.uid).claimed = { pod: driverPodName(ref), eventsSubject: eventsSubject(ref), ...(egress.plan ? { egress: egress.plan.egress } : {}), at: at() };
     this.deps.metrics.claims.inc({ harness: spec.harness });
     return 'claimed';
   }
 
   /** Creates the Run's driver Pod. 'exists' = already made (by this or a previous leader): one Pod per Run. */
-  private async createPod(run: RunObject, spec: RunSpec, keyVars: readonly string[]): Promise<'created' | 'exists' | 'foreign'> {
+  private async createPod(run: RunObject, spec: RunSpec, keyVars: readonly string[], egress: RunEgressPlan | undefined): Promise<'created' | 'exists' | 'foreign'> {
     const ref = runRef(run);
+    const { settings } = this.deps;
+    // Before the credential: a name that does not resolve fails the claim, which is retried, and mints nothing.
+    const hostAliases = settings.TCAB_DRIVER_DNS === 'hosts' ? hostAliasesOf(await this.hosts.resolve(namesToResolve(settings.TCAB_NATS_URL, settings.TCAB_DRIVER_ENV, egress))) : undefined;
     const credential = await this.deps.credentials?.issue(objectKey(run), ref, spec.maxRuntimeSeconds);
-    const pod = labelNatsUser(buildDriverPod(ref, spec, this.deps.settings, keyVars, { natsCredsSecret: credential?.secret }), credential);
+    const pod = labelNatsUser(buildDriverPod(ref, spec, settings, keyVars, { natsCredsSecret: credential?.secret, egress, hostAliases }), credential);
     try {
       await this.deps.core.createNamespacedPod({ namespace: ref.namespace, body: pod });
       this.deps.metrics.podWrites.inc();

@@ -4,13 +4,14 @@
 // Runs still in play: `size` is what the pruning tests watch.
 import type { RunResult } from '../../shared/run.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
+import type { RunEgress } from '../../shared/egress.ts';
 import type { Clock } from './work-queue.ts';
 import type { Disruption } from '../status/pod-disruption.ts';
 
 export interface RunMemo {
   uid: string;
   /** This dispatcher created the Run's Pod and its Pod cache has not shown it yet. */
-  claimed?: { pod: string; eventsSubject: string; at: string };
+  claimed?: { pod: string; eventsSubject: string; egress?: RunEgress; at: string };
   /** The last status this dispatcher wrote, until the Run cache shows it (`baseRv`: the version it replaced). */
   lastWrite?: { baseRv: string | undefined; rv: string | undefined; status: RunStatus };
   /** Phases already recorded as Kubernetes Events on the Run (once per transition; a few, so a list). */

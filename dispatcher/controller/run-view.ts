@@ -4,6 +4,7 @@ import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import type { RunStatus } from '../../shared/run-status.ts';
 import { clusterRunIdOf } from '../../shared/run-id.ts';
 import { driverPodName, eventsSubject, RUN_LABEL } from '../pods/driver-pod.ts';
+import { egressOfPod } from '../pods/egress.ts';
 import type { RunRef } from '../pods/driver-pod.ts';
 import { nextStatus } from '../status/transitions.ts';
 import type { RunObject } from '../kube/resources.ts';
@@ -61,5 +62,6 @@ export function effectiveStatus(run: RunObject, memory: RunMemory, pods: Cache<V
   const pod = pods.get(driverPodName(ref), ref.namespace);
   if (!pod || !ownedBy(pod, ref.uid)) return status;
   const created = new Date(pod.metadata!.creationTimestamp ?? Date.now()).toISOString();
-  return nextStatus(status, { kind: 'claimed', pod: driverPodName(ref), eventsSubject: eventsSubject(ref), at: created });
+  const egress = egressOfPod(pod);
+  return nextStatus(status, { kind: 'claimed', pod: driverPodName(ref), eventsSubject: eventsSubject(ref), ...(egress ? { egress } : {}), at: created });
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import { LAST_APPLIED, leanEvent, leanObject, leanPod } from './lean-transforms.ts';
+import { EGRESS_HOSTS_ANNOTATION, EGRESS_LABEL, egressOfPod } from '../pods/egress.ts';
 import { buildDriverPod } from '../pods/driver-pod.ts';
 import { dispatcherConfig } from '../config.ts';
 import { RunSpec } from '../../shared/run.ts';
@@ -31,6 +32,12 @@ describe('lean transforms', () => {
     expect(lean.metadata!.ownerReferences![0]!.uid).toBe('run-uid');
     expect(JSON.stringify(lean).length).toBeLessThan(JSON.stringify(pod).length / 2);
     expect(leanPod({ metadata: { name: 'p' } }).spec).toBeUndefined();
+  });
+
+  it('a driver Pod of an egress profile keeps its hosts annotation (and no other), so a status rebuilt from it says what the run could reach', () => {
+    const pod: V1Pod = { metadata: { name: 'p', labels: { [EGRESS_LABEL]: 'open' }, annotations: { [EGRESS_HOSTS_ANNOTATION]: '["*"]', other: 'dropped' } } };
+    expect(leanPod(pod).metadata!.annotations).toEqual({ [EGRESS_HOSTS_ANNOTATION]: '["*"]' });
+    expect(egressOfPod(leanPod(pod))).toEqual({ profile: 'open', hosts: ['*'] });
   });
 
   it('an Event keeps its subject, reason, message and times', () => {

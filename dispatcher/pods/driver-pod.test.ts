@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AWAIT_POD_START_SECONDS, CREDENTIALS_MOUNT, NATS_CREDS_DIR, NATS_CREDS_PATH, buildDriverPod, clusterRunId, driverEnvVars, driverPodName } from './driver-pod.ts';
+import { AWAIT_POD_START_SECONDS, CREDENTIALS_MOUNT, NATS_CREDS_DIR, NATS_CREDS_PATH, NPM_AUTH_DIR, buildDriverPod, clusterRunId, driverEnvVars, driverPodName } from './driver-pod.ts';
 import { runInboxPrefix } from '../../nats/auth/index.ts';
 import { BASE_URL_VARIABLE, DriverEnvFields, parseDriverEnv } from '../../shared/driver-env.ts';
 import { clusterAvailability } from './availability.ts';
@@ -91,6 +91,17 @@ describe('the run\'s NATS credential (issue 22)', () => {
     ]);
     const pod = buildDriverPod(run, spec, config, []);
     expect(JSON.stringify(pod)).not.toMatch(/nats-creds|TCAB_NATS_CREDS|TCAB_NATS_INBOX_PREFIX/);
+  });
+});
+
+describe('the npm cache\'s install credential (issue 33)', () => {
+  it('TCAB_DRIVER_NPM_AUTH_SECRET: its key mounted root-only (0400) at /var/run/tcab/npm/auth, TCAB_NPM_AUTH_FILE names it; a chart driver.env cannot point it elsewhere', () => {
+    const withAuth = dispatcherConfig({ TCAB_DRIVER_NPM_AUTH_SECRET: JSON.stringify({ secret: 'tcab-tcab-npm-cache-auth', key: 'auth' }), TCAB_DRIVER_ENV: JSON.stringify({ TCAB_NPM_AUTH_FILE: '/elsewhere' }) });
+    const pod = buildDriverPod(run, spec, withAuth, []);
+    expect(pod.spec!.volumes).toContainEqual({ name: 'npm-auth', secret: { secretName: 'tcab-tcab-npm-cache-auth', defaultMode: 0o400, items: [{ key: 'auth', path: 'auth' }] } });
+    expect(pod.spec!.containers[0]!.volumeMounts).toContainEqual({ name: 'npm-auth', mountPath: NPM_AUTH_DIR, readOnly: true });
+    expect(pod.spec!.containers[0]!.env!.filter((e) => e.name === 'TCAB_NPM_AUTH_FILE')).toEqual([{ name: 'TCAB_NPM_AUTH_FILE', value: '/var/run/tcab/npm/auth' }]);
+    expect(JSON.stringify(buildDriverPod(run, spec, config, []))).not.toMatch(/npm-auth|TCAB_NPM_AUTH_FILE/);
   });
 });
 

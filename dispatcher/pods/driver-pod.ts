@@ -14,7 +14,7 @@
 // API keys come by secretKeyRef; a harness's subscription Secret is mounted read-only (root only), keyed by basename.
 // The driver's own variables are written through the driver env schema (shared/driver-env.ts), which the driver
 // decodes: a renamed or retyped variable breaks this file's build, not a Pod at run time.
-import type { V1EnvVar, V1Pod, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { V1EnvVar, V1HostAlias, V1Pod, V1PodSpec, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { RunSpec } from '../../shared/run.ts';
 import type { DispatcherConfig } from '../config.ts';
 import { runSubjects } from '../../nats/envelope.ts';
@@ -24,6 +24,8 @@ import { InvalidInputError } from '../../shared/errors.ts';
 import { API_VERSION, GROUP } from '../../shared/api-group.ts';
 import { CREDENTIALS_MOUNT, encodeDriverEnv } from '../../shared/driver-env.ts';
 import type { DriverEnvValues } from '../../shared/driver-env.ts';
+import { EGRESS_HOSTS_ANNOTATION, EGRESS_LABEL, proxyEnv } from './egress.ts';
+import type { RunEgressPlan } from './egress.ts';
 
 export { CREDENTIALS_MOUNT };
 export const RUN_LABEL = `${GROUP}/run`;
@@ -44,6 +46,9 @@ export const CA_BUNDLE_VARIABLES = ['SSL_CERT_FILE', 'GIT_SSL_CAINFO', 'REQUESTS
 /** Where the run's NATS credential (the Secret `natsCredsSecret`, key nats.creds) is mounted: root-only (0400). */
 export const NATS_CREDS_DIR = '/var/run/tcab/nats';
 export const NATS_CREDS_PATH = `${NATS_CREDS_DIR}/nats.creds`;
+/** Where the npm cache's install credential is mounted: root-only (0400), like the NATS credential. */
+export const NPM_AUTH_DIR = '/var/run/tcab/npm';
+export const NPM_AUTH_PATH = `${NPM_AUTH_DIR}/auth`;
 
 /**
  * The capabilities the driver (uid 0) keeps; everything else is dropped. Each one measured on the real node by
@@ -108,7 +113,21 @@ export function driverEnvVars(values: DriverEnvValues): V1EnvVar[] {
 export interface DriverPodInput {
   /** The Secret (key nats.creds) holding this run's NATS user, minted by the dispatcher; unset: no credential file. */
   natsCredsSecret?: string;
+  /** The run's egress profile and proxy (egress.ts decideEgress); unset: the install defines no profiles. */
+  egress?: RunEgressPlan;
+  /**
+   * With TCAB_DRIVER_DNS=hosts: the names the run needs and their addresses (egress.ts namesToResolve, resolved by
+   * the dispatcher); the Pod gets no DNS server at all.
+   */
+  hostAliases?: V1HostAlias[];
 }
+
+/**
+ * No DNS in a driver Pod (TCAB_DRIVER_DNS=hosts): its resolver asks 127.0.0.1, where nothing answers, so a lookup
+ * fails at once (connection refused) instead of telling an agent every Service and Pod name of the cluster; the
+ * names the run needs come from /etc/hosts (hostAliases). Names outside the cluster are resolved by the egress proxy.
+ */
+export const NO_DNS: Pick<V1PodSpec, 'dnsPolicy' | 'dnsConfig'> = { dnsPolicy: 'None', dnsConfig: { nameservers: ['127.0.0.1'], searches: [], options: [{ name: 'ndots', value: '1' }, { name: 'attempts', value: '1' }, { name: 'timeout', value: '1' }] } };
 
 /**
  * @param keyVars the variables this harness reads a key from (apiKeySources): only those Secrets are referenced,
@@ -132,6 +151,9 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
   ];
   // The run's own NATS user (the file is root-only, below) and the only inbox prefix its permissions allow.
   if (input.natsCredsSecret) env.push({ name: 'TCAB_NATS_CREDS', value: NATS_CREDS_PATH }, { name: 'TCAB_NATS_INBOX_PREFIX', value: runInboxPrefix(runId) });
+  // The npm cache's install credential (mounted below): the driver's alone, like its NATS credential.
+  const npmAuth = config.TCAB_DRIVER_NPM_AUTH_SECRET;
+  if (npmAuth) env.push(...driverEnvVars({ TCAB_NPM_AUTH_FILE: NPM_AUTH_PATH }));
   // The operator's extra driver variables (the chart's driver.env, its npm cache), as given, except the ones this
   // Pod's Run decides (its id, attempt, spec...): a chart value must not turn one Run's Pod into another's.
   const ours = new Set(env.map((e) => e.name));
@@ -139,6 +161,13 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
     ...Object.entries(config.TCAB_DRIVER_ENV).filter(([name]) => !ours.has(name)).map(([name, value]) => ({ name, value })),
     ...config.TCAB_API_KEY_SECRETS.filter((ref) => keyVars.includes(ref.env)).map((ref) => ({ name: ref.env, valueFrom: { secretKeyRef: { name: ref.secret, key: ref.key, optional: true } } })),
   );
+  // The profile's proxy, over any proxy in the chart's driver.env: the NetworkPolicy lets this Pod reach that one.
+  const proxy = proxyEnv(input.egress);
+  if (proxy.length > 0) {
+    const names = new Set(proxy.map((e) => e.name));
+    for (let i = env.length - 1; i >= 0; i--) if (names.has(env[i]!.name)) env.splice(i, 1);
+    env.push(...proxy);
+  }
   // The OTLP headers (often a token) by reference, never in the chart's plain driver env; the driver scrubs them.
   const otelHeaders = config.TCAB_DRIVER_OTEL_HEADERS_SECRET;
   if (otelHeaders) env.push({ name: 'OTEL_EXPORTER_OTLP_HEADERS', valueFrom: { secretKeyRef: { name: otelHeaders.secret, key: otelHeaders.key, optional: true } } });
@@ -160,6 +189,11 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
     volumes.push({ name: 'nats-creds', secret: { secretName: input.natsCredsSecret, defaultMode: 0o400, items: [{ key: 'nats.creds', path: 'nats.creds' }] } });
     mounts.push({ name: 'nats-creds', mountPath: NATS_CREDS_DIR, readOnly: true });
   }
+  if (npmAuth) {
+    // 0400 and no fsGroup: the driver reads it and hands it to npm for the install stages only; the agent never can.
+    volumes.push({ name: 'npm-auth', secret: { secretName: npmAuth.secret, defaultMode: 0o400, items: [{ key: npmAuth.key, path: 'auth' }] } });
+    mounts.push({ name: 'npm-auth', mountPath: NPM_AUTH_DIR, readOnly: true });
+  }
   const extraCa = config.TCAB_DRIVER_EXTRA_CA;
   if (extraCa) {
     // NODE_EXTRA_CA_CERTS adds to Node's bundled CAs (the driver, npm and Node-based harnesses). The others
@@ -177,13 +211,15 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
     metadata: {
       name: driverPodName(run),
       namespace: run.namespace,
-      labels: { 'app.kubernetes.io/name': 'tcab-driver', 'app.kubernetes.io/managed-by': 'tcab-dispatcher', [RUN_LABEL]: run.name, [HARNESS_LABEL]: spec.harness },
+      labels: { 'app.kubernetes.io/name': 'tcab-driver', 'app.kubernetes.io/managed-by': 'tcab-dispatcher', [RUN_LABEL]: run.name, [HARNESS_LABEL]: spec.harness, ...(input.egress ? { [EGRESS_LABEL]: input.egress.egress.profile } : {}) },
+      ...(input.egress ? { annotations: { [EGRESS_HOSTS_ANNOTATION]: JSON.stringify(input.egress.egress.hosts) } } : {}),
       ownerReferences: [{ apiVersion: API_VERSION, kind: 'Run', name: run.name, uid: run.uid, controller: true, blockOwnerDeletion: true }],
     },
     spec: {
       restartPolicy: 'Never',
       automountServiceAccountToken: false,
       enableServiceLinks: false,
+      ...(config.TCAB_DRIVER_DNS === 'hosts' ? { ...NO_DNS, hostAliases: input.hostAliases ?? [] } : {}),
       // The driver's own deadline is the run's; the Pod gets a margin for install and teardown reporting.
       activeDeadlineSeconds: spec.maxRuntimeSeconds + 120,
       terminationGracePeriodSeconds: 30,

@@ -34,6 +34,14 @@ describe('nextStatus', () => {
     expect(fold([{ kind: 'result', result: result({ outcome }), at }])).toMatchObject({ phase, outcome });
   });
 
+  it('records the egress profile the Run\'s Pod was made with, and keeps it to the end', () => {
+    const egress = { profile: 'registries', hosts: ['registry.npmjs.org'] };
+    const claimed = fold([{ kind: 'claimed', pod: 'p', eventsSubject: 's', egress, at }]);
+    expect(claimed.egress).toEqual(egress);
+    expect(fold([{ kind: 'claimed', pod: 'p', eventsSubject: 's', egress, at }, { kind: 'pod', phase: 'Running', at }, { kind: 'result', result: result({}), at }]).egress).toEqual(egress);
+    expect(fold([{ kind: 'claimed', pod: 'p', eventsSubject: 's', at }])).not.toHaveProperty('egress');
+  });
+
   it('stays Dispatched while its Pod waits for a node, Starting once it has one', () => {
     const claimed = fold([{ kind: 'claimed', pod: 'p', eventsSubject: 's', at }]);
     expect(nextStatus(claimed, { kind: 'pod', phase: 'Pending', scheduled: false, at }).phase).toBe('Dispatched');

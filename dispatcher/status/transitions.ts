@@ -3,11 +3,13 @@
 import type { RunResult } from '../../shared/run.ts';
 import { FINAL_PHASES, RUN_PHASES } from '../../shared/run-status.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
+import type { RunEgress } from '../../shared/egress.ts';
 import { POD_DELETED } from './pod-disruption.ts';
 import type { Disruption } from './pod-disruption.ts';
 
 export type Observation =
-  | { kind: 'claimed'; pod: string; eventsSubject: string; at: string }
+  /** egress: the profile the Run's Pod was made with (what it may reach outside the cluster). */
+  | { kind: 'claimed'; pod: string; eventsSubject: string; egress?: RunEgress; at: string }
   | { kind: 'unavailable'; reason: string; at: string }
   | { kind: 'pod'; phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown'; scheduled?: boolean; reason?: string; message?: string; exitCode?: number; at: string }
   /** disruption: how the Pod went (deleted, evicted, ...; see pod-disruption.ts). */
@@ -73,7 +75,7 @@ export function nextStatus(status: RunStatus, observation: Observation): RunStat
   const at = observation.at;
   switch (observation.kind) {
     case 'claimed':
-      return { ...status, phase: 'Dispatched', pod: observation.pod, eventsSubject: observation.eventsSubject, dispatchedTime: at, conditions: withCondition(status, condition('Dispatched', 'True', 'PodCreated', `driver pod ${observation.pod} created`, at)) };
+      return { ...status, phase: 'Dispatched', pod: observation.pod, eventsSubject: observation.eventsSubject, ...(observation.egress ? { egress: observation.egress } : {}), dispatchedTime: at, conditions: withCondition(status, condition('Dispatched', 'True', 'PodCreated', `driver pod ${observation.pod} created`, at)) };
     case 'unavailable':
       return finish(status, 'Failed', { outcome: 'infrastructure_failed', message: observation.reason }, at);
     case 'cancel':

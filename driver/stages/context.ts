@@ -22,6 +22,8 @@ export interface StageContext {
   /** PATH + locale + HOME: the minimal environment every child starts from. */
   baseEnv: Record<string, string>;
   npmRegistry: string;
+  /** The npm registry's credential (`_auth`), held by the driver for the install stages only (npm-auth.ts). */
+  npmAuth?: string;
   emit(event: HarnessEvent): void;
   timings: StageTimingRecord[];
   /** Timers for the session's stderr quiet gap (stages/stderr-flush.ts); the system's when absent. */

@@ -5,6 +5,7 @@ import type { HarnessManifest } from '../../shared/manifest.ts';
 import { runProcess } from '../process.ts';
 import { OutputTail, StageFailure, stage } from './context.ts';
 import { resolveNewestInstallable } from './newest-version.ts';
+import { withNpmAuth } from './npm-auth.ts';
 import type { StageContext } from './context.ts';
 
 /** The manifest's install section; a built-in harness has none and never reaches the install stage. */
@@ -35,16 +36,16 @@ export async function installHarness(ctx: StageContext, manifest: HarnessManifes
     const tail = new OutputTail();
     const { npm_package: pkg, platform_package: platform, release_pattern: releasePattern } = install;
     const version = pkg && platform ? await resolveNewestInstallable(ctx, pkg, platform, releasePattern) : undefined;
-    const outcome = await runProcess({
+    const outcome = await withNpmAuth(ctx, (auth) => runProcess({
       argv: installArgv(manifest, ctx.dirs.prefix, ctx.npmRegistry, version),
       cwd: ctx.dirs.home,
-      env: { ...ctx.baseEnv, npm_config_cache: ctx.dirs.npmCache, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' },
+      env: { ...ctx.baseEnv, ...auth, npm_config_cache: ctx.dirs.npmCache, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' },
       user: ctx.user,
       deadline: ctx.deadline,
       signal: ctx.signal,
       onStdout: tail.add,
       onStderr: tail.add,
-    });
+    }));
     if (outcome.cancelled) throw new StageFailure('install_harness', 'cancelled', 'install cancelled');
     if (outcome.timedOut) throw new StageFailure('install_harness', 'timeout', `install did not finish within the run's maximum runtime`);
     if (outcome.spawnError) throw new StageFailure('install_harness', 'infrastructure', `cannot start the install command: ${outcome.spawnError.message}`);

@@ -3,6 +3,7 @@
 // gives a CLI that cannot start). Pure version arithmetic plus one `npm view` per package.
 import type { StageContext } from './context.ts';
 import { runProcess } from '../process.ts';
+import { withNpmAuth } from './npm-auth.ts';
 
 /**
  * What counts as a release unless the manifest says otherwise (`install.release_pattern`): x.y.z, so a pre-release
@@ -36,15 +37,15 @@ export function newestCommonRelease(wrapper: readonly string[], platform: readon
 
 async function publishedVersions(ctx: StageContext, pkg: string): Promise<string[]> {
   let out = '';
-  const outcome = await runProcess({
+  const outcome = await withNpmAuth(ctx, (auth) => runProcess({
     argv: ['npm', 'view', pkg, 'versions', '--json', '--registry', ctx.npmRegistry],
     cwd: ctx.dirs.home,
-    env: { ...ctx.baseEnv, npm_config_cache: ctx.dirs.npmCache },
+    env: { ...ctx.baseEnv, ...auth, npm_config_cache: ctx.dirs.npmCache },
     user: ctx.user,
     deadline: ctx.deadline,
     signal: ctx.signal,
     onStdout: (line) => void (out += line.text),
-  });
+  }));
   if (outcome.code !== 0) throw new Error(`npm view ${pkg} versions failed (exit ${outcome.code ?? outcome.signal})`);
   const parsed = JSON.parse(out) as unknown;
   return Array.isArray(parsed) ? parsed.filter((v): v is string => typeof v === 'string') : typeof parsed === 'string' ? [parsed] : [];

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm run images [-- options]`: builds the chart's four images without a container engine (buildah, chroot
+# `npm run images [-- options]`: builds the chart's five images without a container engine (buildah, chroot
 # isolation) from the same Dockerfiles a Docker user builds (deploy/images/), on a base made here in place of
 # node:24-bookworm-slim: a Debian rootfs from Debian's packages (mmdebstrap) + Node and npm from their npm packages
 # + the machine's extra CA (scripts/images/base.sh). Needs root and the Debian packages buildah and mmdebstrap.
@@ -8,7 +8,7 @@
 #                   --tls-verify=false is used for 127.0.0.1/localhost/[::1] registries (plain HTTP); for a
 #                   registry that needs credentials, `buildah login REGISTRY` (or `docker login`) first
 #   --tag TAG       image tag (default: package.json's version, the chart's appVersion)
-#   --only NAMES    comma-separated subset of: driver,dispatcher,nats,npm-cache
+#   --only NAMES    comma-separated subset of: driver,dispatcher,nats,npm-cache,egress-proxy
 #   --extra-ca FILE PEM certificates to trust in the base (default: $TCAB_EXTRA_CA, else NODE_EXTRA_CA_CERTS,
 #                   else SSL_CERT_FILE); only the certificates Debian's own bundle lacks are added; /dev/null
 #                   for none (images to publish should not carry a build machine's proxy CA)
@@ -25,7 +25,7 @@ here="$repo/scripts/images"
 
 push=""
 tag="$(node -p 'require(process.argv[1]).version' "$repo/package.json" 2>/dev/null || sed -n 's/^  "version": "\(.*\)",$/\1/p' "$repo/package.json")"
-only="driver,dispatcher,nats,npm-cache"
+only="driver,dispatcher,nats,npm-cache,egress-proxy"
 extra_ca="${TCAB_EXTRA_CA:-${NODE_EXTRA_CA_CERTS:-${SSL_CERT_FILE:-}}}"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -65,12 +65,12 @@ build() { # name dockerfile context [build-arg...]
 IFS=, read -r -a names <<<"$only"
 for name in "${names[@]}"; do
   case "$name" in
-    driver|dispatcher|npm-cache) build "$name" "$repo/deploy/images/Dockerfile.$name" "$repo" ;;
+    driver|dispatcher|npm-cache|egress-proxy) build "$name" "$repo/deploy/images/Dockerfile.$name" "$repo" ;;
     nats)
       # The context is the directory holding a nats-server binary built from the Go module proxy.
       nats_bin="$("$repo/scripts/ensure-nats-server.sh")"
       build nats "$repo/deploy/images/Dockerfile.nats" "$(dirname "$nats_bin")" ;;
-    *) echo "images: unknown image $name (driver, dispatcher, nats, npm-cache)" >&2; exit 2 ;;
+    *) echo "images: unknown image $name (driver, dispatcher, nats, npm-cache, egress-proxy)" >&2; exit 2 ;;
   esac
 done
 # Dangling layers of earlier builds of these tags.

@@ -43,7 +43,9 @@ describe('charts/tcab nats.auth', () => {
     const all = await render();
     const conf = one<V1ConfigMap>(all, 'ConfigMap', 't-tcab-nats')!.data!['nats.conf']!;
     expect(conf).toMatch(/^port: 4222$/m);
-    expect(conf).toMatch(/^http_port: 8222$/m);
+    // Monitoring on loopback only (issue 33: run Pods read /connz, /jsz, /accountz on the Pod IP).
+    expect(conf).toMatch(/^http: "127\.0\.0\.1:8222"$/m);
+    expect(conf).not.toMatch(/http_port/);
     expect(conf).toMatch(/^jetstream \{ store_dir: \/data \}$/m);
     expect(conf).toMatch(/^include \.\/auth\.conf$/m);
     const pod = one<V1StatefulSet>(all, 'StatefulSet', 't-tcab-nats')!.spec!.template.spec!;
@@ -104,7 +106,7 @@ describe('charts/tcab nats.auth', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tcab-chart-nats-'));
     const [port, httpPort] = [await freePort(), await freePort()];
     // The Pod's paths and ports, moved to this test's directory and free loopback ports; nothing else changed.
-    const local = conf.replace(/^port: 4222$/m, `port: ${port}`).replace(/^http_port: 8222$/m, `http_port: ${httpPort}`).replace('store_dir: /data', `store_dir: ${JSON.stringify(join(dir, 'data'))}`);
+    const local = conf.replace(/^port: 4222$/m, `port: ${port}`).replace(/^http: "127\.0\.0\.1:8222"$/m, `http: "127.0.0.1:${httpPort}"`).replace('store_dir: /data', `store_dir: ${JSON.stringify(join(dir, 'data'))}`);
     expect(local).toContain(`store_dir: ${JSON.stringify(join(dir, 'data'))}`);
     const secret = await generateNatsAuth({ resolverDir: join(dir, 'data', 'jwt') });
     writeFileSync(join(dir, 'nats.conf'), local);

@@ -1,5 +1,5 @@
 // The chart as users install it, on the test suite's real node (kubelet + containerd + runc; test/cluster/
-// real-node-context.ts), installed by real-chart.ts (shared with `npm run bench -- e2e`): the four images built
+// real-node-context.ts), installed by real-chart.ts (shared with `npm run bench -- e2e`): the five images built
 // from deploy/images and pushed to the node's registry, named only by `registry.tcab.test:5000/tcab/<name>:<tag>`
 // values as a user names their own registry; the bundled NATS and the npm cache (Verdaccio) enabled, their volumes
 // from the cluster's default StorageClass; the chart's extraCA set to this machine's proxy CA; a stub model server
@@ -72,8 +72,8 @@ const PROBE = [
   'grep -c "BEGIN CERTIFICATE" /etc/ssl/certs/ca-certificates.crt | sed "s/^/ca.system=/"',
   'grep -c "BEGIN CERTIFICATE" /etc/tcab/extra-ca/ca.crt | sed "s/^/ca.extra=/"',
   'grep -c "BEGIN CERTIFICATE" "$SSL_CERT_FILE" | sed "s/^/ca.bundle=/"',
-  // git over HTTPS to the npm registry (through the node's NAT and this machine's TLS-intercepting proxy) with that
-  // bundle: TLS verifies, then the registry answers 404 (it is no git server).
+  // git over HTTPS to the npm registry (through the chart's egress proxy, the node's NAT and this machine's
+  // TLS-intercepting proxy) with that bundle: TLS verifies, then the registry answers 404 (it is no git server).
   'timeout 30 git ls-remote https://registry.npmjs.org/tcab-e2e-probe.git 2>&1 | head -n 2 | tr "\\n" " " | sed "s/^/git=/"; echo',
 ].join('\n');
 // The second step runs the attempts the Run's workspace holds (only the adversary Run's has any).
@@ -214,11 +214,11 @@ async function timedRun(name: string, spec: object, timeoutMs: number): Promise<
 beforeAll(async () => {
   const t0 = Date.now();
   node = realNode();
-  ({ name: ns, remove: removeNs } = await createNamespace('e2e'));
+  ({ name: ns, remove: removeNs } = await createNamespace('e2e', { driverPolicy: false }));
   logs = new LogCapture(ns);
   workDir = mkdtempSync(join(tmpdir(), 'tcab-e2e-'));
-  // As a user would: build the four images, push them to a registry the cluster pulls from, name it in values.
-  images = await pushImages(['driver', 'dispatcher', 'nats', 'npm-cache'], node);
+  // As a user would: build the five images, push them to a registry the cluster pulls from, name it in values.
+  images = await pushImages(['driver', 'dispatcher', 'nats', 'npm-cache', 'egress-proxy'], node);
   const pushedMs = Date.now() - t0;
   // The provider key is a canary: it must appear in no event, log, status or Kubernetes Event.
   const install = await installChart(cluster(), { namespace: ns, images, providerKey: CANARY, stubScripts: { gg: GG_SCRIPT, claude: CLAUDE_SCRIPT }, workDir, timeoutSeconds: 240 });
@@ -298,7 +298,9 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
   });
 
   it('a gg Run: the dispatcher\'s driver Pod reaches the in-cluster stub model by cluster DNS, its stream reaches `tcab events follow` through the bundled NATS, the kubelet\'s Events head it; hardening read from inside the driver', async () => {
-    const { followed, done } = await timedRun('hello', { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'write hello.txt', maxRuntimeSeconds: 120 }, 180_000);
+    // The registries profile: the probe's git reaches the npm registry through the egress proxy (a CONNECT tunnel,
+    // TLS verified end to end with the extraCA bundle).
+    const { followed, done } = await timedRun('hello', { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'write hello.txt', maxRuntimeSeconds: 120, egress: 'registries' }, 180_000);
     expect(followed.code, followed.stderr).toBe(0);
     expect(done.status).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded', canonicalModel: 'anthropic/claude-sonnet-4.5' });
     expect(done.status!.usage!.input).toBeGreaterThan(0);
@@ -392,7 +394,7 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     // The other run's record is complete once the dispatcher has put its Pod's deletion on it (after the result).
     const podDeleted = (i: StreamItem) => i.kind === 'event' && i.event.type === 'system' && i.event.stage === 'teardown' && i.event.status === 'completed' && fromDispatcher(i.event);
     await readRunUntil(victim, (all) => all.some(podDeleted), 60_000);
-    const before = { victim: await victimRecord(), rejected: await rejectedResults(ns, dispatchers, 8080) };
+    const before = { victim: await victimRecord(), rejected: await rejectedResults(ns, dispatchers, 9090) };
     expect(before.victim.items.some((i) => i.kind === 'result')).toBe(true);
 
     const { followed, done } = await timedRun('adversary', { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'look around', maxRuntimeSeconds: 180, testCase: { source: { files: adversaryFiles(attempts) } } }, 240_000);
@@ -439,7 +441,7 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     // The other run: its status and its whole stream as before.
     expect(await victimRecord()).toEqual(before.victim);
     // No forged result reached the dispatcher, so none needed refusing.
-    expect(await rejectedResults(ns, dispatchers, 8080)).toEqual(before.rejected);
+    expect(await rejectedResults(ns, dispatchers, 9090)).toEqual(before.rejected);
 
     // Its credential, leaked (read from its Secret, as only the driver could): revoked once the Run is final, so
     // it cannot publish a second result (the server refuses the connection).
@@ -455,7 +457,7 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
   it('a run credential leaked while its Run is live (read from its Secret, connected before the result) cannot change the result: a second, different result is either refused by the server (the user revoked once the Run is final) or stored and then refused by the dispatcher (first result wins: a ResultRejected Event, tcab_results_rejected_total{reason="duplicate"}); the status stays the driver\'s', async () => {
     const own = `${ns}_leaked`;
     const dispatchers = (await getJson<{ items: V1Pod[] }>('pods', '-n', ns, '-l', 'app.kubernetes.io/component=dispatcher')).items.map((p) => p.metadata!.name!);
-    const duplicates = async () => Object.values(await rejectedResults(ns, dispatchers, 8080)).reduce((sum, byReason) => sum + (byReason.duplicate ?? 0), 0);
+    const duplicates = async () => Object.values(await rejectedResults(ns, dispatchers, 9090)).reduce((sum, byReason) => sum + (byReason.duplicate ?? 0), 0);
     const duplicatesBefore = await duplicates();
     await applyRun('leaked', { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'write hello.txt', maxRuntimeSeconds: 120 });
     const uid = (await getJson<RunObject>('run', 'leaked', '-n', ns)).metadata!.uid!;

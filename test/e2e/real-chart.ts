@@ -1,4 +1,4 @@
-// The chart as users install it, on a cluster with a real node: the four images pushed to a registry the node
+// The chart as users install it, on a cluster with a real node: the five images pushed to a registry the node
 // pulls from, named only by values as a user names their own registry; the bundled NATS and the npm cache
 // (Verdaccio) enabled, their volumes from the cluster's default StorageClass; extraCA = this machine's proxy CA; a
 // stub model server in the cluster (a Deployment + Service of the driver image, driver/stub-models/serve.ts) that
@@ -105,6 +105,10 @@ export function chartValues(namespace: string, images: Record<string, string>, p
     },
     nats: { url: '', auth: { enabled: true, existingSecret: '' }, credentialsSecret: '', bundled: { enabled: true, image: { ...splitImage(images.nats!), pullPolicy: 'IfNotPresent' }, storage: '1Gi' } },
     npmCache: { enabled: true, image: { ...splitImage(images['npm-cache']!), pullPolicy: 'IfNotPresent' }, storage: '5Gi', upstream: 'https://registry.npmjs.org/' },
+    egress: { proxy: { image: { ...splitImage(images['egress-proxy']!), pullPolicy: 'IfNotPresent' } } },
+    // The chart's NetworkPolicies stay on (its default); the one thing this install adds, as an operator with a model
+    // gateway in the cluster would: driver Pods may reach the stub models' Pods on their ports.
+    networkPolicy: { driverEgress: [{ to: [{ podSelector: { matchLabels: { app: 'stub-models' } } }], ports: Object.values(STUB_PORTS).map((port) => ({ protocol: 'TCP', port })) }] },
     credentials: { apiKeys: [{ env: 'ANTHROPIC_API_KEY', secret: providerKeySecret, key: 'anthropic' }], subscriptions: {} },
     extraCA: { certificates: proxyCa(), existingConfigMap: '', key: 'ca.crt' },
   };
@@ -112,7 +116,7 @@ export function chartValues(namespace: string, images: Record<string, string>, p
 
 export interface InstallOptions {
   namespace: string;
-  /** driver, dispatcher, nats, npm-cache: refs as Pods name them (real-node-context.ts pushImages). */
+  /** driver, dispatcher, nats, npm-cache, egress-proxy: refs as Pods name them (real-node-context.ts pushImages). */
   images: Record<string, string>;
   /** The provider key the Secret `provider-keys` holds (a fake: the models are stubs). */
   providerKey: string;

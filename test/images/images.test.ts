@@ -1,12 +1,13 @@
-// The chart's four images, built the way `npm run images` builds them (buildah from deploy/images/Dockerfile.*, on
+// The chart's five images, built the way `npm run images` builds them (buildah from deploy/images/Dockerfile.*, on
 // the local Debian + Node base) and pushed to a throw-away registry on loopback (`crane registry serve`): what the
 // registry serves has the entry points and users the chart relies on, the driver image holds what its entry point
 // needs and no dev tooling, Node 24 runs inside as uid 1000, the machine's extra CA is trusted, and NATS and
-// Verdaccio start from their images. Needs root, buildah and mmdebstrap (.ci/run installs them); the first run on
+// Verdaccio start from their images, and Squid (the egress proxy) runs under a read-only root. Needs root, buildah and mmdebstrap (.ci/run installs them); the first run on
 // a machine builds everything (~3 min), later runs reuse the base and buildah's layer cache (~35 s, mostly the push).
 import { spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -148,11 +149,11 @@ afterAll(async () => {
 });
 
 describe('npm run images', () => {
-  it('pushes all four images under the names the chart defaults to', async () => {
+  it('pushes all five images under the names the chart defaults to', async () => {
     const catalog = JSON.parse(await ok(crane, ['catalog', '--insecure', pushed.split('/')[0]!]).then((s) => JSON.stringify(s.trim().split('\n'))));
-    expect(catalog.sort()).toEqual(['tcab/dispatcher', 'tcab/driver', 'tcab/nats', 'tcab/npm-cache']);
+    expect(catalog.sort()).toEqual(['tcab/dispatcher', 'tcab/driver', 'tcab/egress-proxy', 'tcab/nats', 'tcab/npm-cache']);
     const values = readFileSync(join(ROOT, 'charts', 'tcab', 'values.yaml'), 'utf8');
-    for (const name of ['dispatcher', 'driver', 'nats', 'npm-cache']) {
+    for (const name of ['dispatcher', 'driver', 'nats', 'npm-cache', 'egress-proxy']) {
       expect(summary.images[name]!.ref).toBe(`ghcr.io/tcab/${name}:${summary.tag}`);
       expect(values).toContain(`repository: ghcr.io/tcab/${name}\n`);
     }
@@ -268,5 +269,46 @@ describe('npm run images', () => {
       process.kill(-verdaccio.pid!, 'SIGTERM');
       await until('verdaccio to stop', 30_000, async () => (verdaccio.exitCode !== null || verdaccio.signalCode !== null ? true : undefined));
     }
+  });
+  it('egress-proxy: Debian\'s Squid from its entry point as uid 1000 under a read-only root, refusing every request with its own config and logging each as JSON on stdout', async () => {
+    const { config: c } = await config('egress-proxy');
+    expect(c.Entrypoint).toEqual(['/usr/local/bin/egress-proxy']);
+    expect(c.Cmd).toEqual(['-f', '/etc/squid/squid.conf']); // the chart passes its own -f
+    expect(c.User).toBe('1000:1000');
+    expect(c.ExposedPorts).toHaveProperty('3128/tcp');
+    const root = await mounted('egress-proxy');
+    expect(existsSync(join(root, 'usr', 'sbin', 'squid'))).toBe(true);
+    expect(statSync(join(root, 'run', 'squid')).uid).toBe(1000);
+    // Debian's package leaves its ICMP helper setuid root; nothing setuid or setgid stays.
+    expect((await ok('find', [root, '-xdev', '-type', 'f', '-perm', '/6000'])).trim()).toBe('');
+
+    // As in the chart's Pod: the root read-only, only /run/squid writable (a tmpfs for the emptyDir), uid 1000, stdout
+    // a socket (not openable by path: the entry point's FIFO carries the log). The image's config on a loopback port.
+    const port = await freePort();
+    writeFileSync(join(root, 'tmp', 'test.conf'), readFileSync(join(root, 'etc', 'squid', 'squid.conf'), 'utf8').replace(/^http_port 3128$/m, `http_port 127.0.0.1:${port}`));
+    const view = mkdtempSync(join(tmpdir(), 'tcab-egress-root-'));
+    const pod = 'mount --bind "$1" "$2" && mount -o remount,bind,ro "$2" && mount -t tmpfs -o uid=1000,gid=1000,mode=0755 tmpfs "$2/run/squid" && mount --rbind /dev "$2/dev" && mount -t proc proc "$2/proc" && exec chroot --userspec=1000:1000 "$2" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin /usr/local/bin/egress-proxy -f /tmp/test.conf';
+    // Its own mount namespace: the mounts go with it. exec all the way down, so the child's pid is Squid's.
+    const squid = spawn('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', pod, 'sh', root, view], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    squid.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    squid.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    try {
+      const status = await until('squid to answer', 60_000, () => new Promise<number | undefined>((resolve) => {
+        request({ host: '127.0.0.1', port, path: 'http://blocked.test/', headers: { host: 'blocked.test' }, agent: false }, (res) => (res.resume(), resolve(res.statusCode)))
+          .on('error', () => resolve(undefined)).end();
+      }));
+      expect(status, stderr.slice(-2000)).toBe(403);
+      const line = await until('the access log line on stdout', 10_000, async () => stdout.split('\n').find((l) => l.includes('blocked.test')));
+      expect(JSON.parse(line)).toMatchObject({ profile: '-', method: 'GET', url: 'http://blocked.test/', status: 403, result: 'TCP_DENIED', server: '-' });
+      expect(readFileSync(`/proc/${squid.pid}/status`, 'utf8')).toMatch(/^Uid:\t1000\t1000\t1000\t1000$/m);
+      expect(readFileSync(`/proc/${squid.pid}/comm`, 'utf8').trim()).toBe('squid');
+    } finally {
+      process.kill(-squid.pid!, 'SIGTERM');
+      await until('squid to stop', 30_000, async () => (squid.exitCode !== null || squid.signalCode !== null ? true : undefined));
+      rmSync(view, { recursive: true, force: true });
+    }
+    expect(stderr).not.toMatch(/FATAL|Read-only file system|Permission denied/);
   });
 });
