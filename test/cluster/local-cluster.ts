@@ -82,6 +82,8 @@ export async function startLocalCluster(dir: string): Promise<LocalCluster> {
         longJob: `${node.registry}/tcab/long-job:1`,
       },
       exposeSocket: join(dir, 'expose.sock'),
+      standIns: node.standIns,
+      egressDestinations: node.egressDestinations,
     };
     await pushImages(PUSHED, context);
     // Job images: the node's busybox with another entrypoint (crane mutate writes a new config, same layer).

@@ -20,12 +20,18 @@
 //                                     dispatcher's decisions are under test)
 //                 longJob             busybox that runs until SIGTERM, then exits 143
 //   exposeSocket  the control socket of the process that owns the node (exposeHostPort below talks to it)
-// The nats and npm-cache images are not pushed at start (no test/cluster test needs them); pushImages() adds them.
+//   standIns    hosts a sealed run must not reach (node/stand-ins.ts): `metadata` (169.254.169.254:80 in the
+//               node's namespace) and `internet` (198.51.100.10:80, named internet.tcab.test by CoreDNS); each
+//               answers `tcab stand-in <name>`; Pods without a NetworkPolicy reach both
+//   egressDestinations  the only addresses outside the node Pods' traffic is routed to (registries, resolvers)
+// The nats, npm-cache and egress-proxy images are not pushed at start (no test/cluster test needs them); pushImages()
+// adds them.
 import { execFile } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
+import type { StandIns } from './node/stand-ins.ts';
 
 const exec = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -40,6 +46,8 @@ export interface RealNodeContext {
   imageTag: string;
   images: { driver: string; dispatcher: string; busybox: string; shortJob: string; longJob: string };
   exposeSocket: string;
+  standIns: StandIns;
+  egressDestinations: string[];
 }
 
 declare module 'vitest' {
@@ -55,8 +63,8 @@ export function realNode(): RealNodeContext {
   return node;
 }
 
-/** The chart's images (driver, dispatcher, nats, npm-cache) global-setup.ts does not push by default. */
-export type ChartImage = 'driver' | 'dispatcher' | 'nats' | 'npm-cache';
+/** The chart's images (driver, dispatcher, nats, npm-cache, egress-proxy) global-setup.ts does not push by default. */
+export type ChartImage = 'driver' | 'dispatcher' | 'nats' | 'npm-cache' | 'egress-proxy';
 
 /**
  * Builds (cached: 1-3 s warm) and pushes chart images into the node's registry; returns their refs as Pods name

@@ -16,7 +16,7 @@ import type { ControlPlane } from './control-plane.ts';
 import { waitFor } from './processes.ts';
 import { BUSYBOX_IMAGE, CLUSTER_DNS_IP, POD_CIDR, STATE_ROOT, STORAGE_CLASS, TAINT_KEY, internals, hostRecord, sweepStaleNodes } from './node/real-node.ts';
 import type { RealNode } from './node/real-node.ts';
-import { NODE_UPLINK, RULE_COMMENT_PREFIX, nodeRules } from './node/network.ts';
+import { HOST_SERVICES_IP, NODE_UPLINK, RULE_COMMENT_PREFIX, nodeRules } from './node/network.ts';
 import { upPlaneWithRealNode } from './node/with-plane.ts';
 import type { PlaneWithNode } from './node/with-plane.ts';
 
@@ -299,14 +299,14 @@ describe('a real node', () => {
     expect(readyz).toBe('ok');
   });
 
-  it('a Pod reaches a server on the host\'s loopback through exposeHostPort, at the node IP', async () => {
+  it('a Pod reaches a server on the host\'s loopback through exposeHostPort, at the host-services address (not the node IP)', async () => {
     const token = randomBytes(8).toString('hex');
     const server = createServer((req, res) => res.end(`token=${token} path=${req.url}\n`));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
       const address = await node.exposeHostPort(port);
-      expect(address).toBe(`${node.ip}:${port}`);
+      expect(address).toBe(`${HOST_SERVICES_IP}:${port}`);
       expect(await node.exposeHostPort(port)).toBe(address);
       const [host] = address.split(':');
       const { phase, report: r, log } = await runPod('host-client', [
@@ -355,6 +355,73 @@ describe('a real node', () => {
     // The node's traffic left through the host's MASQUERADE rule for its transfer subnet.
     expect(masqueraded()).toBeGreaterThan(before);
     expect(podMasquerade()).toBeGreaterThan(podBefore);
+  });
+
+  it('Pods reach nothing outside the node but the registries and the host\'s resolvers: no route, refused at once; the stand-ins answer a Pod no NetworkPolicy selects', async () => {
+    // Only the registries' and resolvers' addresses are routed out; the default route is `unreachable`.
+    const routes = node.inNode(['ip', '-4', 'route', 'show']);
+    expect(routes).toMatch(/^unreachable default/m);
+    expect(node.egressDestinations.length).toBeGreaterThan(0);
+    for (const ip of node.egressDestinations) expect(routes).toContain(`${ip} via `);
+    const registry = node.egressDestinations.find((ip) => !ip.startsWith('10.255.'))!;
+    const { phase, report: r, log } = await runPod('routes', [
+      // 240.0.0.1 (reserved) has no route anywhere: the node answers at once, nothing leaves it.
+      's=$(date +%s); nc -w 10 240.0.0.1 80 </dev/null 2>/tmp/e; echo "unrouted.exit=$?"; echo "unrouted.s=$(( $(date +%s) - s ))"; sed "s/^/unrouted.error=/" /tmp/e',
+      // A ClusterIP on a port its Service does not list: kube-proxy has no rule for it, and it goes nowhere either.
+      `s=$(date +%s); nc -w 10 ${KUBERNETES_SERVICE_IP} 8443 </dev/null 2>/tmp/e; echo "unlisted.exit=$?"; echo "unlisted.s=$(( $(date +%s) - s ))"; sed "s/^/unlisted.error=/" /tmp/e`,
+      `nc -w 5 ${registry} 443 -e /bin/true && echo registry=connected`,
+      `printf 'GET / HTTP/1.0\r\n\r\n' | nc -w 5 ${node.standIns.metadata.ip} 80 | tail -n 1 | sed 's/^/metadata=/'`,
+      `printf 'GET / HTTP/1.0\r\n\r\n' | nc -w 5 ${node.standIns.internet.ip} 80 | tail -n 1 | sed 's/^/internet=/'`,
+      `nslookup ${node.standIns.internet.host} | sed -n '/^Name:/,$ s/^Address: *//p' | head -n 1 | sed 's/^/internet.name=/'`,
+    ].join('\n'));
+    expect(phase, log).toBe('Succeeded');
+    expect(r.get('unrouted.exit'), log).not.toEqual(['0']);
+    expect(r.get('unrouted.error')?.[0], log).toMatch(/No route to host/);
+    expect(Number(r.get('unrouted.s')?.[0]), log).toBeLessThanOrEqual(1);
+    expect(r.get('unlisted.error')?.[0], log).toMatch(/No route to host/);
+    expect(Number(r.get('unlisted.s')?.[0]), log).toBeLessThanOrEqual(1);
+    expect(r.get('registry'), log).toEqual(['connected']);
+    expect(r.get('metadata'), log).toEqual(['tcab stand-in metadata']);
+    expect(r.get('internet'), log).toEqual(['tcab stand-in internet']);
+    expect(r.get('internet.name'), log).toEqual([node.standIns.internet.ip]);
+  });
+
+  it('NetworkPolicy is enforced (kube-router\'s controller): a Pod its policy seals reaches only the Pod and port it allows; the stand-ins, the node, the apiserver and an unrouted address are refused at once', async () => {
+    expect(node.processes.map((p) => p.name)).toContain('kube-router');
+    // A server the policy allows, and a policy that allows the sealed Pod nothing else (no DNS either).
+    apply({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'np-web', namespace: NS, labels: { app: 'np-web' } }, spec: { nodeSelector: { 'kubernetes.io/hostname': NODE_NAME }, tolerations: [{ key: TAINT_KEY, operator: 'Exists', effect: 'NoSchedule' }], terminationGracePeriodSeconds: 1, containers: [{ name: 'web', image: BUSYBOX_IMAGE, command: ['/bin/sh', '-c', 'mkdir -p /tmp/www && echo web > /tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www'] }] } });
+    apply({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'np-sealed', namespace: NS }, spec: { podSelector: { matchLabels: { sealed: 'yes' } }, policyTypes: ['Ingress', 'Egress'], egress: [{ to: [{ podSelector: { matchLabels: { app: 'np-web' } } }], ports: [{ protocol: 'TCP', port: 8080 }] }] } });
+    apply({ ...(podManifest('np-sealed', ['/bin/sh', '-c', 'sleep 300'], {}) as { metadata: object }), metadata: { name: 'np-sealed', namespace: NS, labels: { sealed: 'yes' } } });
+    let web: PodJson | undefined;
+    await waitFor('web and sealed to run', async () => {
+      web = getJson<PodJson>('pod', 'np-web', '-n', NS);
+      return web.status.phase === 'Running' && getJson<PodJson>('pod', 'np-sealed', '-n', NS).status.phase === 'Running';
+    }, { timeoutMs: 120_000 });
+    // The engine applies a Pod's policy once it has seen the Pod (its next sync): wait for its chain for `sealed`.
+    await waitFor('kube-router\'s chain for the sealed Pod', async () => /POD name:np-sealed namespace: real-node/.test(node.inNode(['iptables-save', '-t', 'filter'])), { timeoutMs: 30_000 });
+    const webIp = web!.status.podIP!;
+    const attempt = (key: string, host: string, port: number) => `s=$(date +%s); if nc -w 5 ${host} ${port} </dev/null 2>/tmp/e; then echo ${key}=connected; else echo "${key}=$(head -n 1 /tmp/e)"; fi; echo "${key}.s=$(( $(date +%s) - s ))"`;
+    const script = [
+      `printf 'GET / HTTP/1.0\r\n\r\n' | nc -w 5 ${webIp} 8080 | tail -n 1 | sed 's/^/web=/'`,
+      attempt('other.port', webIp, 8081),
+      attempt('internet', node.standIns.internet.ip, 80),
+      attempt('metadata', node.standIns.metadata.ip, 80),
+      attempt('kubelet', node.ip, 10250),
+      attempt('apiserver', KUBERNETES_SERVICE_IP, 443),
+      attempt('dns', CLUSTER_DNS_IP, 53),
+      attempt('unrouted', '240.0.0.1', 80),
+    ].join('\n');
+    const out = kubectl('exec', '-n', NS, 'np-sealed', '--', '/bin/sh', '-c', script);
+    const r = new Map(out.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    expect(r.get('web'), out).toBe('web');
+    for (const key of ['other.port', 'internet', 'metadata', 'kubelet', 'apiserver', 'dns']) {
+      expect(r.get(key), `${key}: ${out}`).toMatch(/Connection refused/);
+      expect(Number(r.get(`${key}.s`)), `${key}: ${out}`).toBeLessThanOrEqual(1);
+    }
+    expect(r.get('unrouted'), out).toMatch(/No route to host/);
+    expect(Number(r.get('unrouted.s')), out).toBeLessThanOrEqual(1);
+    kubectl('delete', 'networkpolicy', 'np-sealed', '-n', NS);
+    kubectl('delete', 'pod', 'np-web', 'np-sealed', '-n', NS, '--wait=false');
   });
 
   it('a claim without a class gets the default StorageClass (local-path-provisioner): written by one Pod as uid 1000, read back by the next, its directory removed with the claim', async () => {

@@ -3,13 +3,14 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, NetworkingV1Api, Watch } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import { readRunStream } from '../../nats/reader.ts';
 import { natsSettings } from '../../nats/settings.ts';
 import { getJson, watchAll as watchAllOf } from './watch-all.ts';
 import type { StreamItem } from '../../nats/reader.ts';
+import { driverNetworkPolicy } from './driver-network-policy.ts';
 
 const run = promisify(execFile);
 
@@ -37,11 +38,20 @@ export function kubectl(args: string[], input?: string): Promise<{ stdout: strin
   return runCaptured(join(inject('clusterBinDir'), 'kubectl'), ['--kubeconfig', inject('kubeconfig'), ...args], input);
 }
 
-/** A fresh namespace (deleted by the returned cleanup). */
-export async function createNamespace(prefix: string): Promise<{ name: string; remove: () => Promise<void> }> {
-  const core = clusterConfig().makeApiClient(CoreV1Api);
+/**
+ * A fresh namespace (deleted by the returned cleanup), with the chart's driver NetworkPolicy in it
+ * (driver-network-policy.ts) unless `driverPolicy: false`: a test that installs the chart there brings the chart's
+ * own policies instead.
+ */
+export async function createNamespace(prefix: string, options: { driverPolicy?: boolean } = {}): Promise<{ name: string; remove: () => Promise<void> }> {
+  const config = clusterConfig();
+  const core = config.makeApiClient(CoreV1Api);
   const ns = await core.createNamespace({ body: { metadata: { generateName: `${prefix}-` } } });
   const name = ns.metadata!.name!;
+  if (options.driverPolicy !== false) {
+    const policy = await driverNetworkPolicy(inject('clusterBinDir'), name);
+    await config.makeApiClient(NetworkingV1Api).createNamespacedNetworkPolicy({ namespace: name, body: policy });
+  }
   // Pods need the namespace's default ServiceAccount, which the controller-manager creates.
   await waitFor<KubernetesObject>(`/api/v1/namespaces/${name}/serviceaccounts`, (items) => items.some((sa) => sa.metadata?.name === 'default'), 30_000);
   return { name, remove: async () => void (await core.deleteNamespace({ name }).catch(() => undefined)) };

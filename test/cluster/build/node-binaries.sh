@@ -5,7 +5,9 @@
 # ctr, runc (cgo against Debian's libseccomp-dev; no libpathrs), the CNI plugins bridge/host-local/loopback/portmap,
 # CoreDNS, crane (the local registry: `crane registry serve --disk`, and the push client), the pause binary
 # (gcc -static from kubernetes' build/pause/linux/pause.c), and rancher's local-path-provisioner (the node's dynamic
-# PersistentVolume provisioner: the default StorageClass `local-path`; v0.0.30 is the newest the module proxy serves).
+# PersistentVolume provisioner: the default StorageClass `local-path`; v0.0.30 is the newest the module proxy serves),
+# and kube-router's network policy controller (the node's NetworkPolicy engine; README beside real-node.ts says why
+# this one and why its only served version v2.1.0 is acceptable here).
 # Cached under ~/.cache/tcab/node/<key>/bin, the key naming every version, apart from the control plane's cache, so
 # a node bump never rebuilds the apiserver. Prints the bin directory on stdout; the cold or warm time goes to stderr.
 # Needs: go, gcc, libc6-dev, libseccomp-dev (Debian). Go builds run under `nice -n 19`.
@@ -20,11 +22,12 @@ COREDNS_VERSION=v1.15.0
 CRANE_VERSION=v0.22.1
 PAUSE_VERSION=v3.10.2
 LOCAL_PATH_PROVISIONER_VERSION=v0.0.30
+KUBE_ROUTER_VERSION=v2.1.0
 # Bump when the way something is built changes (flags, tags) without a version changing.
 BUILD_REV=1
 
 gomods="$(cat "$here/node/go.mod" "$here/node/go.sum" | sha256sum | cut -c1-12)"
-key="k8s-${KUBERNETES_VERSION}_containerd-${CONTAINERD_VERSION}_runc-${RUNC_VERSION}_cni-${CNI_PLUGINS_VERSION}_coredns-${COREDNS_VERSION}_crane-${CRANE_VERSION}_pause-${PAUSE_VERSION}_lpp-${LOCAL_PATH_PROVISIONER_VERSION}_r${BUILD_REV}_$(go env GOVERSION)_${gomods}"
+key="k8s-${KUBERNETES_VERSION}_containerd-${CONTAINERD_VERSION}_runc-${RUNC_VERSION}_cni-${CNI_PLUGINS_VERSION}_coredns-${COREDNS_VERSION}_crane-${CRANE_VERSION}_pause-${PAUSE_VERSION}_lpp-${LOCAL_PATH_PROVISIONER_VERSION}_kr-${KUBE_ROUTER_VERSION}_r${BUILD_REV}_$(go env GOVERSION)_${gomods}"
 cache="${TCAB_CACHE_DIR:-$HOME/.cache/tcab}/node/$key"
 bin="$cache/bin"
 started=$(date +%s%N)
@@ -54,7 +57,7 @@ partial="$bin.partial"
 rm -rf "$partial"
 mkdir -p "$partial/cni"
 nice_go() { nice -n 19 go "$@"; }
-echo "node binaries: building kubelet + kube-proxy $KUBERNETES_VERSION, containerd $CONTAINERD_VERSION, runc $RUNC_VERSION, CNI plugins $CNI_PLUGINS_VERSION, CoreDNS $COREDNS_VERSION, crane $CRANE_VERSION, pause $PAUSE_VERSION, local-path-provisioner $LOCAL_PATH_PROVISIONER_VERSION; the first run on a machine takes about 10 minutes on 2 cores" >&2
+echo "node binaries: building kubelet + kube-proxy $KUBERNETES_VERSION, containerd $CONTAINERD_VERSION, runc $RUNC_VERSION, CNI plugins $CNI_PLUGINS_VERSION, CoreDNS $COREDNS_VERSION, crane $CRANE_VERSION, pause $PAUSE_VERSION, local-path-provisioner $LOCAL_PATH_PROVISIONER_VERSION, kube-router $KUBE_ROUTER_VERSION; the first run on a machine takes about 10 minutes on 2 cores" >&2
 
 version_pkg=k8s.io/component-base/version
 major_minor="${KUBERNETES_VERSION#v}"
@@ -100,6 +103,12 @@ step "coredns built"
 CGO_ENABLED=0 GOBIN="$partial" nice_go install -trimpath -ldflags "-s -w -X main.VERSION=$LOCAL_PATH_PROVISIONER_VERSION" \
   "github.com/rancher/local-path-provisioner@$LOCAL_PATH_PROVISIONER_VERSION"
 step "local-path-provisioner built"
+
+# Its own module graph (client-go v0.29): ~120 s cold on 2 cores. Only its network policy controller runs
+# (--run-firewall; the router and the service proxy, where its reported advisories are, stay off).
+CGO_ENABLED=0 GOBIN="$partial" nice_go install -trimpath -ldflags "-s -w" \
+  "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@$KUBE_ROUTER_VERSION"
+step "kube-router built"
 
 rm -rf "$bin"
 mv "$partial" "$bin"

@@ -1,9 +1,12 @@
 // The real node's link to the host: Pod egress through NAT, exactly as the host itself reaches the package
 // registries (issue 20: pods install harness CLIs from the npm registry).
 //
-//   node netns:  uplink 198.19.<n>.2/30 (the node IP), default route via 198.19.<n>.1; Pods' traffic is already
-//                masqueraded to the node IP by one static rule in the node (real-node.ts), so the host only sees 198.19.<n>.2
-//                and every node may use the same Pod CIDR.
+//   node netns:  uplink 198.19.<n>.2/30 (the node IP); NO default route: a /32 route via 198.19.<n>.1 for each
+//                address the package registries and the host's resolvers have (egressDestinations), and an
+//                `unreachable` default, so anything else a Pod sends out fails at once (ENETUNREACH) instead of leaving
+//                the machine by its default route (issue 33: a ClusterIP on a port its Service does not list reached
+//                the machine's outbound proxy). Pods' traffic is already masqueraded to the node IP by one static rule
+//                in the node (real-node.ts), so the host only sees 198.19.<n>.2 and every node may use the same Pod CIDR.
 //   host netns:  veth th-<id> 198.19.<n>.1/30; iptables (the host's own binary, nf_tables backend here):
 //                nat POSTROUTING  -s 198.19.<n>.0/30 -o <default-route interface> -j MASQUERADE
 //                filter FORWARD   new connections *into* the node dropped (only the host itself, via OUTPUT,
@@ -27,6 +30,14 @@ export interface Transfer {
 }
 
 export const RULE_COMMENT_PREFIX = 'tcab-real-node:';
+/** The routing table of the node's own connections to ClusterIPs (setUpUplink). */
+const LOCAL_SERVICES_TABLE = 100;
+/**
+ * Where Pods reach the test's host servers (real-node.ts exposeHostPort): an address on the node namespace's
+ * loopback, the same on every node (like the Pod CIDR); 198.19.0.0/30 is never a transfer subnet (those start at
+ * 198.19.1.0/30).
+ */
+export const HOST_SERVICES_IP = '198.19.0.1';
 export const NODE_UPLINK = 'uplink';
 
 const run = (argv: string[]) => execFileSync(argv[0]!, argv.slice(1), { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -63,15 +74,45 @@ export function hostResolvers(resolvConf = '/etc/resolv.conf'): string[] {
   return servers.filter((ip) => isIPv4(ip) && !ip.startsWith('127.'));
 }
 
-/** The veth pair, addresses and default route of the node, plus the host's NAT and FORWARD rules for it. */
-export function setUpUplink(netns: string, id: string, transfer: Transfer): void {
+/**
+ * The package registries Pods may reach, as the host reaches them (installs of harness CLIs, Python packages, Go
+ * modules, Debian packages). Names that do not resolve here are left out; on this kind of machine they all resolve
+ * to the one TLS-intercepting proxy.
+ */
+export const REGISTRY_HOSTS = ['registry.npmjs.org', 'pypi.org', 'files.pythonhosted.org', 'proxy.golang.org', 'sum.golang.org', 'deb.debian.org', 'crates.io', 'static.crates.io', 'index.crates.io', 'github.com', 'codeload.github.com'];
+
+/** IPv4 addresses `name` resolves to on the host (getent: the host's own resolver and /etc/hosts), none if it does not. */
+export function resolveIpv4(name: string): string[] {
+  const out = spawnSync('getent', ['ahostsv4', name], { encoding: 'utf8' });
+  if (out.status !== 0) return [];
+  return [...new Set(out.stdout.split('\n').map((line) => line.split(/\s+/)[0]!).filter((ip) => isIPv4(ip)))];
+}
+
+/** Where the node's Pods may send traffic out of the node: the registries' addresses and the host's resolvers. */
+export function egressDestinations(): string[] {
+  const addresses = new Set(hostResolvers());
+  for (const host of REGISTRY_HOSTS) for (const ip of resolveIpv4(host)) addresses.add(ip);
+  return [...addresses].sort();
+}
+
+/**
+ * The veth pair and addresses of the node, a route to each of `destinations` (and nowhere else: the default is
+ * unreachable), plus the host's NAT and FORWARD rules for it.
+ */
+export function setUpUplink(netns: string, id: string, transfer: Transfer, destinations: readonly string[], serviceCidr: string): void {
   const { hostIf, hostIp, nodeIp, subnet } = transfer;
   run(['ip', 'link', 'add', hostIf, 'type', 'veth', 'peer', 'name', NODE_UPLINK, 'netns', netns]);
   run(['ip', 'addr', 'add', `${hostIp}/30`, 'dev', hostIf]);
   run(['ip', 'link', 'set', hostIf, 'up']);
   run(['ip', '-n', netns, 'addr', 'add', `${nodeIp}/30`, 'dev', NODE_UPLINK]);
   run(['ip', '-n', netns, 'link', 'set', NODE_UPLINK, 'up']);
-  run(['ip', '-n', netns, 'route', 'add', 'default', 'via', hostIp]);
+  for (const ip of destinations) run(['ip', '-n', netns, 'route', 'add', `${ip}/32`, 'via', hostIp]);
+  run(['ip', '-n', netns, 'route', 'add', 'unreachable', 'default']);
+  // The node's own connections to a ClusterIP (kube-proxy DNATs them in OUTPUT, after a first route lookup) need a
+  // route to look up: one in a table only traffic the node itself sends consults (`iif lo`), so a Pod's packet to
+  // a ClusterIP port its Service does not list still finds none and is answered "No route to host".
+  run(['ip', '-n', netns, 'route', 'add', 'table', String(LOCAL_SERVICES_TABLE), serviceCidr, 'dev', 'lo']);
+  run(['ip', '-n', netns, 'rule', 'add', 'iif', 'lo', 'lookup', String(LOCAL_SERVICES_TABLE), 'priority', '100']);
   // Forwarding inside the node's namespace (bridge -> uplink); per namespace, so the host's value is not touched.
   run(['nsenter', `--net=/run/netns/${netns}`, '--', 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1']);
   const comment = ['-m', 'comment', '--comment', `${RULE_COMMENT_PREFIX}${id}`];

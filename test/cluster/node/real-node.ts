@@ -4,7 +4,9 @@
 // Layout:
 //   host netns:   kube-apiserver on 127.0.0.1:<port>  <-  socket-bridge (unix:<dir>/apiserver.sock -> tcp);
 //                 veth th-<id> 198.19.<n>.1/30 to the node, NAT for its traffic (network.ts).
-//   node netns:   uplink 198.19.<n>.2/30 = the node IP (default route via the host end), socket-bridge (tcp
+//   node netns:   uplink 198.19.<n>.2/30 = the node IP (routes via the host end to the package registries only),
+//                 kube-router's network policy controller (NetworkPolicy enforced with iptables + ipset on the
+//                 bridged Pod traffic), the stand-in metadata endpoint 169.254.169.254 (stand-ins.ts), socket-bridge (tcp
 //                 0.0.0.0:6443 -> unix socket), kubelet (server https://127.0.0.1:6443), containerd (its own
 //                 root/state/socket under <dir>), crane registry on 127.0.0.1:5000 (pods name it
 //                 registry.tcab.test:5000 through containerd's hosts.toml), CNI bridge tcab0 198.18.0.1/24 with
@@ -26,8 +28,11 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { startProcess, waitFor } from '../processes.ts';
 import type { Managed } from '../processes.ts';
-import { CLUSTER_DNS_IP, kubeconfig } from '../control-plane.ts';
-import { allocateTransfer, hostResolvers, NODE_UPLINK, removeOrphans, removeUplink, setUpUplink } from './network.ts';
+import { CLUSTER_DNS_IP, SERVICE_CIDR, kubeconfig } from '../control-plane.ts';
+import { HOST_SERVICES_IP, allocateTransfer, egressDestinations, hostResolvers, NODE_UPLINK, removeOrphans, removeUplink, setUpUplink } from './network.ts';
+export { HOST_SERVICES_IP };
+import { STAND_IN_SERVER, removeStandInNetwork, setUpStandInNetwork, standInHostsEntries } from './stand-ins.ts';
+import type { StandIns } from './stand-ins.ts';
 import type { Transfer } from './network.ts';
 
 export const STATE_ROOT = '/run/tcab-real-node';
@@ -51,6 +56,8 @@ const CGROUP_FS = '/sys/fs/cgroup';
 const LOCAL_REGISTRY_PORT = 5000;
 const APISERVER_PORT_IN_NODE = 6443;
 const BRIDGE_SCRIPT = join(import.meta.dirname, 'socket-bridge.ts');
+/** kube-router's client certificate's user (its ClusterRole: applyServices). */
+const KUBE_ROUTER_USER = 'system:tcab:kube-router';
 
 /** The node binaries, built or reused (build/node-binaries.sh; prints the cold/warm time on stderr). */
 export function nodeBinaries(): string {
@@ -104,6 +111,10 @@ export interface RealNode {
   digests: { pause: string; busybox: string; coredns: string; localPathProvisioner?: string };
   /** Where the provisioner makes volumes (`<dir>/local-path`), with the storage option; removed with the node. */
   storageDir?: string;
+  /** The hosts a sealed run must not reach, stood in on the node (stand-ins.ts): the metadata endpoint, "the internet". */
+  standIns: StandIns;
+  /** The addresses outside the node Pods may reach (the registries' and the host resolvers'); nothing else is routed. */
+  egressDestinations: string[];
   timings: Record<string, number>;
   processes: Managed[];
   /** The kubelet's log file for a container (CRI format: `<time> <stream> <F|P> <line>`). */
@@ -113,8 +124,8 @@ export interface RealNode {
   /** The argv that runs `argv` inside the node's network namespace (for spawn). */
   nodeArgv(argv: string[]): string[];
   /**
-   * Makes a TCP server listening on the host's 127.0.0.1:<port> reachable from Pods at `<ip>:<port>` (a socket
-   * bridge per port; idempotent). Returns that `host:port`.
+   * Makes a TCP server listening on the host's 127.0.0.1:<port> reachable from Pods at `<HOST_SERVICES_IP>:<port>`
+   * (a socket bridge per port; idempotent). Returns that `host:port`.
    */
   exposeHostPort(port: number): Promise<string>;
   down(): Promise<void>;
@@ -348,6 +359,7 @@ export function cleanupNode(state: State): void {
   // 3. The network namespace (its bridge, veths and iptables rules go with it), the host end of its uplink and the
   // host's NAT/FORWARD rules naming it.
   quiet(['ip', 'netns', 'del', state.netns]);
+  removeStandInNetwork(state.netns);
   removeUplink(state.id, state.transfer?.hostIf);
   // 4. cgroups, deepest first, in every hierarchy.
   for (const hierarchy of cgroupHierarchies()) {
@@ -482,8 +494,10 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     processes.push(p);
     return p;
   };
-  // Host servers (NATS, stub models) for Pods: the same two bridges per port, the node side on the node IP only
-  // (0.0.0.0 would collide with the namespace's own loopback listeners: the registry, kubelet's healthz, ...).
+  // Host servers (NATS, stub models) for Pods: the same two bridges per port, the node side on HOST_SERVICES_IP
+  // only (0.0.0.0 would collide with the namespace's own loopback listeners: the registry, kubelet's healthz, ...),
+  // an address of their own so a NetworkPolicy can let Pods reach the test's servers without the node itself (the
+  // kubelet and the apiserver's bridge listen on the node IP).
   const exposed = new Map<number, Promise<string>>();
   const exposeHostPort = (port: number): Promise<string> => {
     if (!Number.isInteger(port) || port < 1 || port > 65535) return Promise.reject(new Error(`exposeHostPort: bad port ${port}`));
@@ -495,9 +509,9 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
         const host = startProcess(`expose-${port}-host`, [process.execPath, BRIDGE_SCRIPT, '--listen', `unix:${socketPath}`, '--to', `tcp:127.0.0.1:${port}`], { logDir, dieWithParent: options.dieWithParent });
         processes.push(host);
         await waitFor(`the host side of exposed port ${port}`, async () => readFileSync(host.log, 'utf8').includes('bridging'), { timeoutMs: 20_000, process: host });
-        const inside = start(`expose-${port}-node`, [process.execPath, BRIDGE_SCRIPT, '--listen', `tcp:${nodeIp}:${port}`, '--to', `unix:${socketPath}`]);
+        const inside = start(`expose-${port}-node`, [process.execPath, BRIDGE_SCRIPT, '--listen', `tcp:${HOST_SERVICES_IP}:${port}`, '--to', `unix:${socketPath}`]);
         await waitFor(`the node side of exposed port ${port}`, async () => readFileSync(inside.log, 'utf8').includes('bridging'), { timeoutMs: 20_000, process: inside });
-        return `${nodeIp}:${port}`;
+        return `${HOST_SERVICES_IP}:${port}`;
       })();
       exposed.set(port, done);
       done.catch(() => exposed.delete(port)); // a failed attempt (port taken in the namespace) may be retried
@@ -522,7 +536,19 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     // The network namespace: loopback up, the uplink to the host (node IP, default route, NAT on the host).
     sh(['ip', 'netns', 'add', state.netns]);
     sh(['ip', '-n', state.netns, 'link', 'set', 'lo', 'up']);
-    setUpUplink(state.netns, id, transfer);
+    const destinations = egressDestinations();
+    setUpUplink(state.netns, id, transfer, destinations, SERVICE_CIDR);
+    // Bridged Pod-to-Pod traffic through iptables (per namespace): what the NetworkPolicy engine filters.
+    inNode(['sysctl', '-q', '-w', 'net.bridge.bridge-nf-call-iptables=1']);
+    // A destination with no route answers "No route to host" at once, also to a Pod a NetworkPolicy selects: the
+    // node's ICMP error belongs to no confirmed connection (the packet it answers never got past routing), so
+    // kube-router's per-Pod chain would drop it as INVALID and the Pod's connect would wait for its own timeout;
+    // untracked, the chain's accept for traffic from the node lets it through. No per-destination ICMP rate limit
+    // in this namespace either (1 s by default: a burst of connects would mostly time out).
+    inNode(['iptables', '-w', '5', '-t', 'raw', '-A', 'OUTPUT', '-p', 'icmp', '--icmp-type', 'host-unreachable', '-j', 'CT', '--notrack']);
+    inNode(['sysctl', '-q', '-w', 'net.ipv4.icmp_ratelimit=0']);
+    const { standIns, internetArgv } = setUpStandInNetwork(state.netns);
+    inNode(['ip', 'addr', 'add', `${HOST_SERVICES_IP}/32`, 'dev', 'lo']);
     // Pod egress: one static rule masquerades the Pod CIDR to the node IP on its way out of the uplink (it goes with
     // the namespace). The CNI bridge's own ipMasq did the same per Pod with ~20 iptables runs at each Pod's start and
     // stop (chain, rules, teardown, each under the xtables lock): the largest share of a sandbox's CPU (churn.ts).
@@ -530,6 +556,10 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     // Host-wide, recorded in host.json above; the last node out restores it.
     if (readSysctl('net/ipv4/ip_forward') !== '1') writeFileSync('/proc/sys/net/ipv4/ip_forward', '1');
     mark('netns_ms');
+    const metadataServer = start('stand-in-metadata', [process.execPath, STAND_IN_SERVER, '--listen', `${standIns.metadata.ip}:${standIns.metadata.port}`, '--name', 'metadata']);
+    const internetServer = startProcess('stand-in-internet', internetArgv([process.execPath, STAND_IN_SERVER, '--listen', `${standIns.internet.ip}:${standIns.internet.port}`, '--name', 'internet']), { logDir, dieWithParent: options.dieWithParent });
+    processes.push(internetServer);
+    for (const server of [metadataServer, internetServer]) await waitFor(`${server.name} to listen`, async () => readFileSync(server.log, 'utf8').includes('listening'), { timeoutMs: 20_000, process: server });
 
     // The apiserver, reachable at 127.0.0.1:6443 inside the namespace through a Unix socket (and at nodeIp:6443
     // from pods, which route to the node's namespace through the bridge: the `kubernetes` Service's endpoint).
@@ -700,6 +730,18 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       await waitFor('kube-proxy\'s first iptables sync', async () => /^:KUBE-SERVICES /m.test(inNode(['iptables-save', '-t', 'nat'])), { timeoutMs: 30_000, process: proxy });
       mark('kube_proxy_ms');
       applyServices(kubectl, options.nodeName, nodeIp, storageDir);
+      // NetworkPolicy: kube-router's network policy controller alone (no routing, no service proxy), in the node's
+      // namespace as kube-proxy is. Its RBAC came with applyServices.
+      const routerClient = signedCert(pkiDir, 'kube-router', `/CN=${KUBE_ROUTER_USER}`, { cert: options.caCert, key: options.caKey });
+      const routerKubeconfig = join(dir, 'kube-router.kubeconfig');
+      writeFileSync(routerKubeconfig, kubeconfig(`https://127.0.0.1:${APISERVER_PORT_IN_NODE}`, options.caCert, KUBE_ROUTER_USER, routerClient.cert, routerClient.key), { mode: 0o600 });
+      const router = start('kube-router', [
+        bin('kube-router'), '--kubeconfig', routerKubeconfig, '--hostname-override', options.nodeName,
+        '--run-firewall=true', '--run-router=false', '--run-service-proxy=false',
+        '--service-cluster-ip-range', SERVICE_CIDR, '--health-port', '0', '--metrics-port', '0', '--v', '1',
+      ]);
+      await waitFor('kube-router\'s network policy chains', async () => /^:KUBE-ROUTER-FORWARD /m.test(inNode(['iptables-save', '-t', 'filter'])), { timeoutMs: 60_000, process: router });
+      mark('network_policy_ms');
       await waitFor('CoreDNS to be ready', async () => kubectl(['get', 'deployment', 'coredns', '-n', 'kube-system', '-o', 'jsonpath={.status.readyReplicas}']) === '1', { timeoutMs: 120_000, process: kubelet });
       mark('coredns_ms');
       if (storageDir) {
@@ -719,6 +761,8 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       cgroupRoot: state.cgroupRoot,
       digests,
       storageDir,
+      standIns,
+      egressDestinations: destinations,
       timings,
       processes,
       containerLog: (namespace, pod, uid, container, restart = 0) => readFileSync(join(podLogsDir, `${namespace}_${pod}_${uid}`, container, `${restart}.log`), 'utf8'),
@@ -755,6 +799,11 @@ function applyServices(kubectl: Kubectl, nodeName: string, nodeIp: string, stora
     '        pods insecure',
     '        fallthrough in-addr.arpa ip6.arpa',
     '    }',
+    // The stand-ins' names (stand-ins.ts), as a public DNS would give them.
+    '    hosts {',
+    ...standInHostsEntries().map((line) => `        ${line}`),
+    '        fallthrough',
+    '    }',
     // The host's resolver, reached through the node's NAT as the host reaches it (Pods resolve the registries).
     ...(upstream.length > 0 ? [`    forward . ${upstream.join(' ')}`] : []),
     '    cache 30',
@@ -790,6 +839,26 @@ function applyServices(kubectl: Kubectl, nodeName: string, nodeIp: string, stora
       subjects: [{ kind: 'ServiceAccount', name: 'coredns', namespace: 'kube-system' }],
     },
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'coredns', namespace: 'kube-system' }, data: { Corefile: corefile } },
+    // kube-router's network policy controller: what its upstream ClusterRole grants the firewall (read Pods,
+    // Namespaces, Nodes and NetworkPolicies; it also watches Services and Endpoints it does not proxy here).
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'tcab:kube-router' },
+      rules: [
+        { apiGroups: [''], resources: ['namespaces', 'pods', 'services', 'nodes', 'endpoints'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+      ],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'tcab:kube-router' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'tcab:kube-router' },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: KUBE_ROUTER_USER }],
+    },
     {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
