@@ -12,6 +12,12 @@ export const EgressProfileName = z.string().regex(EGRESS_PROFILE_NAME, 'must be 
 /** `*` in a profile's hosts: any host the proxy does not refuse (its denied destinations: private, link-local, the cluster). */
 export const ANY_HOST = '*';
 
+/** Whether a profile's hosts let `host` through, as the proxy matches them (`.example.com`: it and its subdomains). */
+export function hostAllowed(host: string, hosts: readonly string[]): boolean {
+  const h = host.toLowerCase();
+  return hosts.some((p) => p === ANY_HOST || p === h || (p.startsWith('.') && (h === p.slice(1) || h.endsWith(p))));
+}
+
 export const EgressProfile = z.strictObject({
   /** The egress proxy's URL for this profile (http://<service>.<namespace>.svc:<port>); absent: no proxy at all. */
   proxy: z.url({ protocol: /^http$/ }).optional(),
@@ -34,6 +40,7 @@ export const RunEgress = z
   .strictObject({
     profile: EgressProfileName.describe('The egress profile the run got (spec.egress, or the install\'s default)'),
     hosts: z.array(z.string()).describe('The hosts outside the cluster the profile lets the run reach through the egress proxy; `*` = any public host'),
+    reason: z.string().optional().describe('Why this profile: named in spec.egress, the install\'s default, or the strictest that lets the harness install through'),
   })
   .describe('What the run could reach outside the cluster');
 export type RunEgress = z.infer<typeof RunEgress>;

@@ -66,6 +66,11 @@ export const HarnessManifest = z.strictObject({
         }
       }, 'must be a regular expression')
       .optional(),
+    /**
+     * Hosts the install command downloads from besides the npm registry (an installer script, release assets, a
+     * Python index): in a cluster a Run's default egress profile is the strictest that lets these through.
+     */
+    hosts: z.array(z.string().regex(/^\.?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/, 'a host name, or .domain for a domain and its subdomains')).optional(),
   }).optional(),
   /**
    * A harness that ships with tcab as code (gg): nothing is installed, its entry module runs on the driver's own

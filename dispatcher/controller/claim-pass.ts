@@ -23,7 +23,8 @@ import { errorMessage, isAlreadyExists, isNotFound } from '../kube/errors.ts';
 import type { RunObject } from '../kube/resources.ts';
 import { clusterAvailability } from '../pods/availability.ts';
 import { buildDriverPod, clusterRunIdProblem, driverPodName, eventsSubject } from '../pods/driver-pod.ts';
-import { decideEgress, hostAliasesOf, namesToResolve } from '../pods/egress.ts';
+import { decideEgress, hostAliasesOf, installHostsOf, namesToResolve } from '../pods/egress.ts';
+import { DEFAULT_NPM_REGISTRY } from '../../shared/driver-env.ts';
 import type { RunEgressPlan } from '../pods/egress.ts';
 import { HostResolver } from '../pods/host-resolver.ts';
 import { isFinal } from '../status/transitions.ts';
@@ -127,16 +128,19 @@ export class ClaimPass {
     const spec = parsed.data;
     const ref = runRef(run);
     if (clusterRunIdOf(ref.namespace, ref.name) === undefined) return refuse(`invalid metadata.name: ${clusterRunIdProblem(ref)}`);
-    let auth;
+    let manifest;
     try {
-      auth = manifestForModel(getHarness(spec.harness), spec.model).auth;
+      manifest = manifestForModel(getHarness(spec.harness), spec.model);
     } catch {
       return refuse(`unknown harness "${spec.harness}"`);
     }
+    const { auth } = manifest;
     const secretNames = new Set(this.deps.caches.secrets.list().map((s) => s.metadata!.name!));
     const availability = clusterAvailability(auth, spec, this.deps.settings, secretNames, this.deps.settings.TCAB_DRIVER_ENV);
     if (!availability.available) return refuse(availability.reason);
-    const egress = decideEgress(spec, this.deps.settings.TCAB_EGRESS);
+    const egressConfig = this.deps.settings.TCAB_EGRESS;
+    const installHosts = egressConfig ? installHostsOf(manifest.install, this.deps.settings.TCAB_DRIVER_ENV.TCAB_NPM_REGISTRY ?? DEFAULT_NPM_REGISTRY, egressConfig.noProxy) : [];
+    const egress = decideEgress(spec, egressConfig, installHosts);
     if (!egress.ok) return refuse(egress.reason);
     // Before this Run's Pod exists nothing of this Run is on its subjects: what is there is an earlier Run's of the
     // same name (deleted while no dispatcher led, or its driver's last words after the deletion's purge). Purged

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import { LAST_APPLIED, leanEvent, leanObject, leanPod } from './lean-transforms.ts';
-import { EGRESS_HOSTS_ANNOTATION, EGRESS_LABEL, egressOfPod } from '../pods/egress.ts';
+import { EGRESS_ANNOTATION, EGRESS_LABEL, egressOfPod } from '../pods/egress.ts';
 import { buildDriverPod } from '../pods/driver-pod.ts';
 import { dispatcherConfig } from '../config.ts';
 import { RunSpec } from '../../shared/run.ts';
@@ -35,8 +35,9 @@ describe('lean transforms', () => {
   });
 
   it('a driver Pod of an egress profile keeps its hosts annotation (and no other), so a status rebuilt from it says what the run could reach', () => {
-    const pod: V1Pod = { metadata: { name: 'p', labels: { [EGRESS_LABEL]: 'open' }, annotations: { [EGRESS_HOSTS_ANNOTATION]: '["*"]', other: 'dropped' } } };
-    expect(leanPod(pod).metadata!.annotations).toEqual({ [EGRESS_HOSTS_ANNOTATION]: '["*"]' });
+    const recorded = JSON.stringify({ profile: 'open', hosts: ['*'] });
+    const pod: V1Pod = { metadata: { name: 'p', labels: { [EGRESS_LABEL]: 'open' }, annotations: { [EGRESS_ANNOTATION]: recorded, other: 'dropped' } } };
+    expect(leanPod(pod).metadata!.annotations).toEqual({ [EGRESS_ANNOTATION]: recorded });
     expect(egressOfPod(leanPod(pod))).toEqual({ profile: 'open', hosts: ['*'] });
   });
 

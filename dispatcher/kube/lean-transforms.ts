@@ -7,13 +7,13 @@
 //          status write sends the cached Run back (a status PUT ignores everything but status; an omitted
 //          managedFields leaves the server's unchanged).
 //   Pod    metadata: name, namespace, uid, resourceVersion, creationTimestamp, deletionTimestamp, labels,
-//          ownerReferences, the egress hosts annotation (a status rebuilt from the Pod says what the run could
+//          ownerReferences, the egress annotation (a status rebuilt from the Pod says what the run could
 //          reach: pods/egress.ts egressOfPod); spec.nodeName; status (phase, reason, message, conditions,
 //          containerStatuses).
 //   Event  metadata: name, namespace, uid, resourceVersion, creationTimestamp; involvedObject; reason, message,
 //          type; lastTimestamp, eventTime, firstTimestamp, count.
 import type { CoreV1Event, KubernetesObject, V1ObjectMeta, V1Pod } from '@kubernetes/client-node';
-import { EGRESS_HOSTS_ANNOTATION } from '../pods/egress.ts';
+import { EGRESS_ANNOTATION } from '../pods/egress.ts';
 
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -34,9 +34,9 @@ export function leanObject<T extends KubernetesObject>(object: T): T {
 /** A driver Pod as the dispatcher follows it: identity, owner, node, status; no spec beyond the node. */
 export function leanPod(pod: V1Pod): V1Pod {
   const { name, namespace, uid, resourceVersion, creationTimestamp, deletionTimestamp, labels, ownerReferences, annotations } = pod.metadata ?? {};
-  const egressHosts = annotations?.[EGRESS_HOSTS_ANNOTATION];
+  const egress = annotations?.[EGRESS_ANNOTATION];
   return {
-    metadata: { name, namespace, uid, resourceVersion, creationTimestamp, deletionTimestamp, labels, ownerReferences, ...(egressHosts !== undefined ? { annotations: { [EGRESS_HOSTS_ANNOTATION]: egressHosts } } : {}) },
+    metadata: { name, namespace, uid, resourceVersion, creationTimestamp, deletionTimestamp, labels, ownerReferences, ...(egress !== undefined ? { annotations: { [EGRESS_ANNOTATION]: egress } } : {}) },
     spec: pod.spec?.nodeName ? ({ nodeName: pod.spec.nodeName } as V1Pod['spec']) : undefined,
     status: pod.status,
   };

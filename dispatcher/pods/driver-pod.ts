@@ -24,7 +24,7 @@ import { InvalidInputError } from '../../shared/errors.ts';
 import { API_VERSION, GROUP } from '../../shared/api-group.ts';
 import { CREDENTIALS_MOUNT, encodeDriverEnv } from '../../shared/driver-env.ts';
 import type { DriverEnvValues } from '../../shared/driver-env.ts';
-import { EGRESS_HOSTS_ANNOTATION, EGRESS_LABEL, proxyEnv } from './egress.ts';
+import { EGRESS_ANNOTATION, EGRESS_LABEL, proxyEnv } from './egress.ts';
 import type { RunEgressPlan } from './egress.ts';
 
 export { CREDENTIALS_MOUNT };
@@ -212,7 +212,7 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
       name: driverPodName(run),
       namespace: run.namespace,
       labels: { 'app.kubernetes.io/name': 'tcab-driver', 'app.kubernetes.io/managed-by': 'tcab-dispatcher', [RUN_LABEL]: run.name, [HARNESS_LABEL]: spec.harness, ...(input.egress ? { [EGRESS_LABEL]: input.egress.egress.profile } : {}) },
-      ...(input.egress ? { annotations: { [EGRESS_HOSTS_ANNOTATION]: JSON.stringify(input.egress.egress.hosts) } } : {}),
+      ...(input.egress ? { annotations: { [EGRESS_ANNOTATION]: JSON.stringify(input.egress.egress) } } : {}),
       ownerReferences: [{ apiVersion: API_VERSION, kind: 'Run', name: run.name, uid: run.uid, controller: true, blockOwnerDeletion: true }],
     },
     spec: {

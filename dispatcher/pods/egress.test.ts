@@ -5,7 +5,8 @@ import { EgressConfig } from '../../shared/egress.ts';
 import { RunSpec } from '../../shared/run.ts';
 import { dispatcherConfig } from '../config.ts';
 import { NO_DNS, buildDriverPod } from './driver-pod.ts';
-import { EGRESS_HOSTS_ANNOTATION, EGRESS_LABEL, decideEgress, egressOfPod, hostAliasesOf, matchesNoProxy, namesToResolve, proxyEnv } from './egress.ts';
+import { EGRESS_ANNOTATION, EGRESS_LABEL, decideEgress, egressOfPod, hostAliasesOf, installHostsOf, matchesNoProxy, namesToResolve, proxyEnv } from './egress.ts';
+import { hostAllowed } from '../../shared/egress.ts';
 import { HostResolver } from './host-resolver.ts';
 
 const PROXY = 'http://tcab-tcab-egress.evals.svc:3128';
@@ -22,8 +23,44 @@ const spec = (egressName?: string) => RunSpec.parse({ harness: 'gg', model: 'm',
 
 describe('decideEgress', () => {
   it('gives a Run its own profile, else the install\'s default, with that profile\'s proxy and hosts', () => {
-    expect(decideEgress(spec('open'), egress)).toEqual({ ok: true, plan: { egress: { profile: 'open', hosts: ['*'] }, proxy: 'http://tcab-tcab-egress.evals.svc:3129', noProxy: egress.noProxy } });
-    expect(decideEgress(spec(), egress)).toMatchObject({ ok: true, plan: { egress: { profile: 'registries' }, proxy: PROXY } });
+    expect(decideEgress(spec('open'), egress)).toEqual({ ok: true, plan: { egress: { profile: 'open', hosts: ['*'], reason: 'spec.egress' }, proxy: 'http://tcab-tcab-egress.evals.svc:3129', noProxy: egress.noProxy } });
+    expect(decideEgress(spec(), egress)).toMatchObject({ ok: true, plan: { egress: { profile: 'registries', reason: "the install's default profile" }, proxy: PROXY } });
+  });
+
+  it('a Run that names no profile gets the install\'s default when the harness install gets through it, else the strictest profile that lets it (fewest hosts, * last)', () => {
+    const strict = EgressConfig.parse({ ...egress, defaultProfile: 'none' });
+    // An npm harness installing from the in-cluster cache needs nothing outside: the default.
+    expect(decideEgress(spec(), strict, [])).toMatchObject({ ok: true, plan: { egress: { profile: 'none', reason: "the install's default profile" } } });
+    // One that needs the public npm registry: registries lets it; so does open, which is broader.
+    expect(decideEgress(spec(), strict, ['registry.npmjs.org'])).toMatchObject({ ok: true, plan: { egress: { profile: 'registries', reason: 'the strictest profile that lets the harness install reach registry.npmjs.org' } } });
+    // A subdomain of a .domain entry is let through by it.
+    expect(decideEgress(spec(), strict, ['objects.githubusercontent.com'])).toMatchObject({ plan: { egress: { profile: 'registries' } } });
+    // Only * lets cursor.com through.
+    expect(decideEgress(spec(), strict, ['cursor.com', 'downloads.cursor.com'])).toMatchObject({ plan: { egress: { profile: 'open' } } });
+    // A Run that names one gets it, whatever its install needs.
+    expect(decideEgress(spec('none'), strict, ['cursor.com'])).toMatchObject({ plan: { egress: { profile: 'none', reason: 'spec.egress' } } });
+    // No profile lets it: the default, saying so.
+    const closed = EgressConfig.parse({ ...egress, defaultProfile: 'none', profiles: { none: egress.profiles.none! } });
+    expect(decideEgress(spec(), closed, ['cursor.com'])).toMatchObject({ plan: { egress: { profile: 'none', reason: "the install's default profile (no profile lets the harness install reach cursor.com)" } } });
+  });
+
+  it('installHostsOf: the manifest\'s hosts, and the npm registry unless it is reached directly (an in-cluster cache)', () => {
+    expect(installHostsOf({ npm_package: '@anthropic-ai/claude-code' }, 'http://tcab-tcab-npm-cache.evals.svc:4873/', egress.noProxy)).toEqual([]);
+    expect(installHostsOf({ npm_package: '@anthropic-ai/claude-code' }, 'https://registry.npmjs.org/', egress.noProxy)).toEqual(['registry.npmjs.org']);
+    expect(installHostsOf({ hosts: ['github.com', '.githubusercontent.com'] }, 'https://registry.npmjs.org/', egress.noProxy)).toEqual(['.githubusercontent.com', 'github.com']);
+    expect(installHostsOf(undefined, 'https://registry.npmjs.org/', egress.noProxy)).toEqual([]);
+  });
+
+  it.each([
+    ['registry.npmjs.org', ['registry.npmjs.org'], true],
+    ['a.githubusercontent.com', ['.githubusercontent.com'], true],
+    ['githubusercontent.com', ['.githubusercontent.com'], true],
+    ['evilgithubusercontent.com', ['.githubusercontent.com'], false],
+    ['registry.npmjs.org.evil', ['registry.npmjs.org'], false],
+    ['anything.example', ['*'], true],
+    ['x', [], false],
+  ])('hostAllowed(%s, %j) = %s', (host, hosts, want) => {
+    expect(hostAllowed(host, hosts)).toBe(want);
   });
 
   it('refuses a profile the install does not define, naming spec.egress and the profiles there are', () => {
@@ -109,8 +146,8 @@ describe('the driver Pod of a profile', () => {
 
   it('is labelled with its profile (what the profile\'s NetworkPolicy selects) and annotated with its hosts', () => {
     expect(pod.metadata!.labels![EGRESS_LABEL]).toBe('open');
-    expect(pod.metadata!.annotations![EGRESS_HOSTS_ANNOTATION]).toBe('["*"]');
-    expect(egressOfPod(pod)).toEqual({ profile: 'open', hosts: ['*'] });
+    expect(JSON.parse(pod.metadata!.annotations![EGRESS_ANNOTATION]!)).toEqual({ profile: 'open', hosts: ['*'], reason: 'spec.egress' });
+    expect(egressOfPod(pod)).toEqual({ profile: 'open', hosts: ['*'], reason: 'spec.egress' });
   });
 
   it('gets the profile\'s proxy over a proxy in the chart\'s driver.env, once', () => {
@@ -133,11 +170,13 @@ describe('the driver Pod of a profile', () => {
     expect(egressOfPod(plain)).toBeUndefined();
   });
 
-  it('egressOfPod takes nothing from a label that is no profile name, and only strings from the annotation', () => {
-    const edited = (label: string, annotation: string): V1Pod => ({ metadata: { labels: { [EGRESS_LABEL]: label }, annotations: { [EGRESS_HOSTS_ANNOTATION]: annotation } } });
-    expect(egressOfPod(edited('Open!', '[]'))).toBeUndefined();
-    expect(egressOfPod(edited('none', '["a", 1, null, {"x": 1}]'))).toEqual({ profile: 'none', hosts: ['a'] });
+  it('egressOfPod takes nothing from a label that is no profile name, and the annotation only when it is a RunEgress of the label\'s profile', () => {
+    const edited = (label: string, annotation: string): V1Pod => ({ metadata: { labels: { [EGRESS_LABEL]: label }, annotations: { [EGRESS_ANNOTATION]: annotation } } });
+    expect(egressOfPod(edited('Open!', '{}'))).toBeUndefined();
+    expect(egressOfPod(edited('none', '{"profile":"none","hosts":["a", 1]}'))).toEqual({ profile: 'none', hosts: [] });
+    expect(egressOfPod(edited('none', '{"profile":"open","hosts":["*"]}'))).toEqual({ profile: 'none', hosts: [] });
     expect(egressOfPod(edited('none', '{not json'))).toEqual({ profile: 'none', hosts: [] });
+    expect(egressOfPod(edited('none', '{"profile":"none","hosts":["a"]}'))).toEqual({ profile: 'none', hosts: ['a'] });
   });
 });
 

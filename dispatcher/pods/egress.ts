@@ -9,12 +9,13 @@
 import type { V1EnvVar, V1HostAlias, V1Pod } from '@kubernetes/client-node';
 import { isIP } from 'node:net';
 import { GROUP } from '../../shared/api-group.ts';
-import { EGRESS_PROFILE_NAME } from '../../shared/egress.ts';
-import type { EgressConfig, RunEgress } from '../../shared/egress.ts';
+import { ANY_HOST, EGRESS_PROFILE_NAME, RunEgress, hostAllowed } from '../../shared/egress.ts';
+import type { EgressConfig } from '../../shared/egress.ts';
 import type { RunSpec } from '../../shared/run.ts';
 
 export const EGRESS_LABEL = `${GROUP}/egress`;
-export const EGRESS_HOSTS_ANNOTATION = `${GROUP}/egress-hosts`;
+/** The Run's egress (RunEgress: profile, hosts, reason) as JSON: a status rebuilt from the Pod says the same. */
+export const EGRESS_ANNOTATION = `${GROUP}/egress`;
 
 /** The profile of a Run and its proxy; `undefined` egress when the install defines no profiles. */
 export interface RunEgressPlan {
@@ -25,16 +26,44 @@ export interface RunEgressPlan {
 
 export type EgressDecision = { ok: true; plan?: RunEgressPlan } | { ok: false; reason: string };
 
-export function decideEgress(spec: Pick<RunSpec, 'egress'>, config: EgressConfig | null): EgressDecision {
+/**
+ * @param installHosts what the harness's install reaches outside the cluster (installHostsOf): a Run that names no
+ *   profile gets the install's default when it lets them through, else the strictest profile that does (fewest
+ *   hosts, `*` last), so the install works and the session gets no more than that.
+ */
+export function decideEgress(spec: Pick<RunSpec, 'egress'>, config: EgressConfig | null, installHosts: readonly string[] = []): EgressDecision {
   const names = config ? Object.keys(config.profiles).sort() : [];
   if (!config) {
     if (spec.egress === undefined) return { ok: true };
     return { ok: false, reason: `invalid spec.egress: "${spec.egress}": this install defines no egress profiles (the chart's egress values); leave it unset` };
   }
-  const profile = spec.egress ?? config.defaultProfile;
-  if (!Object.hasOwn(config.profiles, profile)) return { ok: false, reason: `invalid spec.egress: "${profile}" is not one of this install's egress profiles (${names.join(', ')})` };
+  if (spec.egress !== undefined && !Object.hasOwn(config.profiles, spec.egress)) return { ok: false, reason: `invalid spec.egress: "${spec.egress}" is not one of this install's egress profiles (${names.join(', ')})` };
+  const { profile, reason } = spec.egress !== undefined ? { profile: spec.egress, reason: 'spec.egress' } : defaultProfileFor(config, installHosts);
   const chosen = config.profiles[profile]!;
-  return { ok: true, plan: { egress: { profile, hosts: [...chosen.hosts] }, proxy: chosen.proxy, noProxy: config.noProxy } };
+  return { ok: true, plan: { egress: { profile, hosts: [...chosen.hosts], reason }, proxy: chosen.proxy, noProxy: config.noProxy } };
+}
+
+function defaultProfileFor(config: EgressConfig, installHosts: readonly string[]): { profile: string; reason: string } {
+  const lets = (name: string) => installHosts.every((host) => hostAllowed(host, config.profiles[name]!.hosts));
+  if (lets(config.defaultProfile)) return { profile: config.defaultProfile, reason: "the install's default profile" };
+  const breadth = (name: string) => (config.profiles[name]!.hosts.includes(ANY_HOST) ? Infinity : config.profiles[name]!.hosts.length);
+  const strictest = Object.keys(config.profiles).filter(lets).sort((a, b) => breadth(a) - breadth(b) || a.localeCompare(b))[0];
+  if (!strictest) return { profile: config.defaultProfile, reason: `the install's default profile (no profile lets the harness install reach ${installHosts.join(', ')})` };
+  return { profile: strictest, reason: `the strictest profile that lets the harness install reach ${installHosts.join(', ')}` };
+}
+
+/**
+ * What a harness's install reaches outside the cluster: the hosts its manifest names, and the npm registry's when
+ * the install uses npm and the registry is not reached directly (an in-cluster npm cache matches NO_PROXY).
+ */
+export function installHostsOf(install: { npm_package?: string; hosts?: readonly string[] } | undefined, npmRegistry: string, noProxy: readonly string[]): string[] {
+  if (!install) return [];
+  const hosts = new Set(install.hosts ?? []);
+  if (install.npm_package) {
+    const registry = new URL(npmRegistry).hostname;
+    if (!matchesNoProxy(registry, noProxy)) hosts.add(registry);
+  }
+  return [...hosts].sort();
 }
 
 /**
@@ -106,16 +135,19 @@ export function hostAliasesOf(resolved: ReadonlyMap<string, readonly string[]>):
   return [...byIp.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([ip, hostnames]) => ({ ip, hostnames: [...hostnames].sort() }));
 }
 
-/** The egress a driver Pod was made with (its label and annotation), for a status rebuilt from the Pod. */
+/**
+ * The egress a driver Pod was made with, for a status rebuilt from the Pod: its annotation when it is a RunEgress of
+ * the profile its label (what the NetworkPolicy enforces) names, else the label's profile alone.
+ */
 export function egressOfPod(pod: V1Pod): RunEgress | undefined {
   const profile = pod.metadata?.labels?.[EGRESS_LABEL];
   if (!profile || !EGRESS_PROFILE_NAME.test(profile)) return undefined;
-  let hosts: string[] = [];
+  let recorded: unknown;
   try {
-    const parsed: unknown = JSON.parse(pod.metadata?.annotations?.[EGRESS_HOSTS_ANNOTATION] ?? '[]');
-    if (Array.isArray(parsed)) hosts = parsed.filter((h): h is string => typeof h === 'string');
+    recorded = JSON.parse(pod.metadata?.annotations?.[EGRESS_ANNOTATION] ?? 'null');
   } catch {
-    // an annotation someone edited: the profile alone
+    // an annotation someone edited
   }
-  return { profile, hosts };
+  const parsed = RunEgress.safeParse(recorded);
+  return parsed.success && parsed.data.profile === profile ? parsed.data : { profile, hosts: [] };
 }
