@@ -11,7 +11,12 @@
 //         -> install_harness -> probe_harness (the driver's own stages) -> Succeeded
 // for gg (built in, stub model) and for Claude Code (the real CLI, newest release, installed in each driver Pod
 // from the in-cluster npm cache: the first Run fills the cache from the npm registry, the next ones find it warm).
-// Runs go one after another so that each one's figures are its own. A benchmark, not a test: not in CI.
+// Runs go one after another so that each one's figures are its own. Issue 33: the chart's NetworkPolicies and egress
+// proxy are on (its defaults; the node enforces NetworkPolicy with kube-router's controller); the same gg and warm
+// Claude Code Runs are then timed again after `helm upgrade --set networkPolicy.enabled=false` (the engine still
+// runs, no policy selects anything), and a Pod the driver policy selects and one it does not time 300 TCP connects
+// each to the same stub model Pod: the policy's cost per Pod start and per connection. A benchmark, not a test: not
+// in CI.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +24,7 @@ import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { upPlaneWithRealNode } from '../test/cluster/node/with-plane.ts';
 import { pushImages } from '../test/cluster/real-node-context.ts';
-import { RELEASE, forwardService, installChart, kubectlOf, writeReaderCreds } from '../test/e2e/real-chart.ts';
+import { RELEASE, forwardService, helmOf, installChart, kubectlOf, writeReaderCreds } from '../test/e2e/real-chart.ts';
 import type { ClusterAccess } from '../test/e2e/real-chart.ts';
 import { RunTimeline, runStages } from '../test/e2e/stages.ts';
 import type { StreamEvent } from '../test/e2e/stages.ts';
@@ -146,6 +151,21 @@ export async function benchRunLatency(runs = 3, log: (m: string) => void = () =>
     const gg: Record<string, number>[] = [];
     for (let i = 0; i < runs; i++) gg.push(await timedRun(`gg-${i}`, { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'write hello.txt', maxRuntimeSeconds: 120 }, 180_000));
 
+    // The cost of a connection under the driver policy (kube-router: the Pod's chain, its peers' ipsets) next to
+    // one from a Pod no policy selects, both to the stub model's Pod.
+    const stubPod = JSON.parse(await kubectl(['get', 'pods', '-n', NS, '-l', 'app=stub-models', '-o', 'json'])) as { items: { status: { podIP: string } }[] };
+    const connects = async (name: string, labels: Record<string, string>) => {
+      const script = `const n=require('node:net');const ip=process.argv[1];const ms=[];(async()=>{for(let i=0;i<300;i++){const t=process.hrtime.bigint();await new Promise((ok,ko)=>{const s=n.connect(8080,ip);s.on('connect',()=>{s.destroy();ok()});s.on('error',ko)});ms.push(Number(process.hrtime.bigint()-t)/1e6)}ms.sort((a,b)=>a-b);const q=(p)=>ms[Math.ceil(p/100*ms.length)-1];console.log(JSON.stringify({n:ms.length,p50:q(50),p99:q(99),max:ms.at(-1)}))})()`;
+      const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: NS, labels }, spec: { restartPolicy: 'Never', automountServiceAccountToken: false, containers: [{ name: 'c', image: images.driver, command: ['node', '-e', script, stubPod.items[0]!.status.podIP] }] } };
+      await kubectlOf(access)(['apply', '-f', '-'], JSON.stringify(pod));
+      await kubectl(['wait', '-n', NS, `pod/${name}`, '--for=jsonpath={.status.phase}=Succeeded', '--timeout=180s']);
+      const out = JSON.parse((await kubectl(['logs', '-n', NS, name])).trim().split('\n').at(-1)!) as Record<string, number>;
+      await kubectl(['delete', 'pod', '-n', NS, name, '--wait=false']);
+      return out;
+    };
+    const connectMs = { under_driver_policy: await connects('connect-driver', { 'app.kubernetes.io/name': 'tcab-driver' }), no_policy: await connects('connect-free', {}) };
+    log(`connects: ${JSON.stringify(connectMs)}`);
+
     const claudeSpec = { harness: 'claude', model: 'claude-sonnet-4-5', prompt: 'Say hello.', maxRuntimeSeconds: 300 };
     let claude: Record<string, unknown>;
     try {
@@ -164,6 +184,15 @@ export async function benchRunLatency(runs = 3, log: (m: string) => void = () =>
       log(`claude: ${(error as Error).message}`);
       claude = { error: (error as Error).message };
     }
+    // The same Runs with the chart's NetworkPolicies off (the egress proxy and the driver's DNS as before).
+    log('helm upgrade --set networkPolicy.enabled=false');
+    const upgraded = await kubectlOf(access)(['get', 'networkpolicies', '-n', NS, '-o', 'name']);
+    const helm = await helmOf(access)(['upgrade', RELEASE, join(ROOT, 'charts', 'tcab'), '-n', NS, '--reuse-values', '--set', 'networkPolicy.enabled=false', '--wait', '--timeout', '300s']);
+    if (helm.code !== 0) throw new Error(`helm upgrade: ${helm.stderr}`);
+    const off: Record<string, number>[] = [];
+    const offClaude: Record<string, number>[] = [];
+    for (let i = 0; i < runs; i++) off.push(await timedRun(`gg-nopolicy-${i}`, { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'write hello.txt', maxRuntimeSeconds: 120 }, 180_000));
+    for (let i = 0; i < runs; i++) offClaude.push(await timedRun(`claude-warm-nopolicy-${i}`, claudeSpec, 300_000));
     load.end = loadavg().map((l) => Math.round(l * 100) / 100);
     return {
       runs_per_group: runs,
@@ -171,6 +200,11 @@ export async function benchRunLatency(runs = 3, log: (m: string) => void = () =>
       image_pulls_at_install: imagePulls,
       gg: { harness: 'gg (built in; stub model: one write_file call and a reply)', ...summary(gg) },
       claude,
+      network_policy: {
+        policies_before_upgrade: upgraded.stdout.trim().split('\n').length,
+        connect_ms: connectMs,
+        without_policies: { gg: summary(off), claude_warm: summary(offClaude) },
+      },
       load_average_1_5_15: load,
       what: 'wall times on one machine, ms from the Run\'s create (what `kubectl apply` does): pod_created, scheduled (spec.nodeName first seen), image_pulled and container_started (the kubelet\'s Pulled/Started Events first seen), first_event (first message of the Run on the bundled NATS at a subscriber outside the cluster, port-forwarded: the dispatcher\'s relay of the kubelet\'s pull_image), first_driver_event (the driver\'s own first event there), total (Run Succeeded first seen); driver_<stage> = that stage\'s started -> completed on the stream (the driver\'s clock); install_and_probe = driver_install_harness + driver_probe_harness. Each offset comes from its own watch, so two close ones may arrive in either order. p95 is nearest-rank (of 3 runs: the largest).',
     };

@@ -34,6 +34,13 @@ describe('kilo adapter (OpenCode family)', () => {
     expect(events.filter((e) => e.type === 'orchestration')).toHaveLength(2);
   });
 
+  it('the same release where ripgrep is missing (Kilo cannot download its own offline): grep and glob are failed searches; the failed skill names no file, so it stays unknown, never a guessed path', () => {
+    const { events } = translateFixture(adapter, fixture('kilo-7.7.7-tools-no-ripgrep.jsonl'));
+    expect(strip(events).filter((e) => e.type === 'search').map((e) => e.is_success)).toEqual([false, false]);
+    expect(events.filter((e) => e.type === 'skill')).toEqual([]);
+    expect(strip(events).filter((e) => e.type === 'unknown')).toEqual([{ type: 'unknown', raw: expect.objectContaining({ tool: 'skill', state: expect.objectContaining({ status: 'error', input: { name: 'demo' } }) }) }]);
+  });
+
   it.each(['background_process', 'board_post', 'board_read', 'schedule_wakeup', 'cancel_wakeup', 'kilo_local_recall'])('Kilo’s own %s tool has no event type: unknown', (tool) => {
     const { events } = translateText(adapter, JSON.stringify({ type: 'tool_use', sessionID: 's', part: { type: 'tool', tool, callID: 'c', state: { status: 'completed', input: {}, output: 'ok' } } }));
     expect(events.map((e) => e.type)).toEqual(['unknown']);
