@@ -8,31 +8,16 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { V1ConfigMap, V1Deployment, V1PolicyRule, V1Role, V1StatefulSet } from '@kubernetes/client-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { generateNatsAuth, mintDispatcherCredentials, parseNatsAuthBundle } from '../../nats/auth/index.ts';
 import { connectNats, natsSettings } from '../../nats/settings.ts';
 import { STREAM_NAME, ensureRunStream, runStreamConfig } from '../../nats/stream.ts';
-import { runCaptured } from '../cluster/support.ts';
+import { dispatcherEnv, one, refused, render } from './chart-render.ts';
+import type { Manifest } from './chart-render.ts';
 import { freePort, natsServerBinary } from '../support/nats-server.ts';
 
-const CHART = join(import.meta.dirname, '..', '..', 'charts', 'tcab');
-type Manifest = { kind: string; metadata: { name: string } } & Record<string, unknown>;
-
-async function render(...set: string[]): Promise<Manifest[]> {
-  const out = await runCaptured(join(inject('clusterBinDir'), 'helm'), ['template', 't', CHART, '-n', 'ns', ...set]);
-  expect(out.code, out.stderr).toBe(0);
-  return parseAllDocuments(out.stdout).map((d) => d.toJS() as Manifest).filter(Boolean);
-}
-const refused = async (...set: string[]) => {
-  const out = await runCaptured(join(inject('clusterBinDir'), 'helm'), ['template', 't', CHART, ...set]);
-  expect(out.code).not.toBe(0);
-  return out.stderr;
-};
-const one = <T>(all: Manifest[], kind: string, name: string) => all.find((m) => m.kind === kind && m.metadata.name === name) as T | undefined;
-const dispatcherEnv = (all: Manifest[]) => Object.fromEntries(one<V1Deployment>(all, 'Deployment', 't-tcab-dispatcher')!.spec!.template.spec!.containers[0]!.env!.map((e) => [e.name, e.value]));
 const rulesOn = (resource: string) => (all: Manifest[]): V1PolicyRule[] => one<V1Role>(all, 'Role', 't-tcab-dispatcher')!.rules!.filter((r) => r.resources?.includes(resource));
 const secretRules = rulesOn('secrets');
 const serviceAccountRules = rulesOn('serviceaccounts');

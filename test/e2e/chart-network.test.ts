@@ -1,28 +1,13 @@
 // The chart's network values (issue 33), rendered with the pinned helm: which NetworkPolicies it makes and what each
 // allows, the driver Pods' DNS setting, NATS monitoring on loopback, the npm cache's install credential, and what
 // the install's notes say. What the policies do on a node that enforces them is test/e2e/sealed-network.test.ts's.
-import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
-import { describe, expect, inject, it } from 'vitest';
-import type { V1ConfigMap, V1Deployment, V1NetworkPolicy, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
-import { runCaptured } from '../cluster/support.ts';
+import { describe, expect, it } from 'vitest';
+import type { V1ConfigMap, V1NetworkPolicy, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
+import { dispatcherEnv, notes, render } from './chart-render.ts';
+import type { Manifest } from './chart-render.ts';
 
-const CHART = join(import.meta.dirname, '..', '..', 'charts', 'tcab');
-type Manifest = { kind: string; metadata: { name: string } } & Record<string, unknown>;
-
-async function render(...set: string[]): Promise<Manifest[]> {
-  const out = await runCaptured(join(inject('clusterBinDir'), 'helm'), ['template', 't', CHART, '-n', 'ns', ...set]);
-  expect(out.code, out.stderr).toBe(0);
-  return parseAllDocuments(out.stdout).map((d) => d.toJS() as Manifest).filter(Boolean);
-}
-async function notes(...set: string[]): Promise<string> {
-  const out = await runCaptured(join(inject('clusterBinDir'), 'helm'), ['install', 't', CHART, '-n', 'ns', '--dry-run=client', ...set]);
-  expect(out.code, out.stderr).toBe(0);
-  return out.stdout.slice(out.stdout.indexOf('NOTES:'));
-}
 const policies = (all: Manifest[]) => all.filter((m) => m.kind === 'NetworkPolicy') as unknown as V1NetworkPolicy[];
 const policy = (all: Manifest[], name: string) => policies(all).find((p) => p.metadata!.name === name)!;
-const dispatcherEnv = (all: Manifest[]) => Object.fromEntries((all.find((m) => m.kind === 'Deployment' && m.metadata.name === 't-tcab-dispatcher') as unknown as V1Deployment).spec!.template.spec!.containers[0]!.env!.map((e) => [e.name, e.value]));
 const driver = { matchLabels: { 'app.kubernetes.io/name': 'tcab-driver' } };
 
 describe('charts/tcab network (issue 33)', () => {

@@ -16,30 +16,16 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
-import { parse, parseAllDocuments } from 'yaml';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { V1ConfigMap, V1Deployment, V1Service } from '@kubernetes/client-node';
 import { EgressConfig } from '../../shared/egress.ts';
-import { runCaptured } from '../cluster/support.ts';
+import { CHART, one, refused, render } from './chart-render.ts';
+import type { Manifest } from './chart-render.ts';
 import { freePort } from '../support/nats-server.ts';
 
-const CHART = join(import.meta.dirname, '..', '..', 'charts', 'tcab');
 const SQUID = '/usr/sbin/squid';
 const RUN_UID = 1000;
-type Manifest = { kind: string; metadata: { name: string } } & Record<string, unknown>;
-
-const helm = (args: string[]) => runCaptured(join(inject('clusterBinDir'), 'helm'), args);
-async function render(...set: string[]): Promise<Manifest[]> {
-  const out = await helm(['template', 't', CHART, '-n', 'ns', ...set]);
-  expect(out.code, out.stderr).toBe(0);
-  return parseAllDocuments(out.stdout).map((d) => d.toJS() as Manifest).filter(Boolean);
-}
-const refused = async (...set: string[]) => {
-  const out = await helm(['template', 't', CHART, ...set]);
-  expect(out.code).not.toBe(0);
-  return out.stderr;
-};
-const one = <T>(all: Manifest[], kind: string, name: string) => all.find((m) => m.kind === kind && m.metadata.name === name) as T | undefined;
 /** TCAB_EGRESS of the dispatcher, parsed by the contract the dispatcher reads it with. */
 function egressConfig(all: Manifest[]): EgressConfig {
   const env = one<V1Deployment>(all, 'Deployment', 't-tcab-dispatcher')!.spec!.template.spec!.containers[0]!.env!;
@@ -163,18 +149,10 @@ function listening(server: Server, port: number, host: string): Promise<Server> 
   });
 }
 
-async function until<T>(what: string, deadlineMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 50));
-  }
-}
-const accepts = (port: number) => new Promise<true | undefined>((resolve) => {
+/** Resolves once something listens on 127.0.0.1:port; rejects (for vi.waitFor to try again) while nothing does. */
+const accepts = (port: number) => new Promise<true>((resolve, reject) => {
   const socket = netConnect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
-  socket.on('error', () => resolve(undefined));
+  socket.on('error', reject);
 });
 
 interface LogLine { profile: string; method: string; url: string; status: number; result: string; server: string; ms: number }
@@ -237,7 +215,7 @@ describe('the egress proxy (real Squid, the chart\'s squid.conf)', () => {
     squid = spawn(SQUID, ['-N', '-d', '1', '-f', join(dir, 'squid.conf')], { uid: RUN_UID, gid: RUN_UID, stdio: ['ignore', 'ignore', 'pipe'] });
     squid.stderr!.on('data', (d: Buffer) => (squidLog += d.toString()));
     const exited = new Promise<never>((_, reject) => squid!.once('exit', (code) => reject(new Error(`squid exited ${code}: ${squidLog.slice(-3000)}`))));
-    await Promise.race([exited, Promise.all(Object.values(ports).map((port) => until(`squid on ${port}`, 30_000, () => accepts(port))))]);
+    await Promise.race([exited, Promise.all(Object.values(ports).map((port) => vi.waitFor(() => accepts(port), { timeout: 30_000, interval: 50 })))]);
   });
 
   afterAll(async () => {
@@ -264,10 +242,11 @@ describe('the egress proxy (real Squid, the chart\'s squid.conf)', () => {
       expect(await proxiedGet(ports.open, `http://${host}/`)).toMatchObject({ status: 200, body: { host } });
       expect(await proxiedConnect(ports.open, `${host}:443`, ca)).toMatchObject({ status: 200, body: { host, tls: true } });
     }
-    const refusals = await until('the refusals in the access log', 10_000, async () => {
+    const refusals = await vi.waitFor(() => {
       const found = logLines().filter((l) => l.result === 'TCP_DENIED' && /outside\.test|pkg\.registry\.test/.test(l.url));
-      return found.length === 4 ? found : undefined;
-    });
+      expect(found, 'the refusals in the access log').toHaveLength(4);
+      return found;
+    }, { timeout: 10_000, interval: 50 });
     expect(refusals.map((l) => [l.profile, l.method, l.url, l.status])).toEqual([
       ['registries', 'GET', 'http://outside.test/', 403],
       ['registries', 'CONNECT', 'outside.test:443', 403],
@@ -297,10 +276,11 @@ describe('the egress proxy (real Squid, the chart\'s squid.conf)', () => {
       for (const authority of ['internal.test:443', 'both.test:443', '[::1]:443']) expect(await proxiedConnect(port, authority, ca), `${authority} on ${port}`).toEqual({ status: 403 });
     }
     // Refused by Squid before any connection (not an upstream's 403).
-    const open = await until('open\'s refusals in the access log', 10_000, async () => {
+    const open = await vi.waitFor(() => {
       const found = logLines().filter((l) => l.profile === 'open' && /internal\.test|both\.test|\[::1\]/.test(l.url));
-      return found.length === 6 ? found : undefined;
-    });
+      expect(found, 'open\'s refusals in the access log').toHaveLength(6);
+      return found;
+    }, { timeout: 10_000, interval: 50 });
     for (const line of open) expect(line, line.url).toMatchObject({ status: 403, result: 'TCP_DENIED', server: '-' });
   });
 

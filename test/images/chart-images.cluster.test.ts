@@ -103,8 +103,8 @@ describe('charts/tcab images and extraCA', () => {
 
   it('extraCA.existingConfigMap: mounts that ConfigMap\'s key and makes none', async () => {
     const { manifests } = await render('--set', 'extraCA.existingConfigMap=corp-ca', '--set', 'extraCA.key=bundle.pem');
-    // Only the chart's own configs (the bundled NATS's, Verdaccio's): no CA ConfigMap.
-    expect(manifests.filter((m) => m.kind === 'ConfigMap').map((m) => m.metadata.name)).toEqual(['tcab-tcab-nats', 'tcab-tcab-npm-cache']);
+    // Only the chart's own configs (the bundled NATS's, Verdaccio's, the egress proxy's): no CA ConfigMap.
+    expect(manifests.filter((m) => m.kind === 'ConfigMap').map((m) => m.metadata.name).sort()).toEqual(['tcab-tcab-egress-proxy', 'tcab-tcab-nats', 'tcab-tcab-npm-cache']);
     expect(workload(manifests, 'tcab-tcab-npm-cache').volumes).toContainEqual({ name: 'extra-ca', configMap: { name: 'corp-ca', items: [{ key: 'bundle.pem', path: 'ca.crt' }] } });
     expect(JSON.parse(env(workload(manifests, 'tcab-tcab-dispatcher').containers[0]!, 'TCAB_DRIVER_EXTRA_CA')!)).toEqual({ configMap: 'corp-ca', key: 'bundle.pem' });
   });
