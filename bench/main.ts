@@ -7,6 +7,7 @@ import { benchOtelExport } from './otel-export.ts';
 import { benchDispatcher } from './dispatcher.ts';
 import { benchRunLatency } from './run-latency.ts';
 import { benchConsole } from './console.ts';
+import { benchGateway } from './gateway.ts';
 import { readdirSync, statSync } from 'node:fs';
 import { listHarnesses } from '../harnesses/registry.ts';
 
@@ -65,6 +66,13 @@ if (want('console')) {
   // Debian's chromium (apt; .ci/run installs it) through playwright-core; a nats-server of its own; loopback only.
   // TCAB_BENCH_CONSOLE_RUNS / _RATE / _SECONDS change the 10,000 Runs, 1,000 events/s and 12 s.
   report.console = await benchConsole(log);
+}
+
+if (want('gateway')) {
+  // The model gateway against the stub model server, each in a process of its own; TCAB_BENCH_GATEWAY_REQUESTS
+  // changes the 2,000 requests per latency series.
+  log('model gateway: added latency and time to first streamed byte vs the stub directly, requests/s on one core');
+  report.gateway = await benchGateway(log);
 }
 
 if (want('e2e')) {

@@ -14,6 +14,8 @@ export const EXIT = {
   timedOut: 4,
   /** Drift found by `tcab harnesses verify`. */
   verifyFailed: 5,
+  /** The run reached its budget (the model gateway refused the request past it). */
+  budgetExceeded: 6,
   cancelled: 130,
 } as const;
 
@@ -45,6 +47,7 @@ export function exitCodeHelp(): string {
     '  3    infrastructure failure: install, auth, probe or init failed (run); NATS or the dispatcher unreachable',
     '  4    the run hit its maximum runtime (run)',
     '  5    verify found drift (harnesses verify)',
+    '  6    the run reached its budget: the model gateway refused the request past it (run)',
     '  130  cancelled',
   ].join('\n');
 }

@@ -9,4 +9,5 @@ export const OUTCOME_EXIT: Record<Outcome, number> = {
   infrastructure_failed: EXIT.infrastructureFailed,
   timed_out: EXIT.timedOut,
   cancelled: EXIT.cancelled,
+  budget_exceeded: EXIT.budgetExceeded,
 };

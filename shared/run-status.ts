@@ -44,6 +44,9 @@ export const RunStatus = z.strictObject({
     .optional()
     .describe("The tokens at the model's list prices (model catalogue) in USD, whatever the auth mode, to compare runs; null when unpriced"),
   catalogVersion: z.string().optional().describe('Version of the model catalogue the costs were computed with'),
+  wireUsage: TokenUsage.optional().describe('Tokens the model gateway measured on the wire, by class (the harness-reported ones are usage)'),
+  wireCostUsd: z.number().nonnegative().nullable().optional().describe("The wire's tokens at the model catalogue's list prices in USD; null when unpriced"),
+  wireRequests: z.int().nonnegative().optional().describe('Requests the model gateway forwarded for the run'),
   dispatchedTime: time.optional().describe('When the driver Pod was created (RFC 3339)'),
   startTime: time.optional().describe('When the driver started the run (RFC 3339)'),
   completionTime: time.optional().describe('When the Run reached its final phase (RFC 3339)'),

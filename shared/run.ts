@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { TokenUsage } from './usage.ts';
 import { EgressProfileName } from './egress.ts';
+import { RunBudget, WireAccount } from './gateway.ts';
 
 export const AUTH_MODE_SETTINGS = ['auto', 'subscription', 'api-key'] as const;
 
@@ -73,12 +74,13 @@ export const RunSpec = z.strictObject({
   sessions: z.int().min(1).max(50).default(1).describe('Harness sessions to drive; later ones resume the first'),
   continuePrompt: cString().min(1).default('Continue.').describe('Prompt of every session after the first'),
   cancel: z.boolean().optional().describe('Set true to stop the run (cluster path)'),
+  budget: RunBudget.optional(),
   egress: EgressProfileName.optional().describe("Egress profile (cluster path): what the agent may reach outside the cluster, one of the install's profiles (e.g. none, registries, open); default: the install's default profile"),
 }).describe('What to run: the harness, model and prompt, the workspace, and the limits');
 export type RunSpec = z.infer<typeof RunSpec>;
 export type RunSpecInput = z.input<typeof RunSpec>;
 
-export const OUTCOMES = ['succeeded', 'harness_failed', 'infrastructure_failed', 'timed_out', 'cancelled'] as const;
+export const OUTCOMES = ['succeeded', 'harness_failed', 'infrastructure_failed', 'timed_out', 'cancelled', 'budget_exceeded'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 export const SessionRecord = z.strictObject({
@@ -115,6 +117,8 @@ export const RunResult = z.strictObject({
   stages: z.array(StageTiming),
   tokens: TokenUsage.nullable(),
   raw_usage: z.json().nullable(),
+  // Optional: results published before the gateway existed have none, and must still read.
+  wire: WireAccount.nullable().optional().describe('What the model gateway measured on the wire; null or absent when the run did not go through one'),
   reported_cost_usd: z.number().nonnegative().nullable(),
   actual_cost_usd: z.number().nonnegative().nullable(),
   comparable_cost_usd: z.number().nonnegative().nullable(),

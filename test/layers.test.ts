@@ -21,6 +21,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The operator console's server (issue 23): rows and SSE over injected sources; the dispatcher mounts it.
   console: ['shared', 'harnesses', 'nats', 'export'],
   dispatcher: ['shared', 'harnesses', 'nats', 'console'],
+  // The model gateway (issue 34): one module the driver hosts in-process and the chart as a Deployment.
+  gateway: ['shared'],
 };
 
 /** Relative specifiers of every static, re-exported, side-effect and dynamic import in a module's source. */
@@ -33,10 +35,14 @@ export function relativeImports(source: string): string[] {
   return specifiers.map((m) => m[1]!);
 }
 
+/** The gateway's test support modules (stub bodies, helpers): held to the rule of its tests (below), not its layer's. */
+const GATEWAY_TEST_SUPPORT = /^gateway\/(?:.*\/)?test-[^/]*\.ts$/;
+
 function sources(folder: string): string[] {
   return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.split('/').includes('node_modules'))
-    .map((f) => join(folder, f));
+    .map((f) => join(folder, f))
+    .filter((f) => !GATEWAY_TEST_SUPPORT.test(f));
 }
 
 /** `file: specifier (-> folder)` for each import of a module of `folder` that leaves the folders it may import. */
@@ -73,9 +79,21 @@ describe('layers', () => {
     expect(violations(folder)).toEqual([]);
   });
 
+  it('gateway/ tests and their support modules reach into driver/ for the stub model server only', () => {
+    const tests = readdirSync(join(ROOT, 'gateway'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.test.ts') || GATEWAY_TEST_SUPPORT.test(`gateway/${f}`));
+    expect(tests.length).toBeGreaterThan(0);
+    const outside = tests.flatMap((f) =>
+      relativeImports(readFileSync(join(ROOT, 'gateway', f), 'utf8'))
+        .map((specifier) => relative(ROOT, resolve(ROOT, 'gateway', dirname(f), specifier)))
+        .filter((target) => !target.startsWith('gateway/') && !target.startsWith('shared/') && !target.startsWith('driver/stub-models/'))
+        .map((target) => `gateway/${f}: ${target}`),
+    );
+    expect(outside).toEqual([]);
+  });
+
   it('only nats/ imports the NATS client (one module owns connections, subjects and headers)', () => {
     // bench/ measures raw nats.js next to the driver's pipeline, so it may use the client directly; tests too.
-    const folders = ['shared', 'harnesses', 'nats', 'console', 'driver', 'dispatcher', 'cli', 'deploy', 'scripts'];
+    const folders = ['shared', 'harnesses', 'nats', 'console', 'driver', 'dispatcher', 'gateway', 'cli', 'deploy', 'scripts'];
     const importers = folders.flatMap(sources).filter((file) => /\bfrom\s*['"]@nats-io\//.test(readFileSync(join(ROOT, file), 'utf8')));
     expect(importers.length).toBeGreaterThan(0);
     expect(importers.filter((file) => !file.startsWith('nats/'))).toEqual([]);

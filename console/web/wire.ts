@@ -6,7 +6,7 @@ import type { RunPhase } from '../../shared/run-status.ts';
 
 export const PHASES = ['Pending', 'Dispatched', 'Starting', 'Running', 'Succeeded', 'Failed', 'Cancelled'] as const satisfies readonly RunPhase[];
 export const FINAL: ReadonlySet<RunPhase> = new Set<RunPhase>(['Succeeded', 'Failed', 'Cancelled']);
-export const OUTCOME_LIST = ['succeeded', 'harness_failed', 'infrastructure_failed', 'timed_out', 'cancelled'] as const satisfies readonly Outcome[];
+export const OUTCOME_LIST = ['succeeded', 'harness_failed', 'infrastructure_failed', 'timed_out', 'cancelled', 'budget_exceeded'] as const satisfies readonly Outcome[];
 
 /** The console's URLs (shared/console.ts CONSOLE_PATHS, plus the ATIF download of issue 24). */
 const run = (namespace: string, name: string) => `/api/console/runs/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
