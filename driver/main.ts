@@ -139,6 +139,9 @@ async function runDriver(env: NodeJS.ProcessEnv, { settings, spec, logger }: { s
     signal: abort.signal,
     secrets: [...natsSecrets, ...otelSecrets(env)],
     npmAuth: readNpmAuth(settings.TCAB_NPM_AUTH_FILE),
+    // The model gateway runs in this process (root); its token names the Run's uid where the dispatcher gave it.
+    attempt: settings.TCAB_RUN_ATTEMPT,
+    log: logger,
   });
   return OUTCOME_EXIT[result.outcome];
 }

@@ -34,6 +34,16 @@ import { teardown } from './stages/teardown.ts';
 import type { EventSink } from './sinks/sink.ts';
 import type { Timers } from './stages/stderr-flush.ts';
 import { npmAuthSecrets } from './stages/npm-auth.ts';
+import { hostGateway } from './gateway-host.ts';
+import type { HostedGateway } from './gateway-host.ts';
+import type { GatewayLogger } from '../gateway/index.ts';
+import { usageDisagreements } from '../shared/gateway.ts';
+import type { BudgetExceeded, WireAccount } from '../shared/gateway.ts';
+import { gatewayProviderFor } from '../shared/gateway-route.ts';
+import { randomUUID } from 'node:crypto';
+
+/** The gateway's log when the caller gives none. */
+const SILENT: GatewayLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export interface DriverOptions {
   runId: string;
@@ -64,6 +74,15 @@ export interface DriverOptions {
   recordDir?: string;
   /** Files to place in the run user's HOME before the session (e.g. a scenario's skills), HOME-relative. */
   homeFiles?: Record<string, string>;
+  /**
+   * The model gateway in this process (issue 34; default on): in api-key mode a harness whose manifest routes its key
+   * through the gateway gets the gateway's URL and a per-run token, never the key. false: today's injection.
+   */
+  gateway?: boolean;
+  /** Which attempt of the run id this is (a cluster Run's uid): the gateway's token names it. Default: a fresh one. */
+  attempt?: string;
+  /** The driver's own log (the gateway's lines); default none. */
+  log?: GatewayLogger;
 }
 
 /** A run's usage: the sum over sessions, or the last report when the harness counts the whole thread. */
@@ -103,7 +122,14 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
   const now = () => clock.now().toISOString();
   const timings: StageTimingRecord[] = [];
   const deadline = Date.now() + spec.maxRuntimeSeconds * 1000;
-  const signal = options.signal ?? new AbortController().signal;
+  // The caller's cancel, and the gateway's "budget reached": either stops the harness's process group.
+  const runAbort = new AbortController();
+  if (options.signal?.aborted) runAbort.abort(options.signal.reason);
+  else options.signal?.addEventListener('abort', () => runAbort.abort(options.signal!.reason), { once: true });
+  const signal = runAbort.signal;
+  let budgetHit: BudgetExceeded | undefined;
+  let hosted: HostedGateway | undefined;
+  let wire: WireAccount | null = null;
 
   let manifest: HarnessManifest | undefined;
   let usageScope: 'session' | 'thread' = 'session';
@@ -132,9 +158,11 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     // Auth is resolved before anything is installed: an unavailable harness fails before a session is spent.
     let secretEnv: Record<string, string> = {};
     let pendingCredentials: (() => Promise<void>) | undefined;
+    let keyVar: string | undefined;
     if (options.stub) {
       authMode = 'api-key';
       if (manifest.auth.api_key) secretEnv = { [manifest.auth.api_key.inject_as]: options.stub.apiKey, ...manifest.auth.api_key.inject_env };
+      keyVar = manifest.auth.api_key?.host_vars[0];
     } else {
       running = 'auth';
       const resolution = resolveAuth(manifest.auth, manifest.slug, {
@@ -146,6 +174,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
         throw new StageFailure('auth', 'infrastructure', `${manifest.name} is not available: ${resolution.reason}`);
       }
       authMode = resolution.mode;
+      if (resolution.mode === 'api-key') keyVar = resolution.keyVar;
       running = 'driver';
       pendingCredentials = async () => {
         running = 'auth';
@@ -187,7 +216,34 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     if (spec.testCase) await initTestCase(ctx, spec.testCase);
 
     // A model endpoint override: the offline stub, or an operator's gateway (TCAB_BASE_URL_<SLUG> wins).
-    const baseUrl = options.stub?.baseUrl ?? baseUrlFor(settings, manifest.slug);
+    let baseUrl = options.stub?.baseUrl ?? baseUrlFor(settings, manifest.slug);
+    // The model gateway: the harness gets its URL and a per-run token; the key stays in this process.
+    const injectAs = manifest.auth.api_key?.inject_as;
+    const route = authMode === 'api-key' && options.gateway !== false && keyVar && injectAs && secretEnv[injectAs] ? gatewayProviderFor(manifest, keyVar) : undefined;
+    if (route && 'provider' in route) {
+      running = 'auth';
+      hosted = await hostGateway({
+        runId: options.runId,
+        attempt: options.attempt ?? randomUUID(),
+        provider: route.provider,
+        key: secretEnv[injectAs!]!,
+        upstream: baseUrl,
+        // The token outlives the run by a margin (teardown, a slow last response), and is revoked when it ends.
+        ttlSeconds: spec.maxRuntimeSeconds + 600,
+        budget: spec.budget,
+        log: options.log ?? SILENT,
+        env: options.env,
+        onBudgetExceeded: (exceeded) => {
+          budgetHit ??= exceeded;
+          emit({ type: 'error', timestamp: now(), message: `budget reached: ${exceeded.message}`, code: 'budget_exceeded' });
+          runAbort.abort('budget_exceeded');
+        },
+      });
+      scrubber.add(hosted.token, secretEnv[injectAs!]!);
+      secretEnv = { ...secretEnv, [injectAs!]: hosted.token };
+      baseUrl = hosted.baseUrl;
+      running = 'driver';
+    }
     let resumeSessionId: string | undefined;
     for (let index = 0; index < spec.sessions; index++) {
       const invocation = adapter.invocation({
@@ -217,8 +273,8 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
         counts: summary.counts,
       });
       if (proc.cancelled) {
-        outcome = 'cancelled';
-        message = 'cancelled during the session';
+        outcome = budgetHit ? 'budget_exceeded' : 'cancelled';
+        message = budgetHit ? `the run reached its budget (${budgetHit.limit} ${budgetHit.max}): ${budgetHit.message}` : 'cancelled during the session';
         break;
       }
       if (proc.timedOut) {
@@ -240,6 +296,12 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     message = failure.message;
     emit({ type: 'error', timestamp: now(), message: failure.message, code: `${failure.stage}_failed` });
   } finally {
+    if (hosted) {
+      // What the provider reported on the wire, then the token refused from now on (a process the agent left
+      // behind cannot spend any more).
+      wire = hosted.wire();
+      await hosted.close().catch(() => undefined);
+    }
     if (ctx) {
       try {
         await teardown(ctx, options.keep === true);
@@ -250,6 +312,10 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
   }
 
   const tokens = runTokens(sessions, usageScope);
+  // The harness's own numbers against the wire's: a disagreement beyond rounding is said, never resolved by guessing.
+  for (const disagreement of usageDisagreements(tokens, wire?.tokens ?? null)) {
+    emit({ type: 'warning', timestamp: now(), message: `usage: ${disagreement} (the wire's is what the provider reported to the model gateway)`, code: 'usage_disagrees' });
+  }
   const reported = sumReportedCost(sessions);
   const cost = manifest
     ? priceRun({ model: spec.model, idFamily: manifest.model_ids, tokens, reportedCostUsd: reported, authMode: authMode ?? 'api-key', catalog: loadCatalog(settings.TCAB_MODEL_CATALOG) })
@@ -270,6 +336,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     stages: timings,
     tokens,
     raw_usage: (sessions.length === 0 ? null : sessions.length === 1 ? rawUsage[0] : rawUsage) as RunResult["raw_usage"],
+    wire,
     reported_cost_usd: reported,
     actual_cost_usd: authMode === null ? null : (cost?.actual_cost_usd ?? null),
     comparable_cost_usd: cost?.comparable_cost_usd ?? null,

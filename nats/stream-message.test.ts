@@ -82,7 +82,7 @@ describe('decodeStreamMessage', () => {
     };
     const item = invalid(decodeStreamMessage(message(JSON.stringify(result), { [HEADER.runId]: 'run-1', [HEADER.kind]: 'result' }, 'tcab.run.run-1.result'), now));
     expect(item.isResult).toBe(true);
-    expect(item.reason).toBe('outcome: Invalid option: expected one of "succeeded"|"harness_failed"|"infrastructure_failed"|"timed_out"|"cancelled"');
+    expect(item.reason).toBe('outcome: Invalid option: expected one of "succeeded"|"harness_failed"|"infrastructure_failed"|"timed_out"|"cancelled"|"budget_exceeded"');
     // A record wrong everywhere: the first fields, then a count, within the bound.
     const wrong = invalid(decodeStreamMessage(message('{"run_id":"run-1"}', {}, 'tcab.run.run-1.result'), now));
     expect(wrong.reason).toMatch(/^harness_slug: Invalid input/);

@@ -83,6 +83,12 @@ export const HarnessRow = z.strictObject({
   readiness: Readiness,
   /** harnessVersion of the most recently started Run of this harness that reported one. */
   lastInstalledVersion: z.string().optional(),
+  /**
+   * Where its API key goes in api-key mode (shared/gateway-route.ts keyRoutesOf): the model gateway's providers (the
+   * harness gets the gateway's URL and a per-run token), or why the key stays in its environment. Absent: no
+   * API-key mode.
+   */
+  key: z.union([z.strictObject({ gateway: z.array(z.string()).min(1) }), z.strictObject({ keyInHarness: z.string() })]).optional(),
 });
 export type HarnessRow = z.infer<typeof HarnessRow>;
 

@@ -21,11 +21,11 @@ export const RunBudget = z
   .strictObject({
     maxTokens: z
       .strictObject({
-        total: z.int().positive().optional(),
-        input: z.int().positive().optional(),
-        output: z.int().positive().optional(),
-        cacheRead: z.int().positive().optional(),
-        cacheWrite: z.int().positive().optional(),
+        total: z.int().positive().optional().describe('input + output + cache read + cache write'),
+        input: z.int().positive().optional().describe('Prompt tokens not served from the cache'),
+        output: z.int().positive().optional().describe('Generated tokens, reasoning included'),
+        cacheRead: z.int().positive().optional().describe("Prompt tokens served from the provider's cache"),
+        cacheWrite: z.int().positive().optional().describe("Prompt tokens written to the provider's cache"),
       })
       .optional()
       .describe('Most tokens the run may use, by class (total = input + output + cache read + cache write)'),

@@ -2,6 +2,7 @@
 // Everything other parts need to know about a harness without running it lives here (install, probe, auth
 // capabilities, offline switches); the imperative half (invocation, translation, usage) is the adapter.
 import { z } from 'zod';
+import { PROVIDER_NAME } from './gateway.ts';
 import { StubScript } from './stub-script.ts';
 
 export const AUTH_MODES = ['subscription', 'api-key'] as const;
@@ -88,6 +89,18 @@ export const HarnessManifest = z.strictObject({
     /** Variable that points the CLI at another model endpoint (how the stub and gateways are reached). */
     base_url_var: envName.optional(),
   }),
+  /**
+   * The model gateway (issue 34): for each variable its API key may come from, the gateway provider that key is for
+   * (shared/gateway.ts PROVIDER_NAME: anthropic, openai, google, openrouter, dashscope): in api-key mode the harness
+   * then gets the gateway's URL and a per-run token, never the key. Or why its key must stay in its environment
+   * (a vendor backend that takes no base URL, a login the gateway cannot hold).
+   */
+  gateway: z
+    .union([
+      z.strictObject({ providers: z.record(envName, z.string().regex(PROVIDER_NAME, 'a gateway provider name')) }),
+      z.strictObject({ key_in_harness: z.string().min(10).describe('why the key must stay in the harness environment') }),
+    ])
+    .optional(),
   /** How model ids are written for this harness; drives canonical-id resolution for pricing. */
   model_ids: z.enum(['anthropic', 'openai', 'google', 'qwen', 'openrouter', 'mixed', 'vendor']),
   /** The stub wire format used by verify and the offline demo; absent when the CLI cannot run offline. */
@@ -104,6 +117,11 @@ export const HarnessManifest = z.strictObject({
   }
   if (m.auth.modes.includes('api-key') && !m.auth.api_key) {
     ctx.addIssue({ code: 'custom', path: ['auth', 'api_key'], message: 'required when auth.modes has "api-key"' });
+  }
+  if (m.gateway && 'providers' in m.gateway) {
+    for (const name of m.auth.api_key?.host_vars ?? []) {
+      if (!Object.hasOwn(m.gateway.providers, name)) ctx.addIssue({ code: 'custom', path: ['gateway', 'providers'], message: `names no provider for ${name}, one of auth.api_key.host_vars` });
+    }
   }
   if (m.auth.modes.includes('subscription') && !m.auth.subscription) {
     ctx.addIssue({ code: 'custom', path: ['auth', 'subscription'], message: 'required when auth.modes has "subscription"' });

@@ -17,7 +17,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   nats: ['shared'],
   // Pure converters of a run to other formats (ATIF, OpenTelemetry spans): driver, cli and console use them.
   export: ['shared'],
-  driver: ['shared', 'harnesses', 'nats', 'export'],
+  // The driver hosts the model gateway in its own process (issue 34).
+  driver: ['shared', 'harnesses', 'nats', 'export', 'gateway'],
   // The operator console's server (issue 23): rows and SSE over injected sources; the dispatcher mounts it.
   console: ['shared', 'harnesses', 'nats', 'export'],
   dispatcher: ['shared', 'harnesses', 'nats', 'console'],

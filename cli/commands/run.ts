@@ -48,6 +48,10 @@ interface RunOptions {
   fullReasoning?: boolean;
   atif?: string;
   otel?: boolean;
+  /** commander's --no-gateway: false. */
+  gateway?: boolean;
+  maxTokens?: string;
+  maxCost?: string;
 }
 
 function readPromptFile(file: string): string {
@@ -75,6 +79,9 @@ export function specFromFlags(options: RunOptions): RunSpecInput {
     maxRuntimeSeconds: Number(options.maxRuntime),
     sessions: Number(options.sessions),
     ...(options.authMode ? { authMode: options.authMode } : {}),
+    ...(options.maxTokens !== undefined || options.maxCost !== undefined
+      ? { budget: { ...(options.maxTokens !== undefined ? { maxTokens: { total: Number(options.maxTokens) } } : {}), ...(options.maxCost !== undefined ? { maxCostUsd: Number(options.maxCost) } : {}) } }
+      : {}),
   };
 }
 
@@ -94,6 +101,9 @@ export function registerRunCommand(program: Command): void {
     .option('--sessions <n>', 'sessions to drive (later ones resume the first)', '1')
     .addOption(new Option('--auth-mode <mode>', 'lock the auth mode for this run').choices(['auto', 'subscription', 'api-key']))
     .option('--stub', 'run offline against the built-in stub model (no credentials needed)')
+    .option('--max-tokens <n>', 'budget: most tokens the run may use (input + output + cache), measured by the model gateway')
+    .option('--max-cost <usd>', "budget: most the run may cost in USD at the model catalogue's list prices")
+    .option('--no-gateway', 'give the harness the API key itself, as before the model gateway (the agent can then read it; no wire usage, no budget)')
     .option('--nats <url>', 'also publish every event and the result to this NATS server')
     .option('--otel', 'also export the run as OpenTelemetry spans over OTLP (default when OTEL_EXPORTER_OTLP_ENDPOINT is set)')
     .option('--run-id <id>', 'run id: 1-200 of A-Z a-z 0-9 - _, starting with a letter or digit (default: generated)')
@@ -149,6 +159,7 @@ Exit status: 0 succeeded, 1 harness failed, 2 invalid flags or run spec (e.g. un
           keep: options.keep,
           signal: abort.signal,
           secrets: otelSecrets(process.env),
+          gateway: options.gateway,
         });
         process.exitCode = OUTCOME_EXIT[result.outcome];
       } finally {

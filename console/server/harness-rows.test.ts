@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { HarnessRow } from '../../shared/console.ts';
 import type { RunRow } from '../../shared/console.ts';
 import { HarnessTally, harnessRow } from './harness-rows.ts';
+import { registryCatalog } from './harness-catalog.ts';
+import { getHarness } from '../../harnesses/registry.ts';
 
 const row = (name: string, harness: string, phase: RunRow['phase'], extra: Partial<RunRow> = {}): RunRow => ({
   key: `n/${name}`, namespace: 'n', name, uid: name, harness, model: 'm', phase, createdAt: '2026-12-05T04:00:00Z', ...extra,
@@ -55,5 +57,22 @@ describe('harnessRow', () => {
     expect(HarnessRow.parse(harnessRow(catalog.list()[0]!, configs, tally.get('claude'), catalog))).toEqual({
       slug: 'claude', displayName: 'Claude Code', maxParallelism: null, default: true, occupied: 0, queued: 0, readiness: { ready: false, missing: ['ANTHROPIC_API_KEY'] },
     });
+  });
+
+  it('carries where the API key goes, from the catalogue entry', () => {
+    const tally = new HarnessTally();
+    const entry = { slug: 'amp', key: { keyInHarness: 'the Amp service makes every model call' } };
+    expect(HarnessRow.parse(harnessRow(entry, new Map(), tally.get('amp'), catalog))).toMatchObject({ slug: 'amp', key: { keyInHarness: 'the Amp service makes every model call' } });
+    expect(HarnessRow.parse(harnessRow({ slug: 'gg', key: { gateway: ['anthropic', 'openai', 'openrouter'] } }, new Map(), tally.get('gg'), catalog)).key).toEqual({ gateway: ['anthropic', 'openai', 'openrouter'] });
+  });
+
+  it('the registry catalogue gives each harness its manifest\'s key route: gateway providers, or key in harness with the reason', () => {
+    const registry = registryCatalog(() => ({ ready: true, missing: [] }));
+    const rows = new Map(registry.list().map((e) => [e.slug, HarnessRow.parse(harnessRow(e, new Map(), new HarnessTally().get(e.slug), registry))]));
+    expect(rows.get('claude')!.key).toEqual({ gateway: ['anthropic'] });
+    expect(rows.get('qwen')!.key).toEqual({ gateway: ['dashscope', 'openai'] });
+    expect(rows.get('gg')!.key).toEqual({ gateway: ['anthropic', 'openai', 'openrouter'] });
+    expect(rows.get('amp')!.key).toEqual({ keyInHarness: (getHarness('amp').manifest.gateway as { key_in_harness: string }).key_in_harness });
+    expect([...rows.values()].every((r) => r.key !== undefined)).toBe(true);
   });
 });

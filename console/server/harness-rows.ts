@@ -1,5 +1,6 @@
 // The harnesses page's rows: per harness its cap, the slots its Runs hold and the Runs it queues, kept as counts
-// updated per row change (not a walk over 100k rows per change), plus the version the last started run installed.
+// updated per row change (not a walk over 100k rows per change), plus the version the last started run installed
+// and where its API key goes (the model gateway, or key in harness: from its manifest, through the catalogue).
 import { DEFAULT_HARNESS_CONFIG } from '../../shared/harness-config.ts';
 import type { HarnessConfigSpec } from '../../shared/harness-config.ts';
 import type { HarnessRow, RunRow } from '../../shared/console.ts';
@@ -48,7 +49,7 @@ export class HarnessTally {
   }
 }
 
-export function harnessRow(entry: { slug: string; displayName?: string }, configs: ReadonlyMap<string, HarnessConfigSpec>, tally: Readonly<Tally>, catalog: HarnessCatalog): HarnessRow {
+export function harnessRow(entry: ReturnType<HarnessCatalog['list']>[number], configs: ReadonlyMap<string, HarnessConfigSpec>, tally: Readonly<Tally>, catalog: HarnessCatalog): HarnessRow {
   const config = configs.get(entry.slug);
   const row: HarnessRow = {
     slug: entry.slug,
@@ -60,5 +61,6 @@ export function harnessRow(entry: { slug: string; displayName?: string }, config
   };
   if (entry.displayName) row.displayName = entry.displayName;
   if (tally.lastVersion) row.lastInstalledVersion = tally.lastVersion;
+  if (entry.key) row.key = entry.key;
   return row;
 }

@@ -3,7 +3,7 @@
 // The server keeps no Kubernetes object itself, only the rows it derives (shared/console.ts).
 import type { HarnessConfigSpec } from '../../shared/harness-config.ts';
 import type { ConsoleStreamEvent } from '../../nats/console-reader.ts';
-import type { KubeEventRow, Readiness } from '../../shared/console.ts';
+import type { HarnessRow, KubeEventRow, Readiness } from '../../shared/console.ts';
 import type { RunResult } from '../../shared/run.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
 
@@ -46,7 +46,8 @@ export interface RunWriter {
 
 /** Harnesses the registry knows, with what their readiness is where the console runs. */
 export interface HarnessCatalog {
-  list(): readonly { slug: string; displayName?: string }[];
+  /** `key`: where its API key goes in api-key mode (shared/gateway-route.ts keyRoutesOf). */
+  list(): readonly { slug: string; displayName?: string; key?: HarnessRow['key'] }[];
   readiness(slug: string): Readiness;
 }
 

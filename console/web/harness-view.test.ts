@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HarnessRow } from '../../shared/console.ts';
-import { atCap, harnessRowData, readinessLabel } from './harness-view.ts';
+import { atCap, harnessRowData, keyLabel, readinessLabel } from './harness-view.ts';
 
 const row = (patch: Partial<HarnessRow>): HarnessRow => ({ slug: 'gg', maxParallelism: 2, occupied: 0, queued: 0, default: false, readiness: { ready: true, missing: [] }, ...patch });
 
@@ -12,6 +12,7 @@ describe('harness rows', () => {
       'data-occupied': '1',
       'data-queued': '3',
       'data-at-cap': 'false',
+      'data-key': 'none',
     });
     expect(harnessRowData(row({ maxParallelism: null, occupied: 40 }))).toMatchObject({ 'data-cap': 'unlimited', 'data-occupied': '40', 'data-at-cap': 'false' });
   });
@@ -27,5 +28,22 @@ describe('harness rows', () => {
     expect(readinessLabel({ ready: true, mode: 'api-key', missing: [] })).toEqual({ tone: 'ok', text: '✓ ready (api-key)' });
     expect(readinessLabel({ ready: false, missing: ['ANTHROPIC_API_KEY'] })).toEqual({ tone: 'fail', text: '✗ not ready: missing ANTHROPIC_API_KEY' });
     expect(readinessLabel({ ready: false, missing: [], unknown: 'known to the dispatcher only' })).toEqual({ tone: 'unknown', text: '? unknown here: known to the dispatcher only' });
+  });
+
+  it('reads the key cell as gateway (<provider>), or key in harness with the reason in its tooltip', () => {
+    expect(keyLabel({ gateway: ['anthropic'] })).toEqual({
+      route: 'gateway',
+      text: 'gateway (anthropic)',
+      title: "API-key mode: the harness gets the model gateway's URL (/p/anthropic) and a per-run token; the key stays in the driver",
+    });
+    expect(keyLabel({ gateway: ['dashscope', 'openai'] })).toMatchObject({ route: 'gateway', text: 'gateway (dashscope, openai)' });
+    expect(keyLabel({ keyInHarness: 'AMP_API_KEY is for the Amp service, which takes no model base URL' })).toEqual({
+      route: 'key-in-harness',
+      text: 'key in harness',
+      title: "API-key mode: the key is in the harness's environment, not behind the model gateway: AMP_API_KEY is for the Amp service, which takes no model base URL",
+    });
+    expect(keyLabel(undefined)).toEqual({ route: 'none', text: '—', title: 'no API-key mode' });
+    expect(harnessRowData(row({ key: { gateway: ['openai'] } }))['data-key']).toBe('gateway');
+    expect(harnessRowData(row({ key: { keyInHarness: 'a vendor backend' } }))['data-key']).toBe('key-in-harness');
   });
 });

@@ -1,5 +1,6 @@
-// The harnesses table's pure parts: whether a harness is at its cap, and the data-* hooks of its row (browser tests
-// and scripts read the numbers from these attributes, not from cell text that a layout change would move).
+// The harnesses table's pure parts: whether a harness is at its cap, the data-* hooks of its row (browser tests
+// and scripts read the numbers from these attributes, not from cell text that a layout change would move), and how
+// its readiness and key cells read.
 import type { HarnessRow } from '../../shared/console.ts';
 
 /** At its cap: a slot count exists and every slot is taken (a cap of 0, paused, is always at cap). */
@@ -12,6 +13,7 @@ export function harnessRowData(h: HarnessRow): Record<`data-${string}`, string> 
     'data-occupied': String(h.occupied),
     'data-queued': String(h.queued),
     'data-at-cap': String(atCap(h)),
+    'data-key': keyLabel(h.key).route,
   };
 }
 
@@ -23,4 +25,17 @@ export function readinessLabel(r: HarnessRow['readiness']): { tone: 'ok' | 'fail
   if (r.ready) return { tone: 'ok', text: `✓ ready${r.mode ? ` (${r.mode})` : ''}` };
   if (r.unknown !== undefined) return { tone: 'unknown', text: `? unknown here: ${r.unknown}` };
   return { tone: 'fail', text: `✗ not ready${r.missing.length > 0 ? `: missing ${r.missing.join(', ')}` : ''}` };
+}
+
+/**
+ * How the key cell reads (api-key mode): "gateway (<provider>)" when the harness gets the model gateway's URL and a
+ * per-run token instead of the key, "key in harness" with the manifest's reason as the tooltip, "—" without an
+ * API-key mode.
+ */
+export function keyLabel(key: HarnessRow['key']): { route: 'gateway' | 'key-in-harness' | 'none'; text: string; title: string } {
+  if (!key) return { route: 'none', text: '—', title: 'no API-key mode' };
+  if ('gateway' in key) {
+    return { route: 'gateway', text: `gateway (${key.gateway.join(', ')})`, title: `API-key mode: the harness gets the model gateway's URL (${key.gateway.map((p) => `/p/${p}`).join(' or ')}) and a per-run token; the key stays in the driver` };
+  }
+  return { route: 'key-in-harness', text: 'key in harness', title: `API-key mode: the key is in the harness's environment, not behind the model gateway: ${key.keyInHarness}` };
 }

@@ -34,6 +34,21 @@ describe('nextStatus', () => {
     expect(fold([{ kind: 'result', result: result({ outcome }), at }])).toMatchObject({ phase, outcome });
   });
 
+  it('a result through the model gateway: wire usage, cost and requests in the status, and whether the harness\'s usage agrees with the wire (issue 34)', () => {
+    const wire = { requests: 2, tokens: { input: 1, output: 2, cache_read: 0, cache_write: 0, reasoning: null }, cost_usd: 0.01, unmetered: 0, throttled: 0, refused: 0 };
+    const agrees = fold([{ kind: 'result', result: result({ wire }), at }]);
+    expect(agrees).toMatchObject({ wireUsage: wire.tokens, wireCostUsd: 0.01, wireRequests: 2 });
+    expect(agrees.conditions).toContainEqual(expect.objectContaining({ type: 'UsageAgreesWithWire', status: 'True', reason: 'Agrees' }));
+    const under = fold([{ kind: 'result', result: result({ wire: { ...wire, tokens: { ...wire.tokens, output: 200 } } }), at }]);
+    expect(under.conditions).toContainEqual(expect.objectContaining({ type: 'UsageAgreesWithWire', status: 'False', reason: 'Disagrees', message: 'output: the harness reported 2, the wire 200' }));
+    // No gateway, no wire fields and no condition.
+    const none = fold([{ kind: 'result', result: result({ wire: null }), at }]);
+    expect(none).not.toHaveProperty('wireUsage');
+    expect(none.conditions!.map((c) => c.type)).not.toContain('UsageAgreesWithWire');
+    // budget_exceeded is a failure.
+    expect(fold([{ kind: 'result', result: result({ outcome: 'budget_exceeded', message: 'budget' }), at }])).toMatchObject({ phase: 'Failed', outcome: 'budget_exceeded' });
+  });
+
   it('records the egress profile the Run\'s Pod was made with, and keeps it to the end', () => {
     const egress = { profile: 'registries', hosts: ['registry.npmjs.org'] };
     const claimed = fold([{ kind: 'claimed', pod: 'p', eventsSubject: 's', egress, at }]);

@@ -1,6 +1,7 @@
 // Run status as a pure function of what the dispatcher observed. The dispatcher is the only writer of Run
 // status; every write goes through here, so phases only move forward and a finished Run never changes again.
 import type { RunResult } from '../../shared/run.ts';
+import { usageDisagreements } from '../../shared/gateway.ts';
 import { FINAL_PHASES, RUN_PHASES } from '../../shared/run-status.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
 import type { RunEgress } from '../../shared/egress.ts';
@@ -49,6 +50,14 @@ function finish(status: RunStatus, phase: 'Succeeded' | 'Failed' | 'Cancelled', 
   };
 }
 
+/** Whether the harness's own usage agrees with what the model gateway measured on the wire (beyond rounding). */
+function wireCondition(r: RunResult, at: string) {
+  const disagreements = usageDisagreements(r.tokens, r.wire?.tokens ?? null);
+  return disagreements.length === 0
+    ? condition('UsageAgreesWithWire', 'True', 'Agrees', r.tokens ? 'the harness reported what the provider reported to the model gateway' : 'the harness reported no usage; the wire\'s is in wireUsage', at)
+    : condition('UsageAgreesWithWire', 'False', 'Disagrees', disagreements.join('; '), at);
+}
+
 /**
  * What a driver's result puts in the Run status besides the phase, the start time and (when a disruption
  * overrides a "cancelled" result) the outcome and message. `sessionIds` is always among them (RunResult requires
@@ -67,6 +76,8 @@ export function resultFields(r: RunResult) {
     actualCostUsd: r.actual_cost_usd,
     comparableCostUsd: r.comparable_cost_usd,
     ...(r.catalog_version ? { catalogVersion: r.catalog_version } : {}),
+    // What the model gateway measured on the wire (issue 34), beside the harness's own usage.
+    ...(r.wire ? { wireRequests: r.wire.requests, wireCostUsd: r.wire.cost_usd, ...(r.wire.tokens ? { wireUsage: r.wire.tokens } : {}) } : {}),
   } satisfies Partial<RunStatus>;
 }
 
@@ -89,7 +100,8 @@ export function nextStatus(status: RunStatus, observation: Observation): RunStat
       const disruption = r.outcome === 'cancelled' ? observation.disruption : undefined;
       const outcome = disruption?.outcome ?? r.outcome;
       const phase = outcome === 'succeeded' ? 'Succeeded' : outcome === 'cancelled' ? 'Cancelled' : 'Failed';
-      return finish(status, phase, { ...resultFields(r), outcome, message: disruption?.message ?? r.message, startTime: status.startTime ?? r.started_at }, at);
+      const finished = finish(status, phase, { ...resultFields(r), outcome, message: disruption?.message ?? r.message, startTime: status.startTime ?? r.started_at }, at);
+      return r.wire?.tokens ? { ...finished, conditions: withCondition(finished, wireCondition(r, at)) } : finished;
     }
     case 'pod':
       switch (observation.phase) {

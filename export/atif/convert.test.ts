@@ -179,6 +179,13 @@ describe('toAtif run level', () => {
     expect(JSON.stringify(t)).not.toContain('secret_looking');
   });
 
+  it('a run through the model gateway carries what the gateway measured on the wire beside the harness\'s tokens (issue 34)', () => {
+    const wire = { requests: 2, tokens: { input: 100, output: 12, cache_read: 40, cache_write: 5, reasoning: null }, cost_usd: 0.51, unmetered: 0, throttled: 0, refused: 0 };
+    const t = toAtif({ runId: 'run-w', events: [], result: runResult({ wire }) });
+    expect((t.final_metrics!.extra as Record<string, unknown>).tcab_wire).toEqual(wire);
+    expect((toAtif({ runId: 'run-n', events: [], result: runResult({ wire: null }) }).final_metrics!.extra as Record<string, unknown>).tcab_wire).toBeUndefined();
+  });
+
   it('a failed run ends with a system step at its finish time, saying the outcome and why', () => {
     const t = convert([{ type: 'error', timestamp: T(3), session_id: S, message: 'API Error: 401' }], {
       result: runResult({ outcome: 'harness_failed', message: 'the session exited 1', exit_code: 1, harness_version: null, tokens: null, actual_cost_usd: null, reported_cost_usd: null, comparable_cost_usd: null, cost_warnings: ['no usage'] }),

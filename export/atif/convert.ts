@@ -106,6 +106,8 @@ function costExtra(input: AtifInput): Record<string, JsonValue> {
     comparable_cost_usd: r?.comparable_cost_usd ?? undefined,
     catalog_version: r?.catalog_version ?? undefined,
     cost_warnings: r && r.cost_warnings.length > 0 ? r.cost_warnings : undefined,
+    // What the model gateway measured on the wire (issue 34), beside the harness's own tcab_tokens.
+    tcab_wire: r?.wire ?? undefined,
   });
 }
 

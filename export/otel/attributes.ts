@@ -3,7 +3,9 @@
 // process.exit.code) a tcab span carries, plus tcab.* for what the conventions have no name for. Written out here
 // rather than imported: the JS package marks the gen_ai constants deprecated (moved), and the names are the contract
 // a backend reads, not the package.
+import { TOKEN_CLASSES } from '../../shared/usage.ts';
 import type { TokenUsage } from '../../shared/usage.ts';
+import type { WireAccount } from '../../shared/gateway.ts';
 
 export const GEN_AI = {
   operation: 'gen_ai.operation.name',
@@ -49,6 +51,18 @@ export function usageAttributes(tokens: TokenUsage | null): SpanAttributes {
   if (tokens.cache_read !== null) out[GEN_AI.cacheReadTokens] = tokens.cache_read;
   if (tokens.cache_write !== null) out[GEN_AI.cacheWriteTokens] = tokens.cache_write;
   if (tokens.reasoning !== null) out[GEN_AI.reasoningTokens] = tokens.reasoning;
+  return out;
+}
+
+/**
+ * What the model gateway measured on the wire (issue 34), beside the harness's own usage: tcab.wire.* (the GenAI
+ * conventions have one usage per span, the harness's; the wire's is ours).
+ */
+export function wireAttributes(wire: WireAccount | null | undefined): SpanAttributes {
+  if (!wire) return {};
+  const out: SpanAttributes = { 'tcab.wire.requests': wire.requests, 'tcab.wire.throttled': wire.throttled, 'tcab.wire.refused': wire.refused };
+  for (const cls of TOKEN_CLASSES) if (wire.tokens?.[cls] != null) out[`tcab.wire.${cls}_tokens`] = wire.tokens[cls]!;
+  if (wire.cost_usd != null) out['tcab.wire.cost_usd'] = wire.cost_usd;
   return out;
 }
 

@@ -16,7 +16,7 @@ import type { HarnessEvent, EventOf } from '../../shared/events.ts';
 import type { RunResult, SessionRecord } from '../../shared/run.ts';
 import { addTokens } from '../../shared/usage.ts';
 import type { TokenUsage } from '../../shared/usage.ts';
-import { GEN_AI, OPERATION, clip, costAttributes, defined, usageAttributes } from './attributes.ts';
+import { GEN_AI, OPERATION, clip, costAttributes, defined, usageAttributes, wireAttributes } from './attributes.ts';
 import type { SpanAttributes } from './attributes.ts';
 
 /** What the shell does, in order. Span ids are this fold's own; times are ms since the epoch. */
@@ -155,6 +155,7 @@ export class RunSpanFold {
         ...(result.session_ids.length ? { 'tcab.session_ids': result.session_ids.join(',') } : {}),
         ...usageAttributes(result.tokens),
         ...costAttributes({ reported: result.reported_cost_usd, actual: result.actual_cost_usd, comparable: result.comparable_cost_usd }),
+        ...wireAttributes(result.wire),
       },
     });
     this.finish(finished, result.outcome === 'succeeded' ? undefined : `${result.outcome}: ${clip(result.message)}`, ops);

@@ -22,12 +22,16 @@ export function providerFor(model: string): { provider: GgProvider; modelId: str
   return { provider: 'openai-compatible', modelId: model.replace(/^openrouter\//, '') };
 }
 
-/** Per provider: the variable its key is exported under, the stub's wire, and how bare ids name models. */
+/**
+ * Per provider: the variable its key is exported under, the stub's wire, how bare ids name models, and the model
+ * gateway's provider for that key (model.ts appends /v1 to a base URL, the stub's and the gateway's alike:
+ * /v1/messages, /v1/responses, /v1/chat/completions).
+ */
 const PROVIDERS = {
-  anthropic: { keyVar: 'ANTHROPIC_API_KEY', stubWire: 'anthropic-messages', bareIds: 'anthropic' },
-  openai: { keyVar: 'OPENAI_API_KEY', stubWire: 'openai-responses', bareIds: 'openai' },
-  'openai-compatible': { keyVar: 'OPENROUTER_API_KEY', stubWire: 'openai-chat', bareIds: 'mixed' },
-} as const satisfies Record<GgProvider, { keyVar: string; stubWire: HarnessManifest['stub_wire']; bareIds: HarnessManifest['model_ids'] }>;
+  anthropic: { keyVar: 'ANTHROPIC_API_KEY', stubWire: 'anthropic-messages', bareIds: 'anthropic', gateway: 'anthropic' },
+  openai: { keyVar: 'OPENAI_API_KEY', stubWire: 'openai-responses', bareIds: 'openai', gateway: 'openai' },
+  'openai-compatible': { keyVar: 'OPENROUTER_API_KEY', stubWire: 'openai-chat', bareIds: 'mixed', gateway: 'openrouter' },
+} as const satisfies Record<GgProvider, { keyVar: string; stubWire: HarnessManifest['stub_wire']; bareIds: HarnessManifest['model_ids']; gateway: string }>;
 
 export function keyVariableFor(model: string): string {
   return PROVIDERS[providerFor(model).provider].keyVar;
@@ -70,6 +74,7 @@ export function ggManifest(model?: string): HarnessManifest {
       modes: ['api-key'],
       api_key: { host_vars: chosen ? [chosen.keyVar] : Object.values(PROVIDERS).map((p) => p.keyVar), inject_as: 'TCAB_GG_API_KEY' },
     },
+    gateway: { providers: Object.fromEntries((chosen ? [chosen] : Object.values(PROVIDERS)).map((p) => [p.keyVar, p.gateway])) },
     model_ids: chosen && !prefixed ? chosen.bareIds : 'mixed',
     stub_wire: (chosen ?? PROVIDERS.anthropic).stubWire,
     stub_script: STUB_SCRIPT,

@@ -21,6 +21,8 @@ export function formatRunResult(r: RunResult, options: { color: boolean }): stri
     `   reported cost   ${usd(r.reported_cost_usd)}`,
     `   actual cost     ${usd(r.actual_cost_usd)}`,
     `   comparable cost ${usd(r.comparable_cost_usd)}${r.catalog_version ? c.dim(` (catalogue ${r.catalog_version})`) : ''}`,
+    // What the model gateway measured (issue 34): the provider's own numbers, independent of the harness process.
+    `   on the wire     ${r.wire ? `${tokens(r.wire.tokens)} · ${usd(r.wire.cost_usd)} · ${r.wire.requests} request(s)${r.wire.throttled ? `, ${r.wire.throttled} throttled` : ''}${r.wire.refused ? `, ${r.wire.refused} refused (budget)` : ''}` : c.dim('no gateway (key in harness)')}`,
     `   stages          ${r.stages.map((s) => `${s.stage} ${(s.duration_ms / 1000).toFixed(1)}s${s.status === 'failed' ? ' ✗' : ''}`).join(' · ')}`,
   ];
   for (const w of r.cost_warnings) lines.push(c.yellow(`   warning         ${w}`));

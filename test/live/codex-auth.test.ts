@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOKEN_PREFIX } from '../../gateway/index.ts';
 import { executeRun } from '../../driver/run.ts';
 import { MemorySink } from '../../driver/sinks/sink.ts';
 import { resolveRunUser } from '../../driver/run-user.ts';
@@ -45,7 +46,7 @@ async function run(runId: string, env: Record<string, string | undefined>, home:
 }
 
 describe('codex authentication (real CLI)', () => {
-  it('api-key mode: the stub sees the injected key as a Bearer token; no other secret reaches the harness', async () => {
+  it('api-key mode through the model gateway: the stub (the provider) sees the key as a Bearer token, the harness only a per-run token; no other secret reaches the harness', async () => {
     stub.requests.length = 0;
     const { result, sink, root } = await run('codex-key', { TCAB_AUTH_MODE: 'api-key', OPENAI_API_KEY: CANARY }, join(base, 'nobody'));
     expect(result).toMatchObject({ outcome: 'succeeded', auth_mode: 'api-key' });
@@ -53,7 +54,9 @@ describe('codex authentication (real CLI)', () => {
     expect(calls.length).toBeGreaterThanOrEqual(2);
     expect(calls.every((r) => r.headers.authorization === `Bearer ${CANARY}`)).toBe(true);
     const env = readFileSync(join(root, 'env-seen'), 'utf8');
-    expect(env).toContain(`CODEX_API_KEY=${CANARY}`);
+    // Issue 34: the key stays in the driver; the harness's variable holds the gateway's token for this run.
+    expect(env).toMatch(new RegExp(`^CODEX_API_KEY=${TOKEN_PREFIX}`, 'm'));
+    expect(env).not.toContain(CANARY);
     expect(env).not.toContain('OPENAI_API_KEY=');
     expect(env).not.toContain(OTHER);
     expect(readFileSync(join(root, 'workspace-listing'), 'utf8').trim()).toBe('README.md');

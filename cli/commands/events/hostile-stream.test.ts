@@ -148,7 +148,7 @@ describe('tcab events follow / tail against hostile messages', () => {
     expect(await cli.exited).toBe(3);
     expect(summary(cli.lines)).toEqual(['good 1']);
     expect(cli.stderr()).toBe(
-      `tcab: run ${runId}: its result record (${resultSubject(runId)}) is invalid: outcome: Invalid option: expected one of "succeeded"|"harness_failed"|"infrastructure_failed"|"timed_out"|"cancelled"\n`,
+      `tcab: run ${runId}: its result record (${resultSubject(runId)}) is invalid: outcome: Invalid option: expected one of "succeeded"|"harness_failed"|"infrastructure_failed"|"timed_out"|"cancelled"|"budget_exceeded"\n`,
     );
   });
 

@@ -1,10 +1,11 @@
-// Harnesses: per harness its cap, slots occupied, queued Runs, readiness and last installed version, live; the cap
-// can be changed here (bearer token; the dispatcher enforces it at the next claim).
+// Harnesses: per harness its cap, slots occupied, queued Runs, readiness, where its API key goes (the model gateway or
+// key in harness) and last installed version, live; the cap can be changed here (bearer token; the dispatcher
+// enforces it at the next claim).
 import { signal, useSignal } from '@preact/signals';
 import { useMemo } from 'preact/hooks';
 import type { z } from 'zod';
 import type { HARNESS_MESSAGES, HarnessRow } from '../../../../shared/console.ts';
-import { atCap, harnessRowData, readinessLabel } from '../../harness-view.ts';
+import { atCap, harnessRowData, keyLabel, readinessLabel } from '../../harness-view.ts';
 import { PATHS } from '../../wire.ts';
 import { postWithToken, WriteError } from '../auth.tsx';
 import { syncServerTime } from '../clock.ts';
@@ -53,6 +54,9 @@ export function HarnessesPage() {
               <th scope="col">Occupied</th>
               <th scope="col">Queued</th>
               <th scope="col">Readiness</th>
+              <th scope="col" title="Where the API key goes in api-key mode: through the model gateway (the harness gets a per-run token), or into the harness's environment">
+                Key
+              </th>
               <th scope="col">Last installed version</th>
               <th scope="col">Change cap</th>
             </tr>
@@ -60,7 +64,7 @@ export function HarnessesPage() {
           <tbody>
             {!store.ready.value && (
               <tr>
-                <td colSpan={7} class="muted">
+                <td colSpan={8} class="muted">
                   Loading harnesses…
                 </td>
               </tr>
@@ -80,6 +84,7 @@ const capText = (cap: number | null) => (cap === null ? 'unlimited' : cap === 0 
 function HarnessLine({ h }: { h: HarnessRow }) {
   const full = atCap(h);
   const readiness = readinessLabel(h.readiness);
+  const key = keyLabel(h.key);
   return (
     <tr {...harnessRowData(h)}>
       <th scope="row">
@@ -106,6 +111,9 @@ function HarnessLine({ h }: { h: HarnessRow }) {
         <span class={readiness.tone === 'ok' ? 'ok-text' : readiness.tone === 'fail' ? 'fail-text' : 'muted'} data-readiness={readiness.tone}>
           {readiness.text}
         </span>
+      </td>
+      <td title={key.title}>
+        {key.route === 'gateway' ? key.text : <span class="muted">{key.text}</span>}
       </td>
       <td>{h.lastInstalledVersion ?? <span class="muted">—</span>}</td>
       <td>

@@ -1,0 +1,107 @@
+// executeRun with the model gateway in the driver's process (issue 34), end to end with real processes: gg (the
+// built-in harness, as the run user: uid 1000 when the suite runs as root, as in CI) against the real stub model on
+// loopback. The stub stands for the provider: it receives the real key, the harness only a per-run token; the
+// gateway measures what the stub served; a budget ends the run budget_exceeded. The agent (the stub's script) runs
+// shell commands that look for the key where an agent would.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { executeRun } from './run.ts';
+import type { DriverOptions } from './run.ts';
+import { MemorySink } from './sinks/sink.ts';
+import { resolveRunUser } from './run-user.ts';
+import { startStubModelServer } from './stub-models/index.ts';
+import type { StubModelServer } from './stub-models/index.ts';
+import { toolResults } from './stub-models/tool-results.ts';
+import { RunResult, RunSpec } from '../shared/run.ts';
+import type { RunSpecInput } from '../shared/run.ts';
+import { HarnessEvent } from '../shared/events.ts';
+import { OUTCOME_EXIT } from '../shared/outcome-exit.ts';
+import { TOKEN_PREFIX } from '../gateway/index.ts';
+
+/** The provider's key, as the stub (the provider here) must receive it: an obviously fake one. */
+const REAL_KEY = 'sk-ant-fake-gateway-real-key-7731';
+const USAGE = { input: 120, output: 30, cache_read: 40, cache_write: 10, reasoning: 0 };
+/** What the agent runs: where it would look for the key (its environment, the driver's through /proc). */
+const LOOK = [
+  'printenv TCAB_GG_API_KEY | cut -c1-7 | sed "s/^/key.prefix=/"',
+  // A part of the key (the agent does not know it; the whole key must appear nowhere in the run's record).
+  `if env | grep -q "${REAL_KEY.slice(0, 24)}"; then echo env=has-key; else echo env=clean; fi`,
+  `if grep -q "${REAL_KEY.slice(0, 24)}" /proc/$PPID/environ 2>/dev/null; then echo parent=has-key; else echo parent=clean; fi`,
+].join('; ');
+
+let base: string;
+let stub: StubModelServer;
+beforeAll(async () => {
+  base = mkdtempSync(join(tmpdir(), 'tcab-gateway-run-'));
+  stub = await startStubModelServer({ script: { steps: [{ tool: { name: 'shell', args: { command: LOOK } } }, { text: 'Looked.' }], usage: USAGE } });
+});
+afterEach(() => {
+  stub.requests.length = 0;
+});
+afterAll(async () => {
+  await stub.close();
+  rmSync(base, { recursive: true, force: true });
+});
+
+async function run(spec: Partial<RunSpecInput>, options: Partial<DriverOptions> = {}) {
+  const sink = new MemorySink();
+  const runId = `gw-${Math.random().toString(36).slice(2, 10)}`;
+  const env = { TCAB_RUN_ROOT: base };
+  const result = await executeRun(RunSpec.parse({ harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'look around', maxRuntimeSeconds: 120, ...spec }), {
+    runId,
+    env,
+    sinks: [sink],
+    user: resolveRunUser(env, process.getuid!()),
+    credentialSource: { kind: 'home', home: join(base, 'no-home') },
+    stub: { baseUrl: stub.url, apiKey: REAL_KEY },
+    ...options,
+  });
+  const events = sink.events.map((e) => e.event);
+  for (const e of events) expect(HarnessEvent.safeParse(e).success).toBe(true);
+  expect(RunResult.safeParse(result).success).toBe(true);
+  const looked = new Map(toolResults(stub.requests).flatMap((r) => String((JSON.parse(r) as { output?: string }).output ?? r).split('\n')).filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  return { result, events, looked };
+}
+
+describe('executeRun through the model gateway', () => {
+  it('the provider gets the real key, the harness a per-run token: the key is in neither its environment nor its parent\'s; the wire usage is what the provider served', async () => {
+    const { result, events, looked } = await run({});
+    expect(result.outcome).toBe('succeeded');
+    // The stub (the provider) saw the real key on every request, never the token.
+    expect(stub.requests.length).toBe(2);
+    for (const r of stub.requests) {
+      expect(r.headers['x-api-key']).toBe(REAL_KEY);
+      expect(JSON.stringify(r.headers)).not.toContain(TOKEN_PREFIX);
+    }
+    // The agent saw a token, not the key.
+    expect(Object.fromEntries(looked)).toEqual({ 'key.prefix': TOKEN_PREFIX.slice(0, 7), env: 'clean', parent: 'clean' });
+    // Measured on the wire: both responses' usage, by class (Anthropic's wire reports no reasoning).
+    expect(result.wire).toEqual({ requests: 2, tokens: { input: 240, output: 60, cache_read: 80, cache_write: 20, reasoning: null }, cost_usd: expect.any(Number), unmetered: 0, throttled: 0, refused: 0 });
+    expect(result.wire!.cost_usd).toBeGreaterThan(0);
+    // gg reports what the stub served: the two agree, so no disagreement is said.
+    expect(result.tokens).toMatchObject({ input: 240, output: 60, cache_read: 80, cache_write: 20 });
+    expect(events.some((e) => e.type === 'warning' && e.code === 'usage_disagrees')).toBe(false);
+    // The real key is nowhere in what the run published.
+    expect(JSON.stringify({ result, events })).not.toContain(REAL_KEY);
+  });
+
+  it('a budget of tokens: the request past it is refused in the provider\'s shape, the run ends budget_exceeded (exit 6), and the provider saw no more', async () => {
+    const { result, events } = await run({ budget: { maxTokens: { total: 100 } } });
+    expect(result.outcome).toBe('budget_exceeded');
+    expect(OUTCOME_EXIT[result.outcome]).toBe(6);
+    expect(result.message).toMatch(/the run reached its budget \(maxTokens\.total 100\)/);
+    // One request went through (200 tokens measured), the next was refused before the stub saw it.
+    expect(stub.requests.length).toBe(1);
+    expect(result.wire).toMatchObject({ requests: 1, refused: 1 });
+    expect(events.filter((e) => e.type === 'error' && e.code === 'budget_exceeded')).toHaveLength(1);
+  });
+
+  it('--no-gateway (gateway: false): today\'s injection, no wire account', async () => {
+    const { result, looked } = await run({}, { gateway: false });
+    expect(result.outcome).toBe('succeeded');
+    expect(result.wire).toBeNull();
+    expect(looked.get('env')).toBe('has-key');
+  });
+});
