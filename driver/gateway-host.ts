@@ -3,11 +3,10 @@
 // gateway on loopback with the real key, mints a token for this run, and the harness gets the gateway's URL in its
 // base URL variable and the token in place of the key. The gateway measures every response's usage on the wire and
 // holds the run to its budget; when the run ends the token is revoked and the account becomes the result's `wire`.
-import type { Dispatcher } from 'undici';
-import { EnvHttpProxyAgent } from 'undici';
+import { proxyDispatcherFor } from '../gateway/proxy-dispatcher.ts';
 import { newSigningKey, providerConfigs, startGateway } from '../gateway/index.ts';
 import type { Gateway, GatewayLogger } from '../gateway/index.ts';
-import type { BudgetExceeded, GatewayRunUsage, RunBudget, WireAccount } from '../shared/gateway.ts';
+import type { BudgetExceeded, GatewayRunUsage, GatewayThrottle, RunBudget, WireAccount } from '../shared/gateway.ts';
 import { TOKEN_CLASSES } from '../shared/usage.ts';
 
 export interface HostedGateway {
@@ -15,8 +14,8 @@ export interface HostedGateway {
   baseUrl: string;
   /** What the harness gets in place of its key. */
   token: string;
-  /** The run's account so far, as its result carries it. */
-  wire(): WireAccount;
+  /** The run's account so far, as its result carries it; null when it cannot be read (a cluster gateway unreachable). */
+  wire(): Promise<WireAccount | null>;
   /** Refuses the token from now on and stops the server. */
   close(): Promise<void>;
 }
@@ -34,6 +33,8 @@ export interface HostGatewayInput {
   log: GatewayLogger;
   /** The run reached its budget: the gateway refused the request past it. */
   onBudgetExceeded: (exceeded: BudgetExceeded) => void;
+  /** The run's throttles as the gateway counts them, each time they grow. */
+  onThrottles?: (throttles: readonly GatewayThrottle[]) => void;
   /** The process environment: HTTP(S)_PROXY/NO_PROXY there route the gateway's upstream requests (a cluster's egress proxy). */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -52,15 +53,9 @@ export function wireAccountOf(usage: GatewayRunUsage): WireAccount {
   };
 }
 
-/** An undici dispatcher honouring the proxy variables when some are set (a cluster driver Pod's egress proxy). */
-function dispatcherFor(env: Readonly<Record<string, string | undefined>>): Dispatcher | undefined {
-  const proxy = env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy;
-  if (!proxy) return undefined;
-  return new EnvHttpProxyAgent({ httpProxy: env.HTTP_PROXY ?? env.http_proxy ?? proxy, httpsProxy: proxy, noProxy: env.NO_PROXY ?? env.no_proxy });
-}
-
 export async function hostGateway(input: HostGatewayInput): Promise<HostedGateway> {
-  const dispatcher = dispatcherFor(input.env);
+  let throttled = 0;
+  const dispatcher = proxyDispatcherFor(input.env);
   const gateway: Gateway = await startGateway({
     host: '127.0.0.1',
     keys: { [input.provider]: input.key },
@@ -72,12 +67,20 @@ export async function hostGateway(input: HostGatewayInput): Promise<HostedGatewa
     onBudgetExceeded: (event) => {
       if (event.run === input.runId && event.attempt === input.attempt) input.onBudgetExceeded(event.exceeded);
     },
+    onSample: (event) => {
+      if (event.run !== input.runId || event.attempt !== input.attempt) return;
+      const count = event.account.throttles.reduce((n, t) => n + t.count, 0);
+      if (count > throttled) {
+        throttled = count;
+        input.onThrottles?.(event.account.throttles);
+      }
+    },
   });
   const token = gateway.mint(input.runId, input.attempt, input.ttlSeconds, input.budget);
   return {
     baseUrl: gateway.baseUrl(input.provider),
     token,
-    wire: () => {
+    wire: async () => {
       const usage = gateway.usage(input.runId, input.attempt);
       // No request reached the gateway: the run went through it and used nothing.
       return usage ? wireAccountOf(usage) : { requests: 0, tokens: null, cost_usd: null, unmetered: 0, throttled: 0, refused: 0 };

@@ -18,7 +18,8 @@ import { RunResult, RunSpec } from '../shared/run.ts';
 import type { RunSpecInput } from '../shared/run.ts';
 import { HarnessEvent } from '../shared/events.ts';
 import { OUTCOME_EXIT } from '../shared/outcome-exit.ts';
-import { TOKEN_PREFIX } from '../gateway/index.ts';
+import { startGateway, TOKEN_PREFIX } from '../gateway/index.ts';
+import { providerConfigs } from '../gateway/providers.ts';
 
 /** The provider's key, as the stub (the provider here) must receive it: an obviously fake one. */
 const REAL_KEY = 'sk-ant-fake-gateway-real-key-7731';
@@ -103,5 +104,27 @@ describe('executeRun through the model gateway', () => {
     expect(result.outcome).toBe('succeeded');
     expect(result.wire).toBeNull();
     expect(looked.get('env')).toBe('has-key');
+  });
+
+  it("a driver Pod of the cluster's gateway (TCAB_GATEWAY_URL): the key variable holds the dispatcher's token, the driver holds no key and hosts no gateway; the wire account and the budget come from that gateway", async () => {
+    const cluster = await startGateway({ providers: providerConfigs({ anthropic: { upstream: stub.url } }), keys: { anthropic: REAL_KEY }, signingKey: Buffer.alloc(32, 4), log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined }, adminToken: 'fake-admin-token-0123456789abcdef' });
+    try {
+      const pod = (token: string) => ({ stub: { baseUrl: 'http://127.0.0.1:9', apiKey: token }, env: { TCAB_RUN_ROOT: base, TCAB_GATEWAY_URL: cluster.url, TCAB_GATEWAY_PROVIDER: 'anthropic' } });
+      const token = cluster.mint('gw-cluster', 'uid-1', 600);
+      const { result, looked } = await run({}, pod(token));
+      expect(result.outcome).toBe('succeeded');
+      for (const r of stub.requests) expect(r.headers['x-api-key']).toBe(REAL_KEY);
+      expect(Object.fromEntries(looked)).toEqual({ 'key.prefix': TOKEN_PREFIX.slice(0, 7), env: 'clean', parent: 'clean' });
+      expect(result.wire).toMatchObject({ requests: 2, tokens: { input: 240, output: 60, cache_read: 80, cache_write: 20 }, refused: 0 });
+      expect(JSON.stringify(result)).not.toContain(token);
+      stub.requests.length = 0;
+      // The budget signed into the dispatcher's token holds the run: the gateway refuses, the driver's watch ends it.
+      const limited = await run({}, pod(cluster.mint('gw-cluster-2', 'uid-1', 600, { maxTokens: { total: 100 } })));
+      expect(limited.result.outcome).toBe('budget_exceeded');
+      expect(stub.requests.length).toBe(1);
+      expect(limited.result.wire).toMatchObject({ requests: 1, refused: 1 });
+    } finally {
+      await cluster.close();
+    }
   });
 });

@@ -36,9 +36,11 @@ import type { Timers } from './stages/stderr-flush.ts';
 import { npmAuthSecrets } from './stages/npm-auth.ts';
 import { hostGateway } from './gateway-host.ts';
 import type { HostedGateway } from './gateway-host.ts';
+import { joinGateway } from './cluster-gateway.ts';
+import { throttleMessage, throttleNews } from './throttle-news.ts';
 import type { GatewayLogger } from '../gateway/index.ts';
-import { usageDisagreements } from '../shared/gateway.ts';
-import type { BudgetExceeded, WireAccount } from '../shared/gateway.ts';
+import { GATEWAY_PROVIDER_VARIABLE, GATEWAY_URL_VARIABLE, usageDisagreements } from '../shared/gateway.ts';
+import type { BudgetExceeded, GatewayThrottle, WireAccount } from '../shared/gateway.ts';
 import { gatewayProviderFor } from '../shared/gateway-route.ts';
 import { randomUUID } from 'node:crypto';
 
@@ -222,23 +224,39 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     const route = authMode === 'api-key' && options.gateway !== false && keyVar && injectAs && secretEnv[injectAs] ? gatewayProviderFor(manifest, keyVar) : undefined;
     if (route && 'provider' in route) {
       running = 'auth';
-      hosted = await hostGateway({
-        runId: options.runId,
-        attempt: options.attempt ?? randomUUID(),
-        provider: route.provider,
-        key: secretEnv[injectAs!]!,
-        upstream: baseUrl,
-        // The token outlives the run by a margin (teardown, a slow last response), and is revoked when it ends.
-        ttlSeconds: spec.maxRuntimeSeconds + 600,
-        budget: spec.budget,
-        log: options.log ?? SILENT,
-        env: options.env,
-        onBudgetExceeded: (exceeded) => {
-          budgetHit ??= exceeded;
-          emit({ type: 'error', timestamp: now(), message: `budget reached: ${exceeded.message}`, code: 'budget_exceeded' });
-          runAbort.abort('budget_exceeded');
-        },
-      });
+      const onBudgetExceeded = (exceeded: BudgetExceeded) => {
+        budgetHit ??= exceeded;
+        emit({ type: 'error', timestamp: now(), message: `budget reached: ${exceeded.message}`, code: 'budget_exceeded' });
+        runAbort.abort('budget_exceeded');
+      };
+      let seenThrottles = new Map<string, number>();
+      const onThrottles = (throttles: readonly GatewayThrottle[]) => {
+        const { news, seen } = throttleNews(seenThrottles, throttles);
+        seenThrottles = seen;
+        for (const t of news) emit({ type: 'warning', timestamp: now(), message: throttleMessage(t), code: 'provider_throttled' });
+      };
+      const clusterGateway = options.env[GATEWAY_URL_VARIABLE];
+      if (clusterGateway) {
+        // A driver Pod whose key goes through the cluster's gateway: the key variable already holds the run's token.
+        const provider = options.env[GATEWAY_PROVIDER_VARIABLE] ?? route.provider;
+        if (provider !== route.provider) throw new StageFailure('auth', 'infrastructure', `${GATEWAY_PROVIDER_VARIABLE}=${provider} is not the provider of ${keyVar} for ${manifest.slug} (${route.provider})`);
+        hosted = joinGateway({ url: clusterGateway, provider, token: secretEnv[injectAs!]!, log: options.log ?? SILENT, onBudgetExceeded, onThrottles });
+      } else {
+        hosted = await hostGateway({
+          runId: options.runId,
+          attempt: options.attempt ?? randomUUID(),
+          provider: route.provider,
+          key: secretEnv[injectAs!]!,
+          upstream: baseUrl,
+          // The token outlives the run by a margin (teardown, a slow last response), and is revoked when it ends.
+          ttlSeconds: spec.maxRuntimeSeconds + 600,
+          budget: spec.budget,
+          log: options.log ?? SILENT,
+          env: options.env,
+          onBudgetExceeded,
+          onThrottles,
+        });
+      }
       scrubber.add(hosted.token, secretEnv[injectAs!]!);
       secretEnv = { ...secretEnv, [injectAs!]: hosted.token };
       baseUrl = hosted.baseUrl;
@@ -299,7 +317,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     if (hosted) {
       // What the provider reported on the wire, then the token refused from now on (a process the agent left
       // behind cannot spend any more).
-      wire = hosted.wire();
+      wire = await hosted.wire();
       await hosted.close().catch(() => undefined);
     }
     if (ctx) {

@@ -32,6 +32,8 @@ import { forward, writeAnswer } from './forward.ts';
 import type { Forwarded, GatewayLogger } from './forward.ts';
 import type { UsageMeterFactory } from './tee.ts';
 import { usageMeter } from './usage/index.ts';
+import { controlRoutes } from './control.ts';
+import { ThrottleLog } from './throttle-log.ts';
 
 export type { GatewayLogger };
 
@@ -65,6 +67,8 @@ export interface GatewayOptions {
   meter?: UsageMeterFactory;
   /** The undici dispatcher requests go through; default an Agent of the gateway's own (closed with it). */
   dispatcher?: Dispatcher;
+  /** Opens the admin control routes (revoke, throttles: control.ts) to this bearer token; without it they answer 404. */
+  adminToken?: string;
 }
 
 export interface SampleEvent {
@@ -135,6 +139,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const accounts = new Map<string, AccountEntry>();
   const notified = new Set<string>();
   let lastSweep = clock();
+  const throttleLog = new ThrottleLog(clock);
 
   const sweep = (now: number) => {
     if (now - lastSweep < SWEEP_EVERY_MS) return;
@@ -166,6 +171,21 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   const context = { dispatcher, meter, secrets, metrics, log, clock };
 
+  const revokeAttempt = (run: string, attempt: string) => {
+    const now = clock();
+    revoked.revoke(run, attempt, mintedUntil.get(attemptKey(run, attempt)) ?? now + maxLifetimeS * 1000);
+    sweep(now);
+  };
+  const control = controlRoutes({
+    ...(options.adminToken !== undefined ? { adminToken: options.adminToken } : {}),
+    check: (token, now) => verified.check(token, now),
+    usage: (run, attempt) => accounts.get(attemptKey(run, attempt))?.usage ?? emptyAccount(run, attempt, catalog.version),
+    revoke: revokeAttempt,
+    throttles: throttleLog,
+    clock,
+    log,
+  });
+
   /** A forwarded request's answer, into its attempt's account. */
   const account = (target: Target, run: string, attempt: string, { outcome, measured }: Forwarded) => {
     if (!measured) return;
@@ -175,7 +195,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const entry = accountOf(run, attempt);
     entry.usage = addSample(entry.usage, { provider, sample, metered: target.protocol !== null, overloaded, retryAfterS: measured.retryAfterS }, catalog);
     entry.lastMs = clock();
-    if (isThrottle(status, overloaded)) metrics.throttle(provider.name, sample.model, overloaded && status < 300 ? 529 : status);
+    const throttled = isThrottle(status, overloaded);
+    const throttleStatus = overloaded && status < 300 ? 529 : status;
+    if (throttled) metrics.throttle(provider.name, sample.model, throttleStatus);
+    throttleLog.observe({ provider: provider.name, model: sample.model, status: throttleStatus, throttled, retryAfterS: measured.retryAfterS });
+    control.changed(run, attempt);
     if (sample.tokens) for (const cls of TOKEN_CLASSES) if (cls !== 'reasoning') metrics.tokens(provider.name, cls, sample.tokens[cls] ?? 0);
     log.debug({ provider: provider.name, run, attempt, status, model: sample.model, tokens: sample.tokens, outcome }, 'gateway: response measured');
     try {
@@ -189,6 +213,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const t0 = performance.now();
     const now = clock();
     sweep(now);
+    if (req.url?.startsWith('/tcab/') && control.handle(req, res)) return;
     const target = parseTarget(req.url ?? '/', providers);
     if (!target.ok) {
       const kind = target.status === 400 ? 'bad_request' : 'not_found';
@@ -217,6 +242,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       const key = attemptKey(run, attempt);
       log.info({ provider: provider.name, run, attempt, limit: exceeded.limit, used: exceeded.used, max: exceeded.max }, 'gateway: refused a request: the run budget is exceeded');
       answer(res, provider, provider.protocol, 'budget_exceeded', exceeded.message, 'budget_exceeded');
+      control.changed(run, attempt);
       if (!notified.has(key)) {
         notified.add(key);
         metrics.budgetExceeded(exceeded.limit);
@@ -268,15 +294,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       mintedUntil.set(key, Math.max(mintedUntil.get(key) ?? 0, claims.exp * 1000));
       return token;
     },
-    revoke(run, attempt) {
-      const now = clock();
-      revoked.revoke(run, attempt, mintedUntil.get(attemptKey(run, attempt)) ?? now + maxLifetimeS * 1000);
-      sweep(now);
-    },
+    revoke: revokeAttempt,
     usage(run, attempt) {
       return accounts.get(attemptKey(run, attempt))?.usage;
     },
     async close() {
+      control.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       if (ownDispatcher) await dispatcher.destroy();

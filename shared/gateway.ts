@@ -137,3 +137,78 @@ export function usageDisagreements(harness: TokenUsage | null, wire: TokenUsage 
   }
   return out;
 }
+
+// ---- The cluster's gateway (a Deployment of the chart): its control routes, its environment, and what a driver
+// ---- Pod is told. The proxy routes are /p/<provider>/...; these are /tcab/... on the same port.
+
+/** Routes on the gateway's port beside /p/<provider>/... */
+export const GATEWAY_CONTROL = {
+  /** GET, the run's token (as a harness presents it: Authorization: Bearer): 200 GatewayRunUsage of the token's run attempt (no requests, no tokens reported before its first request), 401 otherwise. */
+  usage: '/tcab/usage',
+  /**
+   * GET ?wait=<seconds, 0..60>&throttled=<count already seen>, the run's token: 200 WatchAnswer, at once when the
+   * attempt's budget is reached or it was throttled more than `throttled` times, else when either happens or the wait ends.
+   */
+  watch: '/tcab/watch',
+  /** POST RevokeRequest, Authorization: Bearer <admin token>: 204; every token of that attempt refused from now on (idempotent). */
+  revoke: '/tcab/revoke',
+  /** GET, Authorization: Bearer <admin token>: 200 ThrottleReport (the dispatcher's claim pass reads it). */
+  throttles: '/tcab/throttles',
+  /** GET, no credential: 200 when the gateway serves. */
+  healthz: '/tcab/healthz',
+} as const;
+
+export const RevokeRequest = z.strictObject({ run: z.string().min(1).max(200), attempt: z.string().min(1).max(200) });
+export type RevokeRequest = z.infer<typeof RevokeRequest>;
+
+/** A run attempt's watch answer: its budget refusal (null while none) and its throttles so far. */
+export const WatchAnswer = z.strictObject({ exceeded: BudgetExceeded.nullable(), throttles: z.array(GatewayThrottle) });
+export type WatchAnswer = z.infer<typeof WatchAnswer>;
+
+/** 429/529/overloaded answers of one provider+model across every run, as the gateway saw them lately. */
+export const ProviderThrottle = z.strictObject({
+  provider: z.string().regex(PROVIDER_NAME),
+  model: z.string().nullable(),
+  /** The last throttling status (429, 529, or 200/503 with an "overloaded" body counted as 529). */
+  status: z.int().min(100).max(599),
+  /** Throttled answers in the report's window. */
+  count: z.int().positive(),
+  /** Answers of this provider+model that were not throttles since the last throttle (a recovering provider shows them). */
+  ok_since: z.int().nonnegative(),
+  /** When the last throttle was answered (RFC 3339). */
+  last_at: z.iso.datetime(),
+  /** The last retry-after the provider gave (s); null when it gave none. */
+  retry_after_s: z.number().nonnegative().nullable(),
+});
+export type ProviderThrottle = z.infer<typeof ProviderThrottle>;
+
+export const ThrottleReport = z.strictObject({
+  /** The gateway's clock when it answered (RFC 3339): ages are read against it, not the reader's clock. */
+  now: z.iso.datetime(),
+  /** How far back the report looks (s). */
+  window_s: z.int().positive(),
+  throttles: z.array(ProviderThrottle),
+});
+export type ThrottleReport = z.infer<typeof ThrottleReport>;
+
+/**
+ * What the dispatcher puts in a driver Pod whose key goes through the cluster's gateway: the token under the key
+ * variable the harness's auth reads (so auth resolves as api-key and the harness gets the token, never a key), and
+ * where the gateway is and which of its providers the key is for. The driver then hosts no gateway of its own.
+ */
+export const GATEWAY_URL_VARIABLE = 'TCAB_GATEWAY_URL';
+export const GATEWAY_PROVIDER_VARIABLE = 'TCAB_GATEWAY_PROVIDER';
+
+/** The gateway process's environment (gateway/main.ts; the chart's gateway Deployment sets it). Keys: keysFromEnv's variables. */
+export const GATEWAY_ENV = {
+  /** Port of the proxy and control routes; default 8080. */
+  port: 'TCAB_GATEWAY_PORT',
+  /** Port of /metrics (Prometheus), kept off the port runs reach; default 9090. */
+  metricsPort: 'TCAB_GATEWAY_METRICS_PORT',
+  /** File holding the token signing key (base64 of >= 32 bytes); the dispatcher mounts the same Secret to mint. */
+  signingKeyFile: 'TCAB_GATEWAY_SIGNING_KEY_FILE',
+  /** File holding the admin token (revoke, throttles); the dispatcher mounts the same Secret. */
+  adminTokenFile: 'TCAB_GATEWAY_ADMIN_TOKEN_FILE',
+  /** JSON {provider: upstream base URL}: where a provider is when not its public endpoint (the stub in tests). */
+  upstreams: 'TCAB_GATEWAY_UPSTREAMS',
+} as const;

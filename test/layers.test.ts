@@ -21,7 +21,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   driver: ['shared', 'harnesses', 'nats', 'export', 'gateway'],
   // The operator console's server (issue 23): rows and SSE over injected sources; the dispatcher mounts it.
   console: ['shared', 'harnesses', 'nats', 'export'],
-  dispatcher: ['shared', 'harnesses', 'nats', 'console'],
+  dispatcher: ['shared', 'harnesses', 'nats', 'console', 'gateway'],
   // The model gateway (issue 34): one module the driver hosts in-process and the chart as a Deployment.
   gateway: ['shared'],
 };

@@ -1,0 +1,189 @@
+// The gateway's control routes (/tcab/..., shared/gateway.ts GATEWAY_CONTROL) for the cluster host, where the
+// gateway is another Pod than the run's driver: the driver reads its run's account and watches for the budget
+// refusal and throttles with the run's own token (the one its harness presents); the dispatcher revokes a final
+// run's tokens and reads the provider back-pressure with the admin token. Answers are JSON; nothing here ever
+// writes a token or a key into a response or a log line.
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { GATEWAY_CONTROL, RevokeRequest } from '../shared/gateway.ts';
+import type { GatewayRunUsage, WatchAnswer } from '../shared/gateway.ts';
+import type { TokenCheck } from './token.ts';
+import type { ThrottleLog } from './throttle-log.ts';
+import type { GatewayLogger } from './forward.ts';
+
+/** Longest a watch is held open (s): a driver asks again after it. */
+export const MAX_WATCH_S = 60;
+const MAX_BODY_BYTES = 4096;
+
+export interface ControlDeps {
+  /** Without one, the admin routes answer 404 (a workstation's gateway has no dispatcher). */
+  adminToken?: string;
+  check: (token: string, now: number) => TokenCheck;
+  usage: (run: string, attempt: string) => GatewayRunUsage;
+  revoke: (run: string, attempt: string) => void;
+  throttles: ThrottleLog;
+  clock: () => number;
+  log: GatewayLogger;
+}
+
+export interface Control {
+  /** Handles a /tcab/ request; false when the path is not a control route. */
+  handle(req: IncomingMessage, res: ServerResponse): boolean;
+  /** The attempt's account changed (a sample, a refusal): its watchers look again. */
+  changed(run: string, attempt: string): void;
+  /** Answers every open watch (the gateway is closing). */
+  close(): void;
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function bearer(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  const match = header ? /^Bearer ([\x21-\x7e]{1,4096})$/.exec(header) : null;
+  return match?.[1];
+}
+
+function sameSecret(presented: string | undefined, expected: string): boolean {
+  if (presented === undefined) return false;
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function watchAnswer(usage: GatewayRunUsage): WatchAnswer {
+  return { exceeded: usage.budget_exceeded, throttles: usage.throttles };
+}
+
+const throttledCount = (usage: GatewayRunUsage) => usage.throttles.reduce((n, t) => n + t.count, 0);
+
+export function controlRoutes(deps: ControlDeps): Control {
+  /** Open watches by attempt: `look` answers if there is news, `end` answers now. */
+  const watchers = new Map<string, Set<{ look: () => void; end: () => void }>>();
+  const keyOf = (run: string, attempt: string) => JSON.stringify([run, attempt]);
+
+  const runOf = (req: IncomingMessage, res: ServerResponse): { run: string; attempt: string } | undefined => {
+    const token = bearer(req);
+    const check = token ? deps.check(token, deps.clock()) : undefined;
+    if (check?.ok) return check.claims;
+    deps.log.info({ route: req.url?.split('?')[0], reason: check ? check.reason : 'missing' }, 'gateway: refused a control request: no valid run token');
+    json(res, 401, { error: 'this request presents no valid run token' });
+    return undefined;
+  };
+
+  const admin = (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (deps.adminToken === undefined) {
+      json(res, 404, { error: 'this gateway has no admin routes' });
+      return false;
+    }
+    if (sameSecret(bearer(req), deps.adminToken)) return true;
+    deps.log.warn({ route: req.url?.split('?')[0] }, 'gateway: refused an admin request: wrong or missing admin token');
+    json(res, 401, { error: 'this request presents no valid admin token' });
+    return false;
+  };
+
+  const watch = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams) => {
+    const who = runOf(req, res);
+    if (!who) return;
+    const wait = Number(query.get('wait') ?? '0');
+    const seen = Number(query.get('throttled') ?? '0');
+    if (!Number.isFinite(wait) || wait < 0 || wait > MAX_WATCH_S) return json(res, 400, { error: `wait must be 0..${MAX_WATCH_S} seconds` });
+    if (!Number.isInteger(seen) || seen < 0) return json(res, 400, { error: 'throttled must be a count' });
+    const news = () => {
+      const usage = deps.usage(who.run, who.attempt);
+      return usage.budget_exceeded !== null || throttledCount(usage) > seen ? usage : undefined;
+    };
+    const now = news();
+    if (now || wait === 0) return json(res, 200, watchAnswer(now ?? deps.usage(who.run, who.attempt)));
+    const key = keyOf(who.run, who.attempt);
+    const set = watchers.get(key) ?? new Set();
+    watchers.set(key, set);
+    const forget = () => {
+      clearTimeout(timer);
+      set.delete(watcher);
+      if (set.size === 0 && watchers.get(key) === set) watchers.delete(key);
+    };
+    const end = () => {
+      forget();
+      if (!res.writableEnded) json(res, 200, watchAnswer(deps.usage(who.run, who.attempt)));
+    };
+    const watcher = { look: () => (news() ? end() : undefined), end };
+    set.add(watcher);
+    const timer = setTimeout(end, wait * 1000);
+    res.on('close', forget);
+  };
+
+  const revoke = (req: IncomingMessage, res: ServerResponse) => {
+    if (!admin(req, res)) return;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        json(res, 413, { error: `the body is over ${MAX_BODY_BYTES} bytes` });
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (res.writableEnded) return;
+      let body: unknown;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return json(res, 400, { error: 'the body is not JSON' });
+      }
+      const parsed = RevokeRequest.safeParse(body);
+      if (!parsed.success) return json(res, 400, { error: `the body is not a revoke request: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ')}` });
+      deps.revoke(parsed.data.run, parsed.data.attempt);
+      deps.log.info({ run: parsed.data.run, attempt: parsed.data.attempt }, 'gateway: revoked a run attempt\'s tokens');
+      json(res, 204, undefined);
+    });
+  };
+
+  return {
+    handle(req, res) {
+      const url = new URL(req.url ?? '/', 'http://gateway');
+      const method = req.method ?? 'GET';
+      const only = (allowed: string) => {
+        if (method === allowed) return true;
+        res.setHeader('allow', allowed);
+        json(res, 405, { error: `${url.pathname} takes ${allowed}` });
+        return false;
+      };
+      switch (url.pathname) {
+        case GATEWAY_CONTROL.healthz:
+          if (only('GET')) json(res, 200, { ok: true });
+          return true;
+        case GATEWAY_CONTROL.usage: {
+          if (!only('GET')) return true;
+          const who = runOf(req, res);
+          if (who) json(res, 200, deps.usage(who.run, who.attempt));
+          return true;
+        }
+        case GATEWAY_CONTROL.watch:
+          if (only('GET')) watch(req, res, url.searchParams);
+          return true;
+        case GATEWAY_CONTROL.revoke:
+          if (only('POST')) revoke(req, res);
+          return true;
+        case GATEWAY_CONTROL.throttles:
+          if (only('GET') && admin(req, res)) json(res, 200, deps.throttles.report());
+          return true;
+        default:
+          return false;
+      }
+    },
+    changed(run, attempt) {
+      const set = watchers.get(keyOf(run, attempt));
+      if (set) for (const watcher of [...set]) watcher.look();
+    },
+    close() {
+      for (const set of [...watchers.values()]) for (const watcher of [...set]) watcher.end();
+    },
+  };
+}
