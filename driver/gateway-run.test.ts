@@ -127,4 +127,23 @@ describe('executeRun through the model gateway', () => {
       await cluster.close();
     }
   });
+
+  it('an agent that spends on the side (its own request with the run\'s token): the harness never reports it, the wire does, and the run says they disagree', async () => {
+    // The agent's command: one request of its own to the model, through the base URL and token its harness has.
+    const SIDE = `node -e 'fetch(process.env.TCAB_GG_BASE_URL + "/v1/messages", { method: "POST", headers: { "x-api-key": process.env.TCAB_GG_API_KEY, "content-type": "application/json", "anthropic-version": "2023-06-01" }, body: JSON.stringify({ model: "claude-sonnet-4-5", max_tokens: 10, messages: [{ role: "user", content: "side spend" }] }) }).then((r) => console.log("side=" + r.status))'`;
+    const spender = await startStubModelServer({ script: { steps: [{ tool: { name: 'shell', args: { command: SIDE } } }, { text: 'Done.' }], usage: USAGE, rules: [{ when_last_user_contains: 'side spend', step: { text: 'ok', usage: { input: 5000, output: 7, cache_read: 0, cache_write: 0, reasoning: 0 } } }] } });
+    try {
+      const { result, events } = await run({}, { stub: { baseUrl: spender.url, apiKey: REAL_KEY } });
+      expect(result.outcome).toBe('succeeded');
+      expect(spender.requests.length).toBe(3);
+      expect(toolResults(spender.requests).join('\n')).toContain('side=200');
+      // gg reports its own two requests; the wire all three.
+      expect(result.tokens).toMatchObject({ input: 240, output: 60 });
+      expect(result.wire).toMatchObject({ requests: 3, tokens: { input: 5240, output: 67 } });
+      const said = events.filter((e) => e.type === 'warning' && e.code === 'usage_disagrees').map((e) => (e as { message: string }).message);
+      expect(said.join('\n')).toMatch(/input/);
+    } finally {
+      await spender.close();
+    }
+  });
 });
