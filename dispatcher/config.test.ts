@@ -1,6 +1,6 @@
 // The dispatcher's environment, one variable at a time: defaults, accepted values, and a bad value named.
 import { describe, expect, it } from 'vitest';
-import { dispatcherConfig } from './config.ts';
+import { clusterGateway, dispatcherConfig } from './config.ts';
 import { InvalidInputError } from '../shared/errors.ts';
 
 describe('dispatcherConfig', () => {
@@ -83,5 +83,40 @@ describe('dispatcherConfig: who may read, and /metrics (issue 33)', () => {
 
   it('proxy mode without trusted CIDRs is refused (it would trust no proxy, or be read as trusting all)', () => {
     expect(() => dispatcherConfig({ TCAB_CONSOLE_AUTH_MODE: 'proxy' })).toThrow(/TCAB_CONSOLE_TRUSTED_CIDRS: proxy mode needs/);
+  });
+});
+
+describe('the cluster\'s model gateway (issue 34)', () => {
+  const files: Record<string, string> = { '/gw/signing-key': `${Buffer.alloc(48, 1).toString('base64')}\n`, '/gw/admin-token': 'admin-token-of-at-least-24-chars\n', '/gw/short': Buffer.alloc(8).toString('base64'), '/gw/empty': '  \n' };
+  const read = (path: string) => {
+    if (!(path in files)) throw new Error(`ENOENT: ${path}`);
+    return files[path]!;
+  };
+  const env = { TCAB_GATEWAY_URL: 'http://t-tcab-gateway.ns.svc.cluster.local:8080/', TCAB_GATEWAY_SIGNING_KEY_FILE: '/gw/signing-key', TCAB_GATEWAY_ADMIN_TOKEN_FILE: '/gw/admin-token' };
+
+  it('unset: no gateway, keys are injected as before', () => {
+    expect(dispatcherConfig({}).TCAB_GATEWAY_URL).toBeUndefined();
+    expect(clusterGateway(dispatcherConfig({ TCAB_GATEWAY_URL: '' }), read)).toBeUndefined();
+  });
+
+  it('set: its URL (no trailing slash), the signing key and the admin token read from their files', () => {
+    expect(clusterGateway(dispatcherConfig(env), read)).toEqual({ url: 'http://t-tcab-gateway.ns.svc.cluster.local:8080', signingKey: Buffer.alloc(48, 1), adminToken: 'admin-token-of-at-least-24-chars' });
+  });
+
+  it.each([
+    ['a URL that is not http(s)', { ...env, TCAB_GATEWAY_URL: 'nats://x:1' }, /TCAB_GATEWAY_URL: /],
+    ['no signing key file', { ...env, TCAB_GATEWAY_SIGNING_KEY_FILE: '' }, /TCAB_GATEWAY_URL: .*TCAB_GATEWAY_SIGNING_KEY_FILE/],
+    ['no admin token file', { TCAB_GATEWAY_URL: env.TCAB_GATEWAY_URL, TCAB_GATEWAY_SIGNING_KEY_FILE: '/gw/signing-key' }, /TCAB_GATEWAY_ADMIN_TOKEN_FILE/],
+  ])('%s stops the dispatcher naming the variable', (_, values, message) => {
+    expect(() => dispatcherConfig(values)).toThrow(InvalidInputError);
+    expect(() => dispatcherConfig(values)).toThrow(message);
+  });
+
+  it.each([
+    ['a missing file', { ...env, TCAB_GATEWAY_SIGNING_KEY_FILE: '/gw/none' }, /^TCAB_GATEWAY_SIGNING_KEY_FILE: cannot read \/gw\/none/],
+    ['a key shorter than 32 bytes', { ...env, TCAB_GATEWAY_SIGNING_KEY_FILE: '/gw/short' }, /^TCAB_GATEWAY_SIGNING_KEY_FILE: must be at least 32 random bytes/],
+    ['an empty admin token', { ...env, TCAB_GATEWAY_ADMIN_TOKEN_FILE: '/gw/empty' }, /^TCAB_GATEWAY_ADMIN_TOKEN_FILE: \/gw\/empty is empty/],
+  ])('%s stops the start naming its variable, never the content', (_, values, message) => {
+    expect(() => clusterGateway(dispatcherConfig(values), read)).toThrow(message);
   });
 });

@@ -1,11 +1,14 @@
 // The dispatcher's configuration, from its environment (set by the Helm chart). Validated once at start; a bad
 // value stops the dispatcher with the variable named.
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { formatIssues } from '../shared/zod-issues.ts';
 import { InvalidInputError } from '../shared/errors.ts';
 import { LogLevel } from '../shared/log.ts';
 import { Cidr, DEFAULT_PROXY_USER_HEADER, DEFAULT_SESSION_MAX_AGE_SECONDS, HeaderName, ReadAuthMode } from '../shared/read-auth.ts';
 import { EgressConfig } from '../shared/egress.ts';
+import { GATEWAY_ENV } from '../shared/gateway.ts';
+import { signingKeyFrom } from '../gateway/token.ts';
 
 /** An unset or empty variable takes the default (the chart renders optional values as ""). */
 const unsetIfEmpty = (v: unknown) => (v === '' ? undefined : v);
@@ -134,6 +137,16 @@ export const DispatcherConfig = z.object({
   TCAB_CONSOLE_STALLED_AFTER_SECONDS: number(z.number().int().min(1), 300),
   /** The dispatcher's own log level (pino). */
   TCAB_LOG_LEVEL: z.preprocess(unsetIfEmpty, LogLevel.default('info')),
+  /**
+   * The cluster's model gateway (issue 34; the chart's gateway Service, e.g. http://t-tcab-gateway.ns.svc.cluster.local:8080).
+   * Set: a Run whose key can go through it gets a per-run token instead of the provider key (pods/gateway-plan.ts),
+   * and the dispatcher revokes it when the Run ends. Unset: no gateway, provider keys are injected as before.
+   */
+  TCAB_GATEWAY_URL: z.preprocess(unsetIfEmpty, z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '')).optional()),
+  /** The gateway auth Secret's signing key file (base64 of >= 32 bytes): the dispatcher mints the tokens with it. */
+  [GATEWAY_ENV.signingKeyFile]: optionalText,
+  /** The gateway auth Secret's admin token file: the dispatcher's revocations are authorised with it. */
+  [GATEWAY_ENV.adminTokenFile]: optionalText,
 }).refine((c) => !(c.TCAB_NATS_AUTH_SECRET && c.TCAB_NATS_SECRET), {
   // With per-run credentials a driver must hold its own run's identity and nothing else: a shared NATS user given
   // to every driver Pod would let any run publish to every other run's subjects.
@@ -143,6 +156,10 @@ export const DispatcherConfig = z.object({
   // A proxy mode that trusts no peer would refuse every proxied user; one that trusted every peer, anyone's header.
   message: 'proxy mode needs the CIDR blocks of the proxies whose user header is trusted',
   path: ['TCAB_CONSOLE_TRUSTED_CIDRS'],
+}).refine((c) => !c.TCAB_GATEWAY_URL || (c[GATEWAY_ENV.signingKeyFile] && c[GATEWAY_ENV.adminTokenFile]), {
+  // A gateway the dispatcher cannot mint for (or revoke at) would fail every Run routed to it: refused at start.
+  message: `a gateway (TCAB_GATEWAY_URL) needs its auth Secret's files: set ${GATEWAY_ENV.signingKeyFile} and ${GATEWAY_ENV.adminTokenFile}`,
+  path: ['TCAB_GATEWAY_URL'],
 });
 export type DispatcherConfig = z.infer<typeof DispatcherConfig>;
 
@@ -150,4 +167,34 @@ export function dispatcherConfig(env: Readonly<Record<string, string | undefined
   const parsed = DispatcherConfig.safeParse(env);
   if (!parsed.success) throw new InvalidInputError('dispatcher configuration', formatIssues(parsed.error));
   return parsed.data;
+}
+
+/** What the dispatcher needs of the cluster's gateway: where it is, the key tokens are signed with, its admin token. */
+export interface ClusterGateway {
+  url: string;
+  signingKey: Buffer;
+  adminToken: string;
+}
+
+/**
+ * The gateway's credentials, read once at start from the files the chart mounts (its auth Secret, shared with the
+ * gateway Deployment); undefined without TCAB_GATEWAY_URL. A missing, unreadable or too short file stops the
+ * dispatcher with its variable named (never the file's content). A rotated Secret needs a restart of both.
+ */
+export function clusterGateway(config: DispatcherConfig, read: (path: string) => string = (path) => readFileSync(path, 'utf8')): ClusterGateway | undefined {
+  if (!config.TCAB_GATEWAY_URL) return undefined;
+  const file = (variable: typeof GATEWAY_ENV.signingKeyFile | typeof GATEWAY_ENV.adminTokenFile): string => {
+    const path = config[variable];
+    if (!path) throw new InvalidInputError(variable, 'must name a file (the chart mounts the gateway auth Secret there)');
+    let text: string;
+    try {
+      text = read(path).trim();
+    } catch (error) {
+      throw new InvalidInputError(variable, `cannot read ${path}: ${(error as Error).message}`);
+    }
+    if (!text) throw new InvalidInputError(variable, `${path} is empty`);
+    return text;
+  };
+  const signingKey = signingKeyFrom(file(GATEWAY_ENV.signingKeyFile), GATEWAY_ENV.signingKeyFile);
+  return { url: config.TCAB_GATEWAY_URL, signingKey, adminToken: file(GATEWAY_ENV.adminTokenFile) };
 }

@@ -34,6 +34,7 @@ export function dispatcherConsoleSources(config: KubeConfig, settings: Dispatche
     kubeEvents: kubeEventsSource(config),
     writer: kubeRunWriter(config),
     harnesses: registryCatalog(dispatcherReadiness(settings, view.secretNames)),
+    ...(view.throttles ? { throttles: view.throttles } : {}),
     ...(nats ? natsSources(nats) : {}),
   };
 }

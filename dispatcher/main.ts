@@ -10,7 +10,7 @@ import { buildApi, closeApi } from './api/server.ts';
 import { buildMetricsServer } from './api/metrics.ts';
 import { startNatsAuth } from './auth/nats-identity.ts';
 import { kubeHarnessConfigStore } from './api/kube-store.ts';
-import { dispatcherConfig } from './config.ts';
+import { clusterGateway, dispatcherConfig } from './config.ts';
 import { Dispatcher } from './controller/dispatcher.ts';
 import { dispatcherMetrics } from './controller/metrics.ts';
 import { errorMessage } from './kube/errors.ts';
@@ -25,11 +25,14 @@ import { ConsoleNats } from '../nats/console-reader.ts';
 
 export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const settings = dispatcherConfig(env);
+  // The gateway's signing key and admin token, read now: a missing or bad file stops the start, its variable named.
+  const gateway = clusterGateway(settings);
   const identity = settings.TCAB_DISPATCHER_ID ?? settings.POD_NAME ?? hostname();
   const log = createLogger({ component: 'tcab-dispatcher', level: settings.TCAB_LOG_LEVEL, bindings: { identity } });
   const config = new KubeConfig();
   if (env.KUBECONFIG) config.loadFromFile(env.KUBECONFIG);
   else config.loadFromCluster();
+  if (gateway) log.info({ gateway: gateway.url }, 'runs whose key can go through the model gateway get per-run tokens');
   const metrics = dispatcherMetrics();
   // The API (and /healthz, /readyz) first: the first NATS connect may wait a while (a bundled NATS starts only once
   // this dispatcher has created its auth Secret), and a process that is alive but not ready must not be restarted.
@@ -72,7 +75,7 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
   const natsAuth = settings.TCAB_NATS_AUTH_SECRET ? await startNatsAuth(config.makeApiClient(CoreV1Api), settings, natsBase, log.child({ part: 'nats-auth' })) : undefined;
   const runStream = await RunStream.connect(natsAuth?.settings ?? natsBase, { waitOnFirstConnect: true });
   live.stream = runStream;
-  const running = new Dispatcher({ config, settings, events: runStream, metrics, log, natsAuth });
+  const running = new Dispatcher({ config, settings, events: runStream, metrics, log, natsAuth, gateway });
   live.dispatcher = running;
   await running.start();
   let consoleNats: ConsoleNats | undefined;

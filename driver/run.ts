@@ -13,6 +13,8 @@ import { getHarness, loadAdapter, manifestForModel } from '../harnesses/registry
 import { resolveAuth } from '../shared/auth.ts';
 import { credentialPresenceChecker, materializeCredentials } from './credentials.ts';
 import type { CredentialSource } from './credentials.ts';
+import { holdLogin, loginBusyMessage } from './login-lock.ts';
+import type { HeldLogin } from './login-lock.ts';
 import { priceRun } from '../shared/cost.ts';
 import { loadCatalog } from '../shared/catalog/load.ts';
 import { SecretScrubber } from './scrub.ts';
@@ -142,6 +144,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
   let outcome: Outcome = 'succeeded';
   let message = '';
   let ctx: StageContext | undefined;
+  let login: HeldLogin | undefined;
   // What is running now, so an unexpected error is reported against it (stages report their own failures).
   let running: FailedStage = 'driver';
 
@@ -160,6 +163,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     // Auth is resolved before anything is installed: an unavailable harness fails before a session is spent.
     let secretEnv: Record<string, string> = {};
     let pendingCredentials: (() => Promise<void>) | undefined;
+    const runManifest = manifest;
     let keyVar: string | undefined;
     if (options.stub) {
       authMode = 'api-key';
@@ -180,6 +184,16 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
       running = 'driver';
       pendingCredentials = async () => {
         running = 'auth';
+        // A login whose refresh token rotates on use: one run at a time holds it (login-lock.ts); the wait is
+        // queueing, so it does not count against the run's maximum runtime.
+        const waitStarted = Date.now();
+        login = await holdLogin(runManifest, resolution, options.credentialSource, {
+          signal,
+          onWait: (holder) => emit({ type: 'warning', timestamp: now(), message: loginBusyMessage(runManifest, holder), code: 'login_busy' }),
+        }).catch((error: unknown) => {
+          throw signal.aborted ? new StageFailure('auth', 'cancelled', 'cancelled while waiting for the login', { cause: error }) : error;
+        });
+        ctx!.deadline += Date.now() - waitStarted;
         const materialized = await materializeCredentials(resolution, {
           env: options.env,
           source: options.credentialSource,
@@ -319,6 +333,16 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
       // behind cannot spend any more).
       wire = await hosted.wire();
       await hosted.close().catch(() => undefined);
+    }
+    if (login) {
+      // The rotated login back to the user's file, before the run HOME goes; then the next run may take it.
+      try {
+        if (ctx) await login.writeBack(ctx.dirs.home);
+      } catch (error) {
+        emit({ type: 'warning', timestamp: now(), message: `could not write the refreshed login back to ${login.login}: ${(error as Error).message}`, code: 'login_write_back_failed' });
+      } finally {
+        await login.release().catch(() => undefined);
+      }
     }
     if (ctx) {
       try {

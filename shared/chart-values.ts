@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { LogLevel } from './log.ts';
 import { HeaderName, ReadAuthMode, isCidr } from './read-auth.ts';
 import { ANY_HOST } from './egress.ts';
+import { PROVIDER_NAME } from './gateway.ts';
 
 const quantity = z.union([z.string().regex(/^[0-9]+(\.[0-9]+)?(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/), z.number().positive()]);
 const image = z.strictObject({ repository: z.string().min(1), tag: z.string(), pullPolicy: z.enum(['Always', 'IfNotPresent', 'Never']).optional() });
@@ -64,6 +65,19 @@ export const ChartValues = z.strictObject({
     apiKeys: z.array(z.strictObject({ env: envName, secret: secretName, key: z.string().min(1) })),
     subscriptions: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), secretName),
   }),
+  // The model gateway (issue 34; charts/tcab/templates/gateway.yaml): the one holder of the provider keys. At most
+  // one replica: runs' accounts, budgets and revocations live in its memory (gateway/README.md).
+  gateway: z.strictObject({
+    enabled: z.boolean(),
+    replicas: z.int().min(0).max(1),
+    // repository "": the dispatcher's image (the gateway ships in it).
+    image: z.strictObject({ repository: z.string(), tag: z.string(), pullPolicy: z.enum(['Always', 'IfNotPresent', 'Never']).optional() }),
+    port: z.int().min(1).max(65535),
+    metricsPort: z.int().min(1).max(65535),
+    upstreams: z.record(z.string().regex(PROVIDER_NAME), z.string().regex(/^https?:\/\/[^\s]+$/, 'an http(s) URL')),
+    resources: z.record(z.string(), z.unknown()),
+    extraEnv: z.record(envName, z.string()),
+  }),
   npmCache: z.strictObject({ enabled: z.boolean(), image, storage: quantity, upstream: z.url() }),
   // Egress profiles and the egress proxy (charts/tcab/templates/egress-proxy.yaml; the dispatcher's TCAB_EGRESS is
   // shared/egress.ts EgressConfig). A profile name is also a Service port name, hence at most 15 characters and no
@@ -82,6 +96,7 @@ export const ChartValues = z.strictObject({
   networkPolicy: z.strictObject({
     enabled: z.boolean(),
     driverEgress: z.array(z.record(z.string(), z.unknown())),
+    gatewayEgress: z.array(z.record(z.string(), z.unknown())),
     apiFrom: z.array(z.record(z.string(), z.unknown())),
     metricsFrom: z.array(z.record(z.string(), z.unknown())),
     natsFrom: z.array(z.record(z.string(), z.unknown())),

@@ -69,6 +69,27 @@ export const Readiness = z.strictObject({
 });
 export type Readiness = z.infer<typeof Readiness>;
 
+/**
+ * A provider+model the dispatcher holds Runs of because the model gateway reports it throttled (issue 34, adaptive
+ * admission: dispatcher/claims/throttle.ts).
+ */
+export const ThrottleHoldRow = z.strictObject({
+  provider: z.string(),
+  /** null: every model of the provider (the throttled answers named none). */
+  model: z.string().nullable(),
+  /** When its Runs may start again, unless a new throttle extends the hold or good answers end it early. */
+  heldUntil: time,
+  /** Back-off level: the hold doubles with each level, up to its cap. */
+  level: z.int().positive(),
+  /** The last throttling status (429, 529). */
+  status: z.int(),
+  /** The provider's last retry-after (s); null when it gave none. */
+  retryAfterS: z.number().nonnegative().nullable(),
+  /** Throttled answers in the gateway's window. */
+  count: z.int().nonnegative(),
+});
+export type ThrottleHoldRow = z.infer<typeof ThrottleHoldRow>;
+
 export const HarnessRow = z.strictObject({
   slug: z.string(),
   displayName: z.string().optional(),
@@ -89,6 +110,8 @@ export const HarnessRow = z.strictObject({
    * API-key mode.
    */
   key: z.union([z.strictObject({ gateway: z.array(z.string()).min(1) }), z.strictObject({ keyInHarness: z.string() })]).optional(),
+  /** Holds on the gateway providers its key goes to (provider back-pressure); absent: none. */
+  holds: z.array(ThrottleHoldRow).optional(),
 });
 export type HarnessRow = z.infer<typeof HarnessRow>;
 

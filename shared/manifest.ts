@@ -29,6 +29,13 @@ export const SubscriptionAuth = z.strictObject({
   files: z.array(homeRelativePath).min(1),
   /** What a user does to create them, shown when the harness is unavailable. */
   sign_in: z.string().min(1),
+  /**
+   * Set when runs sharing one login must run one at a time, with the reason (issue 34): a login whose refresh token
+   * is single-use and rotates on refresh, so two runs holding copies of it log each other out. The dispatcher then
+   * claims at most one Run per subscription Secret (claims/decide.ts), and on a workstation `tcab run` holds a lock
+   * beside the login's first file for the whole run and writes the rotated login back (driver/login-lock.ts).
+   */
+  serialize: z.string().min(10).describe('why runs sharing this login must run one at a time').optional(),
 });
 
 export const HarnessManifest = z.strictObject({

@@ -26,7 +26,7 @@ export const StubStep = z.strictObject({
     })
     .optional(),
   usage: StubUsage.optional(),
-  error: z.strictObject({ status: z.int().min(400).max(599), message: z.string(), type: z.string().optional() }).optional(),
+  error: z.strictObject({ status: z.int().min(400).max(599), message: z.string(), type: z.string().optional(), retry_after_s: z.int().nonnegative().optional().describe('Sent as retry-after (a throttle with a back-off)') }).optional(),
 });
 export type StubStep = z.infer<typeof StubStep>;
 

@@ -47,6 +47,16 @@ describe('HarnessTally', () => {
 });
 
 describe('harnessRow', () => {
+  it('carries the holds of the providers its key goes to through the gateway, none of others', () => {
+    const hold = (provider: string, model: string | null) => ({ provider, model, heldUntil: '2026-12-05T04:00:30.000Z', level: 1, status: 429, retryAfterS: null, count: 1 });
+    const holds = [hold('anthropic', 'claude-x'), hold('openai', null), hold('google', 'gemini-x')];
+    const tally = new HarnessTally();
+    const row = harnessRow({ slug: 'gg', key: { gateway: ['anthropic', 'openai'] } }, new Map(), tally.get('gg'), catalog, holds);
+    expect(HarnessRow.parse(row).holds).toEqual([holds[0], holds[1]]);
+    expect(harnessRow({ slug: 'gg', key: { keyInHarness: 'x' } }, new Map(), tally.get('gg'), catalog, holds).holds).toBeUndefined();
+    expect(harnessRow({ slug: 'gg', key: { gateway: ['dashscope'] } }, new Map(), tally.get('gg'), catalog, holds).holds).toBeUndefined();
+  });
+
   it('joins the cap (default when no HarnessConfig), the counts and the readiness', () => {
     const tally = new HarnessTally();
     tally.change(undefined, row('a', 'gg', 'Running', { startedAt: '2026-12-05T04:00:00Z', harnessVersion: '1.0.0' }));

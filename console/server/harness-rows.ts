@@ -3,7 +3,7 @@
 // and where its API key goes (the model gateway, or key in harness: from its manifest, through the catalogue).
 import { DEFAULT_HARNESS_CONFIG } from '../../shared/harness-config.ts';
 import type { HarnessConfigSpec } from '../../shared/harness-config.ts';
-import type { HarnessRow, RunRow } from '../../shared/console.ts';
+import type { HarnessRow, RunRow, ThrottleHoldRow } from '../../shared/console.ts';
 import type { HarnessCatalog } from './sources.ts';
 
 const HOLDS_SLOT: ReadonlySet<RunRow['phase']> = new Set(['Dispatched', 'Starting', 'Running']);
@@ -49,7 +49,11 @@ export class HarnessTally {
   }
 }
 
-export function harnessRow(entry: ReturnType<HarnessCatalog['list']>[number], configs: ReadonlyMap<string, HarnessConfigSpec>, tally: Readonly<Tally>, catalog: HarnessCatalog): HarnessRow {
+/**
+ * `holds`: every provider+model held now (provider back-pressure); the row shows those of the providers its key goes
+ * to through the gateway.
+ */
+export function harnessRow(entry: ReturnType<HarnessCatalog['list']>[number], configs: ReadonlyMap<string, HarnessConfigSpec>, tally: Readonly<Tally>, catalog: HarnessCatalog, holds: readonly ThrottleHoldRow[] = []): HarnessRow {
   const config = configs.get(entry.slug);
   const row: HarnessRow = {
     slug: entry.slug,
@@ -62,5 +66,8 @@ export function harnessRow(entry: ReturnType<HarnessCatalog['list']>[number], co
   if (entry.displayName) row.displayName = entry.displayName;
   if (tally.lastVersion) row.lastInstalledVersion = tally.lastVersion;
   if (entry.key) row.key = entry.key;
+  const providers = entry.key && 'gateway' in entry.key ? entry.key.gateway : [];
+  const own = holds.filter((h) => providers.includes(h.provider));
+  if (own.length > 0) row.holds = own;
   return row;
 }

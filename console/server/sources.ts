@@ -3,7 +3,7 @@
 // The server keeps no Kubernetes object itself, only the rows it derives (shared/console.ts).
 import type { HarnessConfigSpec } from '../../shared/harness-config.ts';
 import type { ConsoleStreamEvent } from '../../nats/console-reader.ts';
-import type { HarnessRow, KubeEventRow, Readiness } from '../../shared/console.ts';
+import type { HarnessRow, KubeEventRow, Readiness, ThrottleHoldRow } from '../../shared/console.ts';
 import type { RunResult } from '../../shared/run.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
 
@@ -86,6 +86,13 @@ export interface FeedSource {
   open(runId: string, afterSeq: number, handlers: FeedHandlers): Promise<Stoppable>;
 }
 
+/** Provider+models whose Runs the dispatcher holds (provider back-pressure), live. */
+export interface ThrottleHoldsSource {
+  list(): readonly ThrottleHoldRow[];
+  /** Called when the holds changed (one began, was extended, ended). */
+  subscribe(onChange: () => void): Unsubscribe;
+}
+
 export interface ConsoleSources {
   runs: RunsSource;
   runDetail: RunDetailSource;
@@ -93,6 +100,8 @@ export interface ConsoleSources {
   writer: RunWriter;
   harnesses: HarnessCatalog;
   configs: HarnessConfigsSource;
+  /** Absent: no model gateway is read (`tcab console` on a workstation, an install without one): no holds shown. */
+  throttles?: ThrottleHoldsSource;
   /** Absent: the console runs without NATS (no activity, no feed; the page says so). */
   activity?: ActivitySource;
   feed?: FeedSource;

@@ -2,7 +2,7 @@
 // stream sequence, also for an event that came before its Run), a re-created Run starts clean, coalesced batches.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { HarnessEvent } from '../../shared/events.ts';
-import type { RunRow } from '../../shared/console.ts';
+import type { RunRow, ThrottleHoldRow } from '../../shared/console.ts';
 import type { ConsoleRun, ConsoleSources, RunChange, StreamedEvent } from './sources.ts';
 import { ACTIVITY_RETRY_MS, BATCH_MS, ConsoleState } from './state.ts';
 
@@ -71,6 +71,33 @@ describe('ConsoleState', () => {
   it('counts the harness slots as rows change', () => {
     onChange({ type: 'upsert', run: run('p', 'uid-p', 'Pending') });
     expect(state.harnessRows()).toEqual([expect.objectContaining({ slug: 'gg', occupied: 1, queued: 1 })]);
+  });
+});
+
+describe('ConsoleState provider back-pressure (holds)', () => {
+  it('shows the holds on the providers a harness\'s key goes to, and sends the harness rows again when they change', async () => {
+    let holds: ThrottleHoldRow[] = [];
+    let notify: () => void = () => undefined;
+    const sources: ConsoleSources = {
+      runs: { list: () => [], subscribe: () => () => undefined },
+      runDetail: { watch: () => () => undefined },
+      kubeEvents: { watch: () => () => undefined },
+      writer: { cancel: async () => 'cancelled' },
+      harnesses: { list: () => [{ slug: 'claude', key: { gateway: ['anthropic'] } }, { slug: 'codex', key: { gateway: ['openai'] } }, { slug: 'sub' }], readiness: () => ({ ready: true, missing: [] }) },
+      configs: { list: () => new Map(), subscribe: () => () => undefined },
+      throttles: { list: () => holds, subscribe: (l) => ((notify = l), () => undefined) },
+    };
+    const withHolds = new ConsoleState(sources);
+    await withHolds.start();
+    const sent: string[][] = [];
+    withHolds.onHarnesses({ onHarnesses: (rows) => sent.push(rows.map((r) => `${r.slug}:${r.holds?.map((h) => h.model).join(',') ?? '-'}`)) });
+    expect(withHolds.harnessRows().map((r) => r.holds)).toEqual([undefined, undefined, undefined]);
+    holds = [{ provider: 'anthropic', model: 'claude-x', heldUntil: '2026-12-05T04:00:30.000Z', level: 2, status: 429, retryAfterS: 30, count: 4 }];
+    notify();
+    vi.advanceTimersByTime(BATCH_MS);
+    expect(sent).toEqual([['claude:claude-x', 'codex:-', 'sub:-']]);
+    expect(withHolds.harnessRows()[0]!.holds).toEqual(holds);
+    await withHolds.stop();
   });
 });
 

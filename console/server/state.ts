@@ -57,6 +57,7 @@ export class ConsoleState {
     this.unsubscribes.push(this.sources.runs.subscribe((change) => this.onRunChange(change)));
     for (const run of this.sources.runs.list()) this.onRunChange({ type: 'upsert', run });
     this.unsubscribes.push(this.sources.configs.subscribe(() => this.sources.harnesses.list().forEach((h) => this.harnessBatch.upsert(h.slug, h.slug))));
+    if (this.sources.throttles) this.unsubscribes.push(this.sources.throttles.subscribe(() => this.sources.harnesses.list().forEach((h) => this.harnessBatch.upsert(h.slug, h.slug))));
     if (this.sources.activity) await this.followActivity();
   }
 
@@ -113,7 +114,8 @@ export class ConsoleState {
 
   harnessRows(): HarnessRow[] {
     const configs = this.sources.configs.list();
-    return this.sources.harnesses.list().map((h) => harnessRow(h, configs, this.tally.get(h.slug), this.sources.harnesses));
+    const holds = this.sources.throttles?.list() ?? [];
+    return this.sources.harnesses.list().map((h) => harnessRow(h, configs, this.tally.get(h.slug), this.sources.harnesses, holds));
   }
 
   onRows(listener: RowsListener): Unsubscribe {

@@ -1,10 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import type { HarnessRow } from '../../shared/console.ts';
-import { atCap, harnessRowData, keyLabel, readinessLabel } from './harness-view.ts';
+import { atCap, harnessRowData, holdLabel, keyLabel, readinessLabel } from './harness-view.ts';
 
 const row = (patch: Partial<HarnessRow>): HarnessRow => ({ slug: 'gg', maxParallelism: 2, occupied: 0, queued: 0, default: false, readiness: { ready: true, missing: [] }, ...patch });
 
 describe('harness rows', () => {
+  it('show the holds of provider back-pressure: a data-held hook, and a line per hold', () => {
+    const hold = { provider: 'anthropic', model: 'claude-x', heldUntil: '2026-12-05T04:00:30.000Z', level: 2, status: 429, retryAfterS: 30, count: 4 };
+    expect(harnessRowData(row({ holds: [hold, { ...hold, provider: 'openai', model: null }] }))['data-held']).toBe('anthropic/claude-x openai/*');
+    expect(harnessRowData(row({}))['data-held']).toBeUndefined();
+    const now = Date.parse('2026-12-05T04:00:05.000Z');
+    expect(holdLabel(hold, now).text).toMatch(/^anthropic claude-x: held until \d\d:\d\d:\d\d \(in 25 s\), level 2, 429, retry-after 30 s$/);
+    expect(holdLabel({ ...hold, model: null, retryAfterS: null }, now).text).toMatch(/^anthropic \(every model\): held until .*, no retry-after$/);
+    expect(holdLabel(hold, Date.parse('2026-12-05T04:00:31.000Z')).text).toBe('anthropic claude-x: resuming, level 2, 429, retry-after 30 s');
+    expect(holdLabel(hold, now).title).toMatch(/4 throttled answer/);
+  });
+
   it('carry their slug, cap, occupied and queued counts as data attributes', () => {
     expect(harnessRowData(row({ maxParallelism: 2, occupied: 1, queued: 3 }))).toEqual({
       'data-slug': 'gg',

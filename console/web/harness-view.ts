@@ -1,7 +1,8 @@
 // The harnesses table's pure parts: whether a harness is at its cap, the data-* hooks of its row (browser tests
 // and scripts read the numbers from these attributes, not from cell text that a layout change would move), and how
 // its readiness and key cells read.
-import type { HarnessRow } from '../../shared/console.ts';
+import type { HarnessRow, ThrottleHoldRow } from '../../shared/console.ts';
+import { formatClock, formatDuration } from './format.ts';
 
 /** At its cap: a slot count exists and every slot is taken (a cap of 0, paused, is always at cap). */
 export const atCap = (h: Pick<HarnessRow, 'maxParallelism' | 'occupied'>) => h.maxParallelism !== null && h.occupied >= h.maxParallelism;
@@ -14,6 +15,23 @@ export function harnessRowData(h: HarnessRow): Record<`data-${string}`, string> 
     'data-queued': String(h.queued),
     'data-at-cap': String(atCap(h)),
     'data-key': keyLabel(h.key).route,
+    // Only when some are: a harness without holds carries no attribute for them.
+    ...(h.holds && h.holds.length > 0 ? { 'data-held': h.holds.map((x) => `${x.provider}/${x.model ?? '*'}`).join(' ') } : {}),
+  };
+}
+
+/**
+ * How a hold reads (provider back-pressure): "anthropic claude-x: held until 14:03:07 (in 25 s), level 2, 429,
+ * retry-after 30 s"; a hold whose end has passed (the next update removes it) reads "resuming".
+ */
+export function holdLabel(hold: ThrottleHoldRow, nowMs: number): { text: string; title: string } {
+  const left = Date.parse(hold.heldUntil) - nowMs;
+  const what = `${hold.provider} ${hold.model ?? '(every model)'}`;
+  const when = left > 0 ? `held until ${formatClock(hold.heldUntil, nowMs)} (in ${formatDuration(left)})` : 'resuming';
+  const retry = hold.retryAfterS === null ? 'no retry-after' : `retry-after ${hold.retryAfterS} s`;
+  return {
+    text: `${what}: ${when}, level ${hold.level}, ${hold.status}, ${retry}`,
+    title: `The model gateway saw ${hold.count} throttled answer(s) of ${what} lately: its queued Runs wait (the hold doubles per level, up to its cap, and ends early once the provider answers again); Runs of other models keep starting`,
   };
 }
 

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decideClaims } from './decide.ts';
 import type { QueuedRun, RunPhase } from './decide.ts';
@@ -94,6 +95,55 @@ describe('decideClaims', () => {
     const runs = [run('c0', 'constructor', 'Running'), run('c1', 'constructor'), run('c2', 'constructor')];
     expect(decideClaims({ runs, limits: {}, maxInFlight: null })).toMatchObject({ claim: ['c1', 'c2'], occupied: { constructor: 1 } });
     expect(decideClaims({ runs, limits: { constructor: 2 }, maxInFlight: null })).toMatchObject({ claim: ['c1'], waiting: { c2: 'harness-cap' } });
+  });
+
+  describe('runs held for provider back-pressure (throttle.ts)', () => {
+    const held = (key: string, harness: string, createdAt?: number): QueuedRun => ({ ...run(key, harness, 'Pending', createdAt), held: true });
+
+    it('a held run waits "throttled" and the runs behind it, same harness, other models, are claimed', () => {
+      const runs = [held('m1', 'a', 1), held('m2', 'a', 2), run('o1', 'a', 'Pending', 3), run('o2', 'a', 'Pending', 4)];
+      const d = decideClaims({ runs, limits: { a: 2 }, maxInFlight: null });
+      expect(d.claim).toEqual(['o1', 'o2']);
+      expect(d.waiting).toEqual({ m1: 'throttled', m2: 'throttled' });
+    });
+
+    it('held runs take no global room: the room goes to runs that can start', () => {
+      const runs = [held('h1', 'a', 1), held('h2', 'a', 2), run('a3', 'a', 'Pending', 3), run('b1', 'b', 'Pending', 4)];
+      const d = decideClaims({ runs, limits: {}, maxInFlight: 2 });
+      expect(d.claim).toEqual(['a3', 'b1']);
+      expect(d.inFlight).toBe(0);
+    });
+
+    it('a released run keeps its age: with the hold over it goes before the newer runs it let pass', () => {
+      const runs = [held('old', 'a', 1), run('new1', 'a', 'Pending', 2), run('new2', 'a', 'Pending', 3)];
+      expect(decideClaims({ runs, limits: { a: 1 }, maxInFlight: null })).toMatchObject({ claim: ['new1'], waiting: { old: 'throttled', new2: 'harness-cap' } });
+      const released = runs.map((r) => ({ ...r, held: false }));
+      expect(decideClaims({ runs: released, limits: { a: 1 }, maxInFlight: null })).toMatchObject({ claim: ['old'], waiting: { new1: 'harness-cap', new2: 'harness-cap' } });
+    });
+
+    it('held only matters while Pending: a held flag on a Running run still counts its slot', () => {
+      const runs = [{ ...run('r', 'a', 'Running'), held: true }, run('p', 'a')];
+      expect(decideClaims({ runs, limits: { a: 1 }, maxInFlight: null })).toMatchObject({ claim: [], waiting: { p: 'harness-cap' }, inFlight: 1 });
+    });
+
+    it('never claims a held run, and claims exactly what the same snapshot without the held runs claims (property)', () => {
+      fc.assert(
+        fc.property(
+          fc.array(fc.record({ harness: fc.constantFrom('a', 'b', 'c'), phase: fc.constantFrom<RunPhase>('Pending', 'Pending', 'Running', 'Succeeded'), createdAt: fc.nat(100), held: fc.boolean() }), { maxLength: 30 }),
+          fc.option(fc.nat(8), { nil: null }),
+          fc.record({ a: fc.option(fc.nat(4), { nil: null }), b: fc.nat(3) }),
+          (specs, maxInFlight, limits) => {
+            const runs: QueuedRun[] = specs.map((s, i) => ({ key: `r${i}`, ...s }));
+            const d = decideClaims({ runs, limits, maxInFlight });
+            const heldKeys = new Set(runs.filter((r) => r.held && r.phase === 'Pending').map((r) => r.key));
+            expect(d.claim.filter((k) => heldKeys.has(k))).toEqual([]);
+            for (const k of heldKeys) expect(d.waiting[k]).toBe('throttled');
+            const without = decideClaims({ runs: runs.filter((r) => !heldKeys.has(r.key)), limits, maxInFlight });
+            expect(d.claim).toEqual(without.claim);
+          },
+        ),
+      );
+    });
   });
 
   it('never exceeds a cap over many random snapshots (property)', () => {

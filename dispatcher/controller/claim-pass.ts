@@ -16,8 +16,14 @@ import { formatIssues } from '../../shared/zod-issues.ts';
 import { concurrently } from '../../shared/concurrently.ts';
 import { labelNatsUser } from '../auth/run-credentials.ts';
 import type { RunCredentialIssuer } from '../auth/run-credentials.ts';
+import type { GatewayTokenIssuer } from '../auth/gateway-tokens.ts';
 import { decideClaims } from '../claims/decide.ts';
+import { runTargetOf } from '../claims/run-provider.ts';
+import { heldMessage, RELEASED_MESSAGE, ThrottleAdmission } from '../claims/throttle-admission.ts';
+import type { AdmissionDecision, PendingRun } from '../claims/throttle-admission.ts';
+import type { ThrottleBook } from '../claims/throttle.ts';
 import type { QueuedRun } from '../claims/decide.ts';
+import { serializedLoginResolver } from '../claims/serialized-login.ts';
 import type { DispatcherConfig } from '../config.ts';
 import { errorMessage, isAlreadyExists, isNotFound } from '../kube/errors.ts';
 import type { RunObject } from '../kube/resources.ts';
@@ -26,6 +32,8 @@ import { buildDriverPod, clusterRunIdProblem, driverPodName, eventsSubject } fro
 import { decideEgress, hostAliasesOf, installHostsOf, namesToResolve } from '../pods/egress.ts';
 import { DEFAULT_NPM_REGISTRY } from '../../shared/driver-env.ts';
 import type { RunEgressPlan } from '../pods/egress.ts';
+import { planGateway } from '../pods/gateway-plan.ts';
+import type { GatewayPlan } from '../pods/gateway-plan.ts';
 import { HostResolver } from '../pods/host-resolver.ts';
 import { isFinal } from '../status/transitions.ts';
 import type { Observation } from '../status/transitions.ts';
@@ -53,8 +61,12 @@ export interface ClaimPassDeps {
   forgetRun: (run: RunObject, why: string) => Promise<void>;
   /** With NATS auth: each Run's own NATS user, in a Secret its Pod mounts (auth/run-credentials.ts). */
   credentials?: RunCredentialIssuer;
+  /** With the cluster's model gateway (TCAB_GATEWAY_URL): each Run's own token, in a Secret its Pod takes (auth/gateway-tokens.ts). */
+  gatewayTokens?: GatewayTokenIssuer;
   /** Addresses for driver Pods' /etc/hosts (TCAB_DRIVER_DNS=hosts); default: the dispatcher's own resolver. */
   hosts?: HostResolver;
+  /** Provider back-pressure (claims/throttle.ts), fed by the gateway poller: Runs of a held provider+model stay queued. */
+  throttles?: { book: ThrottleBook; now: () => number };
   log: Logger;
 }
 
@@ -65,6 +77,7 @@ export class ClaimPass {
   private readonly hosts: HostResolver;
   /** The Pod creates of the pass in flight, if it is making any. */
   private claiming: Promise<void> | undefined;
+  private readonly admission = new ThrottleAdmission();
 
   constructor(deps: ClaimPassDeps) {
     this.deps = deps;
@@ -83,14 +96,18 @@ export class ClaimPass {
     const { caches, settings, metrics } = this.deps;
     const queued: QueuedRun[] = [];
     const byKey = new Map<string, RunObject>();
+    // Runs sharing a login whose refresh token rotates on use go one at a time (issue 34, claims/serialized-login.ts).
+    const loginOf = serializedLoginResolver(settings, new Set(caches.secrets.list().map((s) => s.metadata!.name!)), (slug, model) => manifestForModel(getHarness(slug), model));
     for (const r of caches.runs.list()) {
       const phase = this.deps.statusOf(r).phase ?? 'Pending';
       // Final Runs hold nothing; a Run cancelled before its claim is ended by its reconcile, never claimed.
       if (isFinal({ phase }) || (phase === 'Pending' && r.spec.cancel === true)) continue;
       const key = objectKey(r);
       if (phase === 'Pending') byKey.set(key, r);
-      queued.push({ key, harness: String(r.spec.harness ?? ''), phase, createdAt: phase === 'Pending' ? new Date(r.metadata!.creationTimestamp ?? 0).getTime() : 0 });
+      const login = loginOf(r.spec);
+      queued.push({ key, harness: String(r.spec.harness ?? ''), phase, createdAt: phase === 'Pending' ? new Date(r.metadata!.creationTimestamp ?? 0).getTime() : 0, ...(login === undefined ? {} : { login }) });
     }
+    const admission = this.admit(byKey, queued);
     const limits = Object.fromEntries(caches.configs.list().map((c) => [c.metadata!.name!, c.spec.maxParallelism]));
     const started = performance.now();
     const decision = decideClaims({ runs: queued, limits, maxInFlight: settings.TCAB_DISPATCHER_MAX_INFLIGHT });
@@ -114,8 +131,58 @@ export class ClaimPass {
       this.claiming = undefined;
     }
     if (decision.claim.length > 0) this.deps.log.info({ claimed: decision.claim.length - failed, failed, ms: Math.round(performance.now() - started) }, 'claimed runs');
+    await this.noteAdmission(admission, byKey, decision.claim);
     if (failed > 0) throw new Error(`${failed} claim(s) failed`);
-    return retryForeign ? { requeueAfterMs: FOREIGN_POD_RETRY_MS } : undefined;
+    // Looked at again when the earliest hold ends (its Runs go then), or soon for a Pod still going away.
+    const after = Math.min(retryForeign ? FOREIGN_POD_RETRY_MS : Infinity, admission?.requeueAfterMs ?? Infinity);
+    return after === Infinity ? undefined : { requeueAfterMs: after };
+  }
+
+  /**
+   * Adaptive admission (claims/throttle-admission.ts): marks the queued Runs whose provider+model the model gateway
+   * reports throttled as held, so decideClaims skips them and the Runs behind them go. Undefined: nothing held.
+   */
+  private admit(byKey: ReadonlyMap<string, RunObject>, queued: QueuedRun[]): AdmissionDecision | undefined {
+    const throttles = this.deps.throttles;
+    if (!throttles) return undefined;
+    const now = throttles.now();
+    const holds = throttles.book.holds(now);
+    if (this.admission.idle(holds)) return undefined;
+    const { settings } = this.deps;
+    const secretNames = new Set(this.deps.caches.secrets.list().map((s) => s.metadata!.name!));
+    const pending: PendingRun[] = [...byKey].map(([key, r]) => ({ key, harness: String(r.spec.harness ?? ''), model: String(r.spec.model ?? ''), ...(typeof r.spec.authMode === 'string' ? { authMode: r.spec.authMode } : {}) }));
+    // The provider the Run's key would reach: the key variable auth resolution picks, as claimOne will.
+    const targetOf = (run: PendingRun) => {
+      try {
+        const manifest = manifestForModel(getHarness(run.harness), run.model);
+        const resolution = clusterAvailability(manifest.auth, { harness: run.harness, authMode: run.authMode } as RunSpec, settings, secretNames, settings.TCAB_DRIVER_ENV);
+        if (resolution.available && resolution.mode !== 'api-key') return undefined; // a subscription: another quota
+        return runTargetOf(manifest, run.model, resolution.available ? resolution.keyVar : undefined);
+      } catch {
+        return undefined; // an unknown harness: claimOne refuses it
+      }
+    };
+    const decision = this.admission.decide(pending, holds, now, targetOf);
+    for (const q of queued) if (decision.held.has(q.key)) q.held = true;
+    return decision;
+  }
+
+  /** Held Runs' Throttled condition (written once per hold), the held-runs gauge, and the time to resume of the claimed. */
+  private async noteAdmission(admission: AdmissionDecision | undefined, byKey: ReadonlyMap<string, RunObject>, claimed: readonly string[]): Promise<void> {
+    const { metrics, throttles } = this.deps;
+    if (!throttles) return;
+    metrics.throttleHeldRuns.reset();
+    if (!admission) return;
+    for (const seconds of this.admission.claimed(claimed, throttles.now())) metrics.throttleHoldSeconds.observe(seconds);
+    for (const hold of admission.held.values()) metrics.throttleHeldRuns.inc({ provider: hold.provider, model: hold.model ?? '*' });
+    const started = new Set(claimed); // their claim releases them (transitions.ts)
+    const writes: [string, boolean, string][] = [...[...admission.held].map(([key, hold]): [string, boolean, string] => [key, true, heldMessage(hold)]), ...admission.released.filter((k) => !started.has(k)).map((key): [string, boolean, string] => [key, false, RELEASED_MESSAGE])];
+    await concurrently(writes, CLAIM_CONCURRENCY, async ([key, held, message]) => {
+      const run = byKey.get(key);
+      if (!run) return;
+      // A conflict or an error is retried by the next pass: the condition says why the Run waits, nothing depends on it.
+      await this.deps.write(run, { kind: 'throttled', held, message, at: at() }).catch((error: unknown) => this.deps.log.debug({ run: key, err: errorMessage(error) }, 'writing the Throttled condition failed'));
+    });
   }
 
   private async claimOne(run: RunObject): Promise<'claimed' | 'refused' | 'foreign'> {
@@ -138,6 +205,7 @@ export class ClaimPass {
     const secretNames = new Set(this.deps.caches.secrets.list().map((s) => s.metadata!.name!));
     const availability = clusterAvailability(auth, spec, this.deps.settings, secretNames, this.deps.settings.TCAB_DRIVER_ENV);
     if (!availability.available) return refuse(availability.reason);
+    const gateway = planGateway({ manifest, resolution: availability, apiKeySecrets: this.deps.settings.TCAB_API_KEY_SECRETS, gatewayConfigured: this.deps.gatewayTokens !== undefined && this.deps.settings.TCAB_GATEWAY_URL !== undefined });
     const egressConfig = this.deps.settings.TCAB_EGRESS;
     const installHosts = egressConfig ? installHostsOf(manifest.install, this.deps.settings.TCAB_DRIVER_ENV.TCAB_NPM_REGISTRY ?? DEFAULT_NPM_REGISTRY, egressConfig.noProxy) : [];
     const egress = decideEgress(spec, egressConfig, installHosts);
@@ -148,7 +216,7 @@ export class ClaimPass {
     // within the stream's duplicate window they are not dropped as repeats of the old Run's either.
     const existing = this.deps.caches.pods.get(driverPodName(ref), ref.namespace);
     if (!existing || !ownedBy(existing, ref.uid)) await this.deps.forgetRun(run, 'claimed again');
-    const made = await this.createPod(run, spec, apiKeySources(spec.harness, auth), egress.plan);
+    const made = await this.createPod(run, spec, apiKeySources(spec.harness, auth), egress.plan, gateway);
     if (made === 'foreign') return 'foreign'; // a Pod of an earlier Run of the same name is still going away
     this.deps.memory.entry(objectKey(run), ref.uid).claimed = { pod: driverPodName(ref), eventsSubject: eventsSubject(ref), ...(egress.plan ? { egress: egress.plan.egress } : {}), at: at() };
     this.deps.metrics.claims.inc({ harness: spec.harness });
@@ -156,13 +224,19 @@ export class ClaimPass {
   }
 
   /** Creates the Run's driver Pod. 'exists' = already made (by this or a previous leader): one Pod per Run. */
-  private async createPod(run: RunObject, spec: RunSpec, keyVars: readonly string[], egress: RunEgressPlan | undefined): Promise<'created' | 'exists' | 'foreign'> {
+  private async createPod(run: RunObject, spec: RunSpec, keyVars: readonly string[], egress: RunEgressPlan | undefined, gatewayPlan: GatewayPlan): Promise<'created' | 'exists' | 'foreign'> {
     const ref = runRef(run);
     const { settings } = this.deps;
-    // Before the credential: a name that does not resolve fails the claim, which is retried, and mints nothing.
-    const hostAliases = settings.TCAB_DRIVER_DNS === 'hosts' ? hostAliasesOf(await this.hosts.resolve(namesToResolve(settings.TCAB_NATS_URL, settings.TCAB_DRIVER_ENV, egress))) : undefined;
+    // The key's way (pods/gateway-plan.ts): through the gateway, or (no gateway, subscription auth, a manifest
+    // that keeps its key) by secretKeyRef as before.
+    const route = 'gateway' in gatewayPlan && this.deps.gatewayTokens && settings.TCAB_GATEWAY_URL ? { ...gatewayPlan.gateway, url: settings.TCAB_GATEWAY_URL, issuer: this.deps.gatewayTokens } : undefined;
+    if (!route && settings.TCAB_GATEWAY_URL && 'keyInHarness' in gatewayPlan) this.deps.log.debug({ run: objectKey(run), why: gatewayPlan.keyInHarness }, 'the run\'s key does not go through the gateway');
+    // Before the credentials: a name that does not resolve fails the claim, which is retried, and mints nothing.
+    const hostAliases = settings.TCAB_DRIVER_DNS === 'hosts' ? hostAliasesOf(await this.hosts.resolve(namesToResolve(settings.TCAB_NATS_URL, settings.TCAB_DRIVER_ENV, egress, route ? [route.url] : []))) : undefined;
     const credential = await this.deps.credentials?.issue(objectKey(run), ref, spec.maxRuntimeSeconds);
-    const pod = labelNatsUser(buildDriverPod(ref, spec, settings, keyVars, { natsCredsSecret: credential?.secret, egress, hostAliases }), credential);
+    const tokenSecret = route && (await route.issuer.issue(objectKey(run), ref, spec, route.provider));
+    const gateway = route && tokenSecret ? { tokenSecret, url: route.url, provider: route.provider, keyVar: route.keyVar } : undefined;
+    const pod = labelNatsUser(buildDriverPod(ref, spec, settings, keyVars, { natsCredsSecret: credential?.secret, egress, hostAliases, gateway }), credential);
     try {
       await this.deps.core.createNamespacedPod({ namespace: ref.namespace, body: pod });
       this.deps.metrics.podWrites.inc();

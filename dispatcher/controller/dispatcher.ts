@@ -13,14 +13,19 @@ import type { RunResult } from '../../shared/run.ts';
 import { FINAL_PHASES } from '../../shared/run-status.ts';
 import { clusterRunIdOf } from '../../shared/run-id.ts';
 import { RunCredentialIssuer } from '../auth/run-credentials.ts';
+import { GatewayTokenIssuer } from '../auth/gateway-tokens.ts';
 import type { NatsAuthBundle } from '../../nats/auth/index.ts';
-import type { DispatcherConfig } from '../config.ts';
+import type { ClusterGateway, DispatcherConfig } from '../config.ts';
 import { errorMessage } from '../kube/errors.ts';
 import { RunEventRecorder } from '../kube/event-recorder.ts';
 import { PooledKubeConfig } from '../kube/pooled-config.ts';
 import type { RunObject } from '../kube/resources.ts';
 import { driverPodName } from '../pods/driver-pod.ts';
 import { CLAIM_CONCURRENCY, ClaimPass } from './claim-pass.ts';
+import { ThrottleBook } from '../claims/throttle.ts';
+import { throttleGatewayOf, ThrottlePoller } from '../claims/throttle-source.ts';
+import type { ThrottleGateway } from '../claims/throttle-source.ts';
+import type { ThrottleHoldRow } from '../../shared/console.ts';
 import { buildCaches, CacheSet } from './informers.ts';
 import { Leadership } from './leader-aware.ts';
 import type { DispatcherMetrics } from './metrics.ts';
@@ -53,6 +58,16 @@ export interface DispatcherDeps {
    * over. Unset: no per-run credentials (a NATS without auth).
    */
   natsAuth?: { bundle: NatsAuthBundle; revoke: (publicKey: string, expiresAt?: Date) => Promise<void> };
+  /**
+   * Where the gateway's throttles are read (provider back-pressure, claims/throttle-source.ts); default: from the
+   * settings (TCAB_GATEWAY_URL and TCAB_GATEWAY_ADMIN_TOKEN_FILE); null: not read.
+   */
+  throttleGateway?: ThrottleGateway | null;
+  /**
+   * The cluster's model gateway (TCAB_GATEWAY_URL, config.ts clusterGateway): Runs whose key can go through it get a
+   * per-run token instead of the key, revoked when the Run is over. Unset: keys are injected as before.
+   */
+  gateway?: ClusterGateway;
 }
 
 /** The claim pass's one key. */
@@ -82,6 +97,9 @@ export class Dispatcher {
   private readonly recorder: RunEventRecorder;
   private readonly lifecycle: PodLifecycle;
   private readonly credentials: RunCredentialIssuer | undefined;
+  /** The gateway's throttles, polled, when the install runs a gateway: Runs of a throttled provider+model stay queued. */
+  private readonly throttles: ThrottlePoller | undefined;
+  private readonly gatewayTokens: GatewayTokenIssuer | undefined;
   private readonly log: Logger;
   private readonly deps: DispatcherDeps;
 
@@ -110,8 +128,18 @@ export class Dispatcher {
     };
     this.lifecycle = new PodLifecycle({ caches, memory, events: deps.events, enqueue, capacityChanged, log });
     const credentials = (this.credentials = deps.natsAuth && new RunCredentialIssuer({ core, memory, ...deps.natsAuth, log }));
-    const reconciler = new RunReconciler({ core, caches, memory, inbox: this.inbox, lifecycle: this.lifecycle, settings, metrics, recorder: this.recorder, credentials, statusOf, write, clock, log });
-    const claims = new ClaimPass({ core, caches, memory, settings, metrics, statusOf, write, forgetRun: (run, why) => this.forgetRun(run, why), credentials, log });
+    const gatewayTokens = (this.gatewayTokens = deps.gateway && new GatewayTokenIssuer({ core, memory, gateway: deps.gateway, log }));
+    const reconciler = new RunReconciler({ core, caches, memory, inbox: this.inbox, lifecycle: this.lifecycle, settings, metrics, recorder: this.recorder, credentials, gatewayTokens, statusOf, write, clock, log });
+    const throttleGateway = deps.throttleGateway === undefined ? throttleGatewayOf(settings) : (deps.throttleGateway ?? undefined);
+    const throttles = (this.throttles = throttleGateway && new ThrottlePoller({
+      gateway: throttleGateway,
+      book: new ThrottleBook(),
+      clock,
+      log,
+      onChange: capacityChanged,
+      onHoldsStarted: (holds) => holds.forEach((h) => metrics.throttleHolds.inc({ provider: h.provider, model: h.model ?? '*' })),
+    }));
+    const claims = new ClaimPass({ throttles: throttles && { book: throttles.book, now: () => clock.now() }, core, caches, memory, settings, metrics, statusOf, write, forgetRun: (run, why) => this.forgetRun(run, why), credentials, gatewayTokens, log });
     this.leadership = new Leadership(() => {
       // The claim pass first: its claims start before the Runs' reconciles, which then wait for them.
       this.claimQueue.add(CLAIMS);
@@ -163,18 +191,24 @@ export class Dispatcher {
       // old Run's stream. Consumers that keep every run's history read it live (`tcab events tail`).
       void this.forgetRun(run, 'deleted');
       // Deleted while its driver may still run (the garbage collector stops the Pod soon): its NATS user goes now.
-      if (this.leadership.isLeader) this.credentials?.retire(key, runRef(run), caches.pods.get(driverPodName(runRef(run)), run.metadata!.namespace), 'deleted');
+      // Its gateway token likewise: a copy taken out of the run spends nothing more.
+      if (this.leadership.isLeader) {
+        const pod = caches.pods.get(driverPodName(runRef(run)), run.metadata!.namespace);
+        this.credentials?.retire(key, runRef(run), pod, 'deleted');
+        this.gatewayTokens?.retire(key, runRef(run), pod, 'deleted');
+      }
     });
     for (const cache of [caches.configs, caches.secrets]) cache.on('change', capacityChanged);
   }
 
   async start(): Promise<void> {
     await this.cacheSet.start();
+    void this.throttles?.start();
   }
 
   async stop(): Promise<void> {
     // The reconciles in flight finish (their status writes and acks), then the watches close.
-    await Promise.all([this.claimQueue.shutDown(), this.runQueue.shutDown()]);
+    await Promise.all([this.claimQueue.shutDown(), this.runQueue.shutDown(), this.throttles?.stop()]);
     await this.cacheSet.stop();
     this.inbox.clear();
     await this.recorder.drained();
@@ -205,7 +239,14 @@ export class Dispatcher {
    * watch, no second copy of a Run), and which Secrets exist (for readiness, as the claim pass sees it).
    */
   consoleView() {
-    return { runs: this.runs, configs: this.configs, secretNames: (): ReadonlySet<string> => new Set(this.secrets.list().map((s) => s.metadata!.name!)) };
+    const poller = this.throttles;
+    const clock = this.deps.clock ?? systemClock;
+    // Provider+models held now (provider back-pressure), for the harnesses page; absent without a gateway.
+    const throttles = poller && {
+      list: (): ThrottleHoldRow[] => poller.book.holds(clock.now()).map((h) => ({ provider: h.provider, model: h.model, heldUntil: new Date(h.heldUntilMs).toISOString(), level: h.level, status: h.status, retryAfterS: h.retryAfterS, count: h.count })),
+      subscribe: (onChange: () => void) => poller.subscribe(onChange),
+    };
+    return { runs: this.runs, configs: this.configs, secretNames: (): ReadonlySet<string> => new Set(this.secrets.list().map((s) => s.metadata!.name!)), ...(throttles ? { throttles } : {}) };
   }
 
   /** Runs cached, for the HTTP API and metrics. */

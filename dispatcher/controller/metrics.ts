@@ -20,6 +20,10 @@ export function dispatcherMetrics(registry = new Registry()) {
     podWrites: new Counter({ name: 'tcab_dispatcher_pod_writes_total', help: 'Driver Pod creates and deletes', registers: [registry] }),
     eventsDropped: new Counter({ name: 'tcab_dispatcher_run_events_dropped_total', help: 'Kubernetes Events on Runs dropped because too many were queued', registers: [registry] }),
     outcomes: new Counter({ name: 'tcab_dispatcher_runs_total', help: 'Finished Runs by outcome', labelNames: ['outcome'], registers: [registry] }),
+    // Provider back-pressure (claims/throttle.ts): model "*" = a hold on the whole provider.
+    throttleHeldRuns: new Gauge({ name: 'tcab_dispatcher_throttle_held_runs', help: 'Queued Runs held because the model gateway reports their provider+model throttled (at the last claim pass)', labelNames: ['provider', 'model'], registers: [registry] }),
+    throttleHolds: new Counter({ name: 'tcab_dispatcher_throttle_holds_total', help: 'Holds begun on a provider+model the model gateway reports throttled (429/529/overloaded)', labelNames: ['provider', 'model'], registers: [registry] }),
+    throttleHoldSeconds: new Histogram({ name: 'tcab_dispatcher_throttle_hold_seconds', help: 'How long a Run was held for provider back-pressure before it was claimed (time to resume)', buckets: [1, 5, 10, 30, 60, 120, 300, 600, 1800], registers: [registry] }),
     resultsRejected: zeroed(new Counter({ name: 'tcab_results_rejected_total', help: 'Driver results refused (first result wins): duplicate = the Run already has another result, late = the Run ended without one', labelNames: ['reason'], registers: [registry] }), REJECTION_REASONS),
   };
 }

@@ -28,6 +28,10 @@ export interface RunMemo {
   natsUser?: { publicKey: string; expiresAt?: Date };
   /** The run's NATS user was revoked (or the revocation is under way): not again. */
   natsRetired?: boolean;
+  /** A gateway token of this Run exists (auth/gateway-tokens.ts): its revocation is owed when the Run ends. */
+  gatewayToken?: boolean;
+  /** The run's gateway token was revoked (or the revocation is under way): not again. */
+  gatewayRetired?: boolean;
 }
 
 export class RunMemory {

@@ -14,6 +14,7 @@ import type { DispatcherConfig } from '../config.ts';
 import { isNotFound } from '../kube/errors.ts';
 import type { RunEventRecorder } from '../kube/event-recorder.ts';
 import type { RunCredentialIssuer } from '../auth/run-credentials.ts';
+import type { GatewayTokenIssuer } from '../auth/gateway-tokens.ts';
 import type { RunObject } from '../kube/resources.ts';
 import { driverPodName } from '../pods/driver-pod.ts';
 import { judgeResult, RESULT_REJECTED } from '../status/first-result.ts';
@@ -41,6 +42,8 @@ export interface RunReconcilerDeps {
   recorder: RunEventRecorder;
   /** With NATS auth: revokes a final Run's NATS user. */
   credentials?: RunCredentialIssuer;
+  /** With the cluster's model gateway: revokes a final Run's token. */
+  gatewayTokens?: GatewayTokenIssuer;
   statusOf: (run: RunObject) => RunStatus;
   write: (run: RunObject, observation: Observation) => Promise<WriteOutcome>;
   clock: Clock;
@@ -151,6 +154,7 @@ export class RunReconciler {
     if (memo) [memo.claimed, memo.disruption] = [undefined, undefined];
     const pod = this.podOf(run, status.pod);
     this.deps.credentials?.retire(key, runRef(run), pod, 'final');
+    this.deps.gatewayTokens?.retire(key, runRef(run), pod, 'final');
     if (!pod) {
       const tornDown = await this.deps.lifecycle.publishTeardown(run);
       // Over: final in the cache (not only in this dispatcher's overlay) and no Pod left to tear down.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AWAIT_POD_START_SECONDS, CREDENTIALS_MOUNT, NATS_CREDS_DIR, NATS_CREDS_PATH, NPM_AUTH_DIR, buildDriverPod, clusterRunId, driverEnvVars, driverPodName } from './driver-pod.ts';
+import { GATEWAY_PROVIDER_VARIABLE, GATEWAY_URL_VARIABLE } from '../../shared/gateway.ts';
+import { AWAIT_POD_START_SECONDS, CREDENTIALS_MOUNT, GATEWAY_LABEL, GATEWAY_TOKEN_KEY, NATS_CREDS_DIR, NATS_CREDS_PATH, NPM_AUTH_DIR, buildDriverPod, clusterRunId, driverEnvVars, driverPodName } from './driver-pod.ts';
 import { runInboxPrefix } from '../../nats/auth/index.ts';
 import { BASE_URL_VARIABLE, DriverEnvFields, parseDriverEnv } from '../../shared/driver-env.ts';
 import { clusterAvailability } from './availability.ts';
@@ -91,6 +92,47 @@ describe('the run\'s NATS credential (issue 22)', () => {
     ]);
     const pod = buildDriverPod(run, spec, config, []);
     expect(JSON.stringify(pod)).not.toMatch(/nats-creds|TCAB_NATS_CREDS|TCAB_NATS_INBOX_PREFIX/);
+  });
+});
+
+describe('through the cluster\'s model gateway (issue 34)', () => {
+  const gateway = { tokenSecret: 'tcab-run-fix-bug-17-gw-uid', url: 'http://t-tcab-gateway.evals.svc.cluster.local:8080', provider: 'anthropic', keyVar: 'ANTHROPIC_API_KEY' };
+  const plan = (noProxy: string[]) => ({ egress: { profile: 'registries', hosts: [], reason: 'test' }, proxy: 'http://t-tcab-egress.evals.svc:3128', noProxy });
+  const envOf = (pod: ReturnType<typeof buildDriverPod>) => pod.spec!.containers[0]!.env!;
+
+  it('the token under the key variable, the gateway\'s URL and provider, and no provider key Secret referenced at all', () => {
+    const pod = buildDriverPod(run, spec, config, ['TCAB_API_KEY_CLAUDE', 'ANTHROPIC_API_KEY'], { gateway });
+    const env = envOf(pod);
+    expect(env).toContainEqual({ name: 'ANTHROPIC_API_KEY', valueFrom: { secretKeyRef: { name: gateway.tokenSecret, key: GATEWAY_TOKEN_KEY, optional: true } } });
+    expect(env).toContainEqual({ name: GATEWAY_URL_VARIABLE, value: gateway.url });
+    expect(env).toContainEqual({ name: GATEWAY_PROVIDER_VARIABLE, value: 'anthropic' });
+    const secretRefs = env.flatMap((e) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef.name] : []));
+    for (const ref of config.TCAB_API_KEY_SECRETS) expect(secretRefs).not.toContain(ref.secret);
+    expect(env.filter((e) => e.name === 'ANTHROPIC_API_KEY')).toHaveLength(1);
+    expect(pod.metadata!.labels![GATEWAY_LABEL]).toBe('anthropic');
+    // Without the gateway: the key by secretKeyRef as before, and no gateway variable or label.
+    const keyed = buildDriverPod(run, spec, config, ['ANTHROPIC_API_KEY']);
+    expect(envOf(keyed)).toContainEqual({ name: 'ANTHROPIC_API_KEY', valueFrom: { secretKeyRef: { name: 'provider-keys', key: 'anthropic', optional: true } } });
+    expect(JSON.stringify(keyed)).not.toMatch(/TCAB_GATEWAY_|tcab\.dev\/gateway/);
+  });
+
+  it('a chart driver.env cannot replace the token or point the run at another gateway', () => {
+    const hijack = dispatcherConfig({ TCAB_API_KEY_SECRETS: JSON.stringify(config.TCAB_API_KEY_SECRETS), TCAB_DRIVER_ENV: JSON.stringify({ ANTHROPIC_API_KEY: 'sk-ant-plain', TCAB_GATEWAY_URL: 'http://evil:1', TCAB_GATEWAY_PROVIDER: 'openai' }) });
+    const env = envOf(buildDriverPod(run, spec, hijack, ['ANTHROPIC_API_KEY'], { gateway }));
+    expect(env.filter((e) => e.name === 'ANTHROPIC_API_KEY' || e.name.startsWith('TCAB_GATEWAY_'))).toEqual([
+      { name: 'ANTHROPIC_API_KEY', valueFrom: { secretKeyRef: { name: gateway.tokenSecret, key: 'token', optional: true } } },
+      { name: GATEWAY_URL_VARIABLE, value: gateway.url },
+      { name: GATEWAY_PROVIDER_VARIABLE, value: 'anthropic' },
+    ]);
+  });
+
+  it('behind the egress proxy, NO_PROXY names the gateway\'s host unless the install\'s noProxy already covers it', () => {
+    const env = envOf(buildDriverPod(run, spec, config, [], { gateway, egress: plan(['localhost']) }));
+    for (const name of ['NO_PROXY', 'no_proxy']) expect(env).toContainEqual({ name, value: 'localhost,t-tcab-gateway.evals.svc.cluster.local' });
+    const covered = envOf(buildDriverPod(run, spec, config, [], { gateway, egress: plan(['.svc.cluster.local', 'localhost']) }));
+    expect(covered).toContainEqual({ name: 'NO_PROXY', value: '.svc.cluster.local,localhost' });
+    // No proxy: no NO_PROXY either.
+    expect(envOf(buildDriverPod(run, spec, config, [], { gateway })).map((e) => e.name)).not.toContain('NO_PROXY');
   });
 });
 

@@ -11,7 +11,8 @@
 // filesystem (HOME, the run root, npm's cache and installs are all under /tmp, an emptyDir), no service-account
 // token (the driver holds no Kubernetes credentials), no fsGroup (it would make the root-only Secret files
 // readable by group 1000, the run user's group).
-// API keys come by secretKeyRef; a harness's subscription Secret is mounted read-only (root only), keyed by basename.
+// API keys come by secretKeyRef, or, through the cluster's model gateway, a per-run token in their place and no key at
+// all; a harness's subscription Secret is mounted read-only (root only), keyed by basename.
 // The driver's own variables are written through the driver env schema (shared/driver-env.ts), which the driver
 // decodes: a renamed or retyped variable breaks this file's build, not a Pod at run time.
 import type { V1EnvVar, V1HostAlias, V1Pod, V1PodSpec, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
@@ -24,7 +25,8 @@ import { InvalidInputError } from '../../shared/errors.ts';
 import { API_VERSION, GROUP } from '../../shared/api-group.ts';
 import { CREDENTIALS_MOUNT, encodeDriverEnv } from '../../shared/driver-env.ts';
 import type { DriverEnvValues } from '../../shared/driver-env.ts';
-import { EGRESS_ANNOTATION, EGRESS_LABEL, proxyEnv } from './egress.ts';
+import { GATEWAY_PROVIDER_VARIABLE, GATEWAY_URL_VARIABLE } from '../../shared/gateway.ts';
+import { EGRESS_ANNOTATION, EGRESS_LABEL, matchesNoProxy, proxyEnv } from './egress.ts';
 import type { RunEgressPlan } from './egress.ts';
 
 export { CREDENTIALS_MOUNT };
@@ -110,6 +112,23 @@ export function driverEnvVars(values: DriverEnvValues): V1EnvVar[] {
   return Object.entries(encodeDriverEnv(values)).map(([name, value]) => ({ name, value }));
 }
 
+/** The Secret key holding a run's gateway token (auth/gateway-tokens.ts makes the Secret). */
+export const GATEWAY_TOKEN_KEY = 'token';
+/** On a driver Pod whose key goes through the cluster's gateway: the provider (what a revocation is owed for). */
+export const GATEWAY_LABEL = `${GROUP}/gateway`;
+
+/** A Run whose key goes through the cluster's gateway (pods/gateway-plan.ts): its token and where the gateway is. */
+export interface PodGateway {
+  /** The Secret (key `token`) holding the run's token. */
+  tokenSecret: string;
+  /** The gateway's URL (TCAB_GATEWAY_URL). */
+  url: string;
+  /** The gateway provider the key is for (`<url>/p/<provider>`). */
+  provider: string;
+  /** The variable the harness's auth reads its key from: the token goes there. */
+  keyVar: string;
+}
+
 export interface DriverPodInput {
   /** The Secret (key nats.creds) holding this run's NATS user, minted by the dispatcher; unset: no credential file. */
   natsCredsSecret?: string;
@@ -120,6 +139,8 @@ export interface DriverPodInput {
    * the dispatcher); the Pod gets no DNS server at all.
    */
   hostAliases?: V1HostAlias[];
+  /** The key goes through the cluster's gateway: the token instead of any provider key. */
+  gateway?: PodGateway;
 }
 
 /**
@@ -128,6 +149,12 @@ export interface DriverPodInput {
  * names the run needs come from /etc/hosts (hostAliases). Names outside the cluster are resolved by the egress proxy.
  */
 export const NO_DNS: Pick<V1PodSpec, 'dnsPolicy' | 'dnsConfig'> = { dnsPolicy: 'None', dnsConfig: { nameservers: ['127.0.0.1'], searches: [], options: [{ name: 'ndots', value: '1' }, { name: 'attempts', value: '1' }, { name: 'timeout', value: '1' }] } };
+
+/** The egress plan with `host` in its NO_PROXY unless already covered. */
+function withDirectHost(plan: RunEgressPlan | undefined, host: string | undefined): RunEgressPlan | undefined {
+  if (!plan || !host || matchesNoProxy(host, plan.noProxy)) return plan;
+  return { ...plan, noProxy: [...plan.noProxy, host] };
+}
 
 /**
  * @param keyVars the variables this harness reads a key from (apiKeySources): only those Secrets are referenced,
@@ -154,15 +181,28 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
   // The npm cache's install credential (mounted below): the driver's alone, like its NATS credential.
   const npmAuth = config.TCAB_DRIVER_NPM_AUTH_SECRET;
   if (npmAuth) env.push(...driverEnvVars({ TCAB_NPM_AUTH_FILE: NPM_AUTH_PATH }));
+  // Through the gateway: the token under the key variable (so the driver's auth resolves api-key with it), where
+  // the gateway is and which of its providers; the driver then hosts no gateway of its own. Optional like the keys:
+  // a missing token fails the run at once, naming the variable, instead of holding the Pod in ContainerConfigError.
+  const gateway = input.gateway;
+  if (gateway) {
+    env.push(
+      { name: gateway.keyVar, valueFrom: { secretKeyRef: { name: gateway.tokenSecret, key: GATEWAY_TOKEN_KEY, optional: true } } },
+      { name: GATEWAY_URL_VARIABLE, value: gateway.url },
+      { name: GATEWAY_PROVIDER_VARIABLE, value: gateway.provider },
+    );
+  }
   // The operator's extra driver variables (the chart's driver.env, its npm cache), as given, except the ones this
   // Pod's Run decides (its id, attempt, spec...): a chart value must not turn one Run's Pod into another's.
   const ours = new Set(env.map((e) => e.name));
-  env.push(
-    ...Object.entries(config.TCAB_DRIVER_ENV).filter(([name]) => !ours.has(name)).map(([name, value]) => ({ name, value })),
-    ...config.TCAB_API_KEY_SECRETS.filter((ref) => keyVars.includes(ref.env)).map((ref) => ({ name: ref.env, valueFrom: { secretKeyRef: { name: ref.secret, key: ref.key, optional: true } } })),
-  );
+  env.push(...Object.entries(config.TCAB_DRIVER_ENV).filter(([name]) => !ours.has(name)).map(([name, value]) => ({ name, value })));
+  // With the gateway no provider key is referenced at all, not even another variable of the same harness: the key
+  // never enters the Pod, so nothing in it (the agent included) can read it.
+  if (!gateway) env.push(...config.TCAB_API_KEY_SECRETS.filter((ref) => keyVars.includes(ref.env)).map((ref) => ({ name: ref.env, valueFrom: { secretKeyRef: { name: ref.secret, key: ref.key, optional: true } } })));
   // The profile's proxy, over any proxy in the chart's driver.env: the NetworkPolicy lets this Pod reach that one.
-  const proxy = proxyEnv(input.egress);
+  // The gateway is reached directly (the driver Pod's NetworkPolicy allows it; the egress proxy does not reach into
+  // the cluster), so its host is in NO_PROXY even when the install's noProxy does not cover it.
+  const proxy = proxyEnv(withDirectHost(input.egress, gateway && new URL(gateway.url).hostname));
   if (proxy.length > 0) {
     const names = new Set(proxy.map((e) => e.name));
     for (let i = env.length - 1; i >= 0; i--) if (names.has(env[i]!.name)) env.splice(i, 1);
@@ -211,7 +251,7 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
     metadata: {
       name: driverPodName(run),
       namespace: run.namespace,
-      labels: { 'app.kubernetes.io/name': 'tcab-driver', 'app.kubernetes.io/managed-by': 'tcab-dispatcher', [RUN_LABEL]: run.name, [HARNESS_LABEL]: spec.harness, ...(input.egress ? { [EGRESS_LABEL]: input.egress.egress.profile } : {}) },
+      labels: { 'app.kubernetes.io/name': 'tcab-driver', 'app.kubernetes.io/managed-by': 'tcab-dispatcher', [RUN_LABEL]: run.name, [HARNESS_LABEL]: spec.harness, ...(input.egress ? { [EGRESS_LABEL]: input.egress.egress.profile } : {}), ...(gateway ? { [GATEWAY_LABEL]: gateway.provider } : {}) },
       ...(input.egress ? { annotations: { [EGRESS_ANNOTATION]: JSON.stringify(input.egress.egress) } } : {}),
       ownerReferences: [{ apiVersion: API_VERSION, kind: 'Run', name: run.name, uid: run.uid, controller: true, blockOwnerDeletion: true }],
     },

@@ -123,6 +123,11 @@ describe('namesToResolve', () => {
     expect(names).toEqual(['stub-models.evals.svc.cluster.local', 'tcab-tcab-egress.evals.svc', 'tcab-tcab-nats.evals.svc', 'tcab-tcab-npm-cache.evals.svc']);
   });
 
+  it('the model gateway is resolved whatever NO_PROXY says: the Pod reaches it directly', () => {
+    const plan = decideEgress(spec(), { ...egress, noProxy: ['localhost'] });
+    expect(namesToResolve('nats://n:4222', {}, plan.ok ? plan.plan : undefined, ['http://gw.example.internal:8080'])).toEqual(['gw.example.internal', 'n', 'tcab-tcab-egress.evals.svc']);
+  });
+
   it('without a proxy every URL host is reached directly', () => {
     expect(namesToResolve('nats://a:4222,nats://b:4222', { X: 'https://api.anthropic.com' }, undefined)).toEqual(['a', 'api.anthropic.com', 'b']);
   });

@@ -110,10 +110,11 @@ function hostOf(value: string): string | undefined {
 /**
  * The names a driver Pod without cluster DNS must find in /etc/hosts (hostAliases): NATS, the egress proxy, and
  * every URL the driver is given (its env: the npm cache, model endpoints, an OTLP collector) that is reached
- * directly, i.e. matches NO_PROXY (every one when the install has no proxy). Names reached through the proxy are
- * resolved by the proxy, not by the Pod. Sorted, unique.
+ * directly, i.e. matches NO_PROXY (every one when the install has no proxy), and `directUrls` (the cluster's model
+ * gateway: always reached directly, the Pod's NO_PROXY names it). Names reached through the proxy are resolved by
+ * the proxy, not by the Pod. Sorted, unique.
  */
-export function namesToResolve(natsUrl: string, driverEnv: Readonly<Record<string, string>>, plan: RunEgressPlan | undefined): string[] {
+export function namesToResolve(natsUrl: string, driverEnv: Readonly<Record<string, string>>, plan: RunEgressPlan | undefined, directUrls: readonly string[] = []): string[] {
   const names = new Set<string>();
   const add = (value: string | undefined, direct: boolean) => {
     const host = value ? hostOf(value) : undefined;
@@ -121,6 +122,7 @@ export function namesToResolve(natsUrl: string, driverEnv: Readonly<Record<strin
   };
   for (const url of natsUrl.split(',')) add(url.trim(), true);
   add(plan?.proxy, true);
+  for (const url of directUrls) add(url, true);
   for (const value of Object.values(driverEnv)) {
     const host = hostOf(value);
     if (host) add(value, !plan?.proxy || matchesNoProxy(host, plan.noProxy));

@@ -63,6 +63,21 @@ describe('nextStatus', () => {
     expect(nextStatus(claimed, { kind: 'pod', phase: 'Pending', scheduled: true, at }).phase).toBe('Starting');
   });
 
+  it('a Run held for provider back-pressure stays Pending with a Throttled condition, written once per message, released when started', () => {
+    const held: Observation = { kind: 'throttled', held: true, message: 'held: anthropic is throttling claude-x', at };
+    const s = fold([held]);
+    expect(s.phase).toBe('Pending');
+    expect(s.conditions).toEqual([{ type: 'Throttled', status: 'True', reason: 'ProviderThrottled', message: 'held: anthropic is throttling claude-x', lastTransitionTime: at }]);
+    expect(nextStatus(s, { ...held, at: '2026-12-02T12:00:05.000Z' })).toBe(s); // the same hold again: no write
+    const released = nextStatus(s, { kind: 'throttled', held: false, message: 'released', at });
+    expect(released).toMatchObject({ phase: 'Pending', conditions: [{ type: 'Throttled', status: 'False', reason: 'Released' }] });
+    expect(nextStatus(released, { kind: 'throttled', held: false, message: 'released again', at })).toBe(released);
+    expect(nextStatus({ phase: 'Pending' }, { kind: 'throttled', held: false, message: 'never held', at })).toEqual({ phase: 'Pending' });
+    const claimed = nextStatus(s, { kind: 'claimed', pod: 'p', eventsSubject: 'e', at });
+    expect(claimed.phase).toBe('Dispatched');
+    expect(claimed.conditions?.map((c) => [c.type, c.status])).toEqual([['Throttled', 'False'], ['Dispatched', 'True']]);
+  });
+
   it('never moves backwards, and a finished Run never changes', () => {
     const running = fold([{ kind: 'claimed', pod: 'p', eventsSubject: 's', at }, { kind: 'pod', phase: 'Running', at }]);
     expect(nextStatus(running, { kind: 'pod', phase: 'Pending', at }).phase).toBe('Running');

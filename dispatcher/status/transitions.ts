@@ -12,6 +12,11 @@ export type Observation =
   /** egress: the profile the Run's Pod was made with (what it may reach outside the cluster). */
   | { kind: 'claimed'; pod: string; eventsSubject: string; egress?: RunEgress; at: string }
   | { kind: 'unavailable'; reason: string; at: string }
+  /**
+   * A queued Run held for provider back-pressure (claims/throttle.ts), or released: the Throttled condition says
+   * so (True with why while held, False once released); the Run stays Pending either way.
+   */
+  | { kind: 'throttled'; held: boolean; message: string; at: string }
   | { kind: 'pod'; phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown'; scheduled?: boolean; reason?: string; message?: string; exitCode?: number; at: string }
   /** disruption: how the Pod went (deleted, evicted, ...; see pod-disruption.ts). */
   | { kind: 'pod-gone'; disruption?: Disruption; at: string }
@@ -81,12 +86,28 @@ export function resultFields(r: RunResult) {
   } satisfies Partial<RunStatus>;
 }
 
+/** The Throttled condition: set True with its message while held (unchanged when it already says so), False once released. */
+function throttled(status: RunStatus, held: boolean, message: string, at: string): RunStatus {
+  const current = status.conditions?.find((c) => c.type === 'Throttled');
+  if (held) {
+    if (current?.status === 'True' && current.message === message) return status;
+    return { ...status, conditions: withCondition(status, condition('Throttled', 'True', 'ProviderThrottled', message, at)) };
+  }
+  if (current?.status !== 'True') return status;
+  return { ...status, conditions: withCondition(status, condition('Throttled', 'False', 'Released', message, at)) };
+}
+
 export function nextStatus(status: RunStatus, observation: Observation): RunStatus {
   if (isFinal(status)) return status;
   const at = observation.at;
   switch (observation.kind) {
-    case 'claimed':
-      return { ...status, phase: 'Dispatched', pod: observation.pod, eventsSubject: observation.eventsSubject, ...(observation.egress ? { egress: observation.egress } : {}), dispatchedTime: at, conditions: withCondition(status, condition('Dispatched', 'True', 'PodCreated', `driver pod ${observation.pod} created`, at)) };
+    case 'throttled':
+      return throttled(status, observation.held, observation.message, observation.at);
+    case 'claimed': {
+      // A Run held for provider back-pressure and now started: its Throttled condition says it was released.
+      const released = throttled(status, false, 'started: no longer held for provider back-pressure', at);
+      return { ...released, phase: 'Dispatched', pod: observation.pod, eventsSubject: observation.eventsSubject, ...(observation.egress ? { egress: observation.egress } : {}), dispatchedTime: at, conditions: withCondition(released, condition('Dispatched', 'True', 'PodCreated', `driver pod ${observation.pod} created`, at)) };
+    }
     case 'unavailable':
       return finish(status, 'Failed', { outcome: 'infrastructure_failed', message: observation.reason }, at);
     case 'cancel':

@@ -101,7 +101,7 @@ export const responsesWire: Wire = {
     const key = request.headers.authorization?.replace(/^Bearer\s+/i, '');
     const step = selectStep(request.script as StubScript, responsesView(request.body));
     const error = keyFailure(key) ?? step.error;
-    if (error) return { status: error.status, contentType: 'application/json', body: errorBody(error.status, error.message) };
+    if (error) return { status: error.status, contentType: 'application/json', body: errorBody(error.status, error.message), ...('retry_after_s' in error && error.retry_after_s !== undefined ? { headers: { 'retry-after': String(error.retry_after_s) } } : {}) };
     const model = typeof request.body.model === 'string' ? request.body.model : 'mock-model';
     if (request.body.stream === false) {
       const items = outputItems(step);

@@ -86,6 +86,7 @@ export async function startStubModelServer(options: { script: StubScriptInput; h
         const error = failure ?? step.error;
         if (error) {
           record.status = error.status;
+          if ('retry_after_s' in error && error.retry_after_s !== undefined) res.setHeader('retry-after', String(error.retry_after_s));
           return send(res, error.status, anthropicError(error.status, error.message));
         }
         const model = typeof json.model === 'string' ? json.model : 'mock-model';
@@ -100,7 +101,7 @@ export async function startStubModelServer(options: { script: StubScriptInput; h
         record.wire = wire.name;
         const answer = wire.answer({ script, body: json, headers, path: url.pathname, query: url.searchParams });
         record.status = answer.status;
-        res.writeHead(answer.status, { 'content-type': answer.contentType });
+        res.writeHead(answer.status, { 'content-type': answer.contentType, ...answer.headers });
         return res.end(answer.body);
       }
       record.status = 404;

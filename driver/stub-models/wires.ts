@@ -14,6 +14,8 @@ export interface WireAnswer {
   status: number;
   contentType: string;
   body: string;
+  /** More response headers (retry-after of a scripted throttle). */
+  headers?: Record<string, string>;
 }
 
 export interface Wire {

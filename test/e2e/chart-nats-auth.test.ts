@@ -66,7 +66,8 @@ describe('charts/tcab nats.auth', () => {
   });
 
   it('nats.auth.enabled=false: the bundled NATS without auth, no auth Secret anywhere, no Secret rules beyond the credentials ones', async () => {
-    const all = await render('--set', 'nats.auth.enabled=false');
+    // Without the model gateway too, whose per-run token Secrets need a create rule of their own (chart-gateway.test.ts).
+    const all = await render('--set', 'nats.auth.enabled=false', '--set', 'gateway.enabled=false');
     const conf = one<V1ConfigMap>(all, 'ConfigMap', 't-tcab-nats')!.data!['nats.conf']!;
     expect(conf).not.toContain('include');
     const sources = one<V1StatefulSet>(all, 'StatefulSet', 't-tcab-nats')!.spec!.template.spec!.volumes!.find((v) => v.name === 'config')!.projected!.sources!;

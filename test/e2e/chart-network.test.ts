@@ -13,7 +13,7 @@ const driver = { matchLabels: { 'app.kubernetes.io/name': 'tcab-driver' } };
 describe('charts/tcab network (issue 33)', () => {
   it('by default: a policy per component and per egress profile; a driver Pod admits nothing and reaches NATS (and the npm cache when on) only, plus its profile\'s proxy port', async () => {
     const all = await render('--set', 'npmCache.enabled=true');
-    expect(policies(all).map((p) => p.metadata!.name).sort()).toEqual(['t-tcab-dispatcher', 't-tcab-driver', 't-tcab-driver-egress-none', 't-tcab-driver-egress-open', 't-tcab-driver-egress-registries', 't-tcab-egress-proxy', 't-tcab-nats', 't-tcab-npm-cache']);
+    expect(policies(all).map((p) => p.metadata!.name).sort()).toEqual(['t-tcab-dispatcher', 't-tcab-driver', 't-tcab-driver-egress-none', 't-tcab-driver-egress-open', 't-tcab-driver-egress-registries', 't-tcab-egress-proxy', 't-tcab-gateway', 't-tcab-nats', 't-tcab-npm-cache']);
     const d = policy(all, 't-tcab-driver');
     expect(d.spec!.podSelector).toEqual(driver);
     expect(d.spec!.policyTypes).toEqual(['Ingress', 'Egress']);
@@ -21,6 +21,7 @@ describe('charts/tcab network (issue 33)', () => {
     expect(d.spec!.egress).toEqual([
       { to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/instance': 't', 'app.kubernetes.io/component': 'nats' } } }], ports: [{ protocol: 'TCP', port: 4222 }] },
       { to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/instance': 't', 'app.kubernetes.io/component': 'npm-cache' } } }], ports: [{ protocol: 'TCP', port: 4873 }] },
+      { to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/instance': 't', 'app.kubernetes.io/component': 'gateway' } } }], ports: [{ protocol: 'TCP', port: 8080 }] },
     ]);
     // Each profile's Pods reach that profile's port of the proxy, and only it.
     for (const [name, port] of [['none', 3130], ['registries', 3128], ['open', 3129]] as const) {
@@ -59,7 +60,7 @@ describe('charts/tcab network (issue 33)', () => {
     expect(egress).toContainEqual({ to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }], ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] });
     expect(dispatcherEnv(all).TCAB_DRIVER_DNS).toBe('cluster');
     expect(dispatcherEnv(await render()).TCAB_DRIVER_DNS).toBe('hosts');
-    const own = policy(await render('--set', 'nats.url=nats://nats.example:4222', '--set', 'nats.auth.existingSecret=keys'), 't-tcab-driver');
+    const own = policy(await render('--set', 'nats.url=nats://nats.example:4222', '--set', 'nats.auth.existingSecret=keys', '--set', 'gateway.enabled=false'), 't-tcab-driver');
     expect(own.spec!.egress).toEqual([]);
     expect(policies(await render('--set', 'nats.url=nats://nats.example:4222', '--set', 'nats.auth.existingSecret=keys')).map((p) => p.metadata!.name)).not.toContain('t-tcab-nats');
   });

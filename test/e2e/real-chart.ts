@@ -93,7 +93,15 @@ export function stubModels(namespace: string, image: string, scripts: Record<key
 }
 
 /** The chart's values: the images from `images`, bundled NATS and npm cache, the provider key's Secret, extraCA. */
-export function chartValues(namespace: string, images: Record<string, string>, providerKeySecret: string): object {
+/** Provider key variables by the Secret key `installChart` stores each provider's key under. */
+const KEY_VARIABLES: Record<string, string> = { anthropic: 'ANTHROPIC_API_KEY', openai: 'OPENAI_API_KEY' };
+
+/**
+ * @param gateway the chart's model gateway (its default is on). The suites that test other things install without
+ *   it, so their gg and Claude Runs keep reaching each its own stub script directly; test/e2e/gateway-real-node.test.ts
+ *   installs with it.
+ */
+export function chartValues(namespace: string, images: Record<string, string>, providerKeySecret: string, providers: readonly string[] = ['anthropic'], gateway = false): object {
   const stubUrl = (port: number) => `http://stub-models.${namespace}.svc.cluster.local:${port}`;
   return {
     dispatcher: { image: { ...splitImage(images.dispatcher!), pullPolicy: 'IfNotPresent' }, leaseDurationSeconds: 5 },
@@ -108,8 +116,14 @@ export function chartValues(namespace: string, images: Record<string, string>, p
     egress: { proxy: { image: { ...splitImage(images['egress-proxy']!), pullPolicy: 'IfNotPresent' } } },
     // The chart's NetworkPolicies stay on (its default); the one thing this install adds, as an operator with a model
     // gateway in the cluster would: driver Pods may reach the stub models' Pods on their ports.
-    networkPolicy: { driverEgress: [{ to: [{ podSelector: { matchLabels: { app: 'stub-models' } } }], ports: Object.values(STUB_PORTS).map((port) => ({ protocol: 'TCP', port })) }] },
-    credentials: { apiKeys: [{ env: 'ANTHROPIC_API_KEY', secret: providerKeySecret, key: 'anthropic' }], subscriptions: {} },
+    // The model gateway serves the runs from the stub models: Claude's wire (anthropic) and gg's (openai). The gateway
+    // Pod may reach the stubs' Pods; the drivers keep their own rule for the harnesses whose key stays in the harness.
+    gateway: { enabled: gateway, upstreams: { anthropic: stubUrl(STUB_PORTS.claude), openai: stubUrl(STUB_PORTS.gg) } },
+    networkPolicy: {
+      driverEgress: [{ to: [{ podSelector: { matchLabels: { app: 'stub-models' } } }], ports: Object.values(STUB_PORTS).map((port) => ({ protocol: 'TCP', port })) }],
+      gatewayEgress: [{ to: [{ podSelector: { matchLabels: { app: 'stub-models' } } }], ports: Object.values(STUB_PORTS).map((port) => ({ protocol: 'TCP', port })) }],
+    },
+    credentials: { apiKeys: providers.map((key) => ({ env: KEY_VARIABLES[key]!, secret: providerKeySecret, key })), subscriptions: {} },
     extraCA: { certificates: proxyCa(), existingConfigMap: '', key: 'ca.crt' },
   };
 }
@@ -120,6 +134,10 @@ export interface InstallOptions {
   images: Record<string, string>;
   /** The provider key the Secret `provider-keys` holds (a fake: the models are stubs). */
   providerKey: string;
+  /** More keys for that Secret, by provider (openai); the anthropic one is providerKey. */
+  providerKeys?: Record<string, string>;
+  /** Install with the model gateway (the chart's default; off for the suites that test other things). */
+  gateway?: boolean;
   stubScripts: Record<keyof typeof STUB_PORTS, object>;
   /** Where values.json is written. */
   workDir: string;
@@ -136,10 +154,11 @@ export async function installChart(cluster: ClusterAccess, options: InstallOptio
     const done = await out;
     if (done.code !== 0) throw new Error(`${what}: ${done.stderr}`);
   };
-  await must('provider key Secret', kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', options.namespace, `--from-literal=anthropic=${options.providerKey}`]));
+  const keys = { anthropic: options.providerKey, ...options.providerKeys };
+  await must('provider key Secret', kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', options.namespace, ...Object.entries(keys).map(([provider, key]) => `--from-literal=${provider}=${key}`)]));
   await must('stub models', kubectl(['apply', '-f', '-'], JSON.stringify(stubModels(options.namespace, options.images.driver!, options.stubScripts))));
   const valuesFile = join(options.workDir, 'values.json');
-  writeFileSync(valuesFile, JSON.stringify(chartValues(options.namespace, options.images, 'provider-keys')));
+  writeFileSync(valuesFile, JSON.stringify(chartValues(options.namespace, options.images, 'provider-keys', Object.keys(keys), options.gateway ?? false)));
   const install = await helmOf(cluster)(['install', RELEASE, CHART, '-n', options.namespace, '-f', valuesFile, '--wait', '--timeout', `${options.timeoutSeconds}s`]);
   if (install.code !== 0) return install;
   await must('stub models Ready', kubectl(['rollout', 'status', 'deployment/stub-models', '-n', options.namespace, `--timeout=${options.timeoutSeconds}s`]));

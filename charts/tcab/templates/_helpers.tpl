@@ -203,3 +203,18 @@ A host list as one Squid dstdomain value: unique, and without the entries a ".do
 {{- end -}}
 {{- join " " $kept -}}
 {{- end -}}
+
+{{/* The model gateway's Service URL (the dispatcher's TCAB_GATEWAY_URL), or "" with gateway.enabled=false. */}}
+{{- define "tcab.gatewayUrl" -}}
+{{- if .Values.gateway.enabled -}}
+{{- printf "http://%s-gateway.%s.svc.cluster.local:%d" (include "tcab.fullname" .) .Release.Namespace (int .Values.gateway.port) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The Secret both the gateway and the dispatcher mount: signing-key (tokens) and admin-token (revoke, throttles). */}}
+{{- define "tcab.gatewayAuthSecret" -}}
+{{- printf "%s-gateway-auth" (include "tcab.fullname" .) -}}
+{{- end -}}
+
+{{/* Where that Secret is mounted, in the gateway's and the dispatcher's containers alike. */}}
+{{- define "tcab.gatewayAuthDir" -}}/var/run/tcab/gateway-auth{{- end -}}

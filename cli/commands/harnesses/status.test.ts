@@ -92,6 +92,17 @@ describe('tcab harnesses status', () => {
     );
   });
 
+  it('a subscription login that runs one at a time says so, with the reason (issue 34); an api-key row does not', () => {
+    const rows = buildStatusRows(listHarnesses(), { env: { TCAB_AUTH_MODE: 'subscription' }, credentialFilePresent: () => true });
+    const codex = rows.find((r) => r.slug === 'codex')!;
+    expect(codex).toMatchObject({ mode: 'subscription', available: true, serialized: expect.stringMatching(/refresh token is single-use/) });
+    expect(rows.find((r) => r.slug === 'claude')!.serialized).toBeUndefined();
+    const keyed = buildStatusRows(listHarnesses(), { env: { OPENAI_API_KEY: 'sk-x', TCAB_AUTH_MODE: 'api-key' }, credentialFilePresent: () => true });
+    expect(keyed.find((r) => r.slug === 'codex')!.serialized).toBeUndefined();
+    const plain = { dim: (s: string) => s, yellow: (s: string) => s };
+    expect(formatStatusTable([codex], plain)).toContain(`one run at a time (subscription mode: runs sharing the login wait for each other, and the refreshed login is written back):\n  codex  ${codex.serialized}\n`);
+  });
+
   it('an invalid mode setting is reported on its row, naming the variable, without failing the listing', () => {
     const rows = buildStatusRows(listHarnesses(), { env: { TCAB_AUTH_MODE_CLAUDE: 'oauth' }, credentialFilePresent: () => false });
     expect(rows.find((r) => r.slug === 'claude')).toMatchObject({ available: false, setting: 'invalid', detail: 'TCAB_AUTH_MODE_CLAUDE: "oauth" is not an auth mode; use one of auto, subscription, api-key' });

@@ -28,6 +28,11 @@ export interface StatusRow {
    * the one provider that key is for. Absent in subscription mode.
    */
   key?: KeyRoutes;
+  /**
+   * In subscription mode, when runs sharing the login go one at a time (manifest `auth.subscription.serialize`,
+   * issue 34): the manifest's reason. `tcab run` waits for the login's lock; a cluster claims one Run per login.
+   */
+  serialized?: string;
   error?: string;
 }
 
@@ -46,7 +51,8 @@ export function buildStatusRows(entries: HarnessEntry[], inputs: AuthInputs): St
       const r = resolveAuth(auth, slug, inputs);
       if (!r.available) return withKey({ slug, name, setting: r.setting, mode: r.mode, available: false, detail: r.reason }, keyOf(manifest, r.mode, undefined));
       const detail = r.mode === 'api-key' ? `key from ${r.keyVar}, injected as ${r.injectAs}` : `signed in: ${r.files.map((f) => `~/${f}`).join(', ')}`;
-      return withKey({ slug, name, setting: r.setting, mode: r.mode, available: true, detail }, keyOf(manifest, r.mode, r.mode === 'api-key' ? r.keyVar : undefined));
+      const serialized = r.mode === 'subscription' ? auth.subscription?.serialize : undefined;
+      return withKey({ slug, name, setting: r.setting, mode: r.mode, available: true, detail, ...(serialized ? { serialized } : {}) }, keyOf(manifest, r.mode, r.mode === 'api-key' ? r.keyVar : undefined));
     } catch (error) {
       return { slug, name, setting: 'invalid', mode: null, available: false, detail: (error as Error).message, error: (error as Error).message };
     }
@@ -65,7 +71,7 @@ export function registerStatusCommand(group: Command): void {
     .option('--json', 'JSON array')
     .addHelpText(
       'after',
-      '\nKEY (api-key mode): "gateway: <provider>" = the harness gets the model gateway\'s URL and a per-run token, the key stays in the driver; "key in harness" = the key is in its environment, for the reason listed below the table.\n\nExit status: 0 (a listing; unavailable harnesses say what to set or sign in to).',
+      '\nKEY (api-key mode): "gateway: <provider>" = the harness gets the model gateway\'s URL and a per-run token, the key stays in the driver; "key in harness" = the key is in its environment, for the reason listed below the table.\n\nOne run at a time (subscription mode): a login whose refresh token rotates on use is held by one run at a time (`tcab run` waits for it, then writes the refreshed login back; a cluster claims one Run per login), for the reason listed below the table.\n\nExit status: 0 (a listing; unavailable harnesses say what to set or sign in to).',
     )
     .action((options: { json?: boolean }) => {
       const rows = buildStatusRows(listHarnesses(), { env: process.env, credentialFilePresent: credentialPresenceChecker({ kind: 'home', home: homedir() }) });
@@ -89,6 +95,12 @@ export function formatStatusTable(rows: StatusRow[], c: Record<'dim' | 'yellow',
     const slugWidth = Math.max(...kept.map((r) => r.slug.length));
     out.push('', 'key in harness (api-key mode: the key is in the harness environment, not behind the model gateway):');
     for (const r of kept) out.push(`  ${r.slug.padEnd(slugWidth)}  ${c.dim((r.key as { keyInHarness: string }).keyInHarness)}`);
+  }
+  const serialized = rows.filter((r) => r.serialized);
+  if (serialized.length > 0) {
+    const slugWidth = Math.max(...serialized.map((r) => r.slug.length));
+    out.push('', 'one run at a time (subscription mode: runs sharing the login wait for each other, and the refreshed login is written back):');
+    for (const r of serialized) out.push(`  ${r.slug.padEnd(slugWidth)}  ${c.dim(r.serialized!)}`);
   }
   return `${out.join('\n')}\n`;
 }

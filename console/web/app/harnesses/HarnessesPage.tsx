@@ -5,10 +5,10 @@ import { signal, useSignal } from '@preact/signals';
 import { useMemo } from 'preact/hooks';
 import type { z } from 'zod';
 import type { HARNESS_MESSAGES, HarnessRow } from '../../../../shared/console.ts';
-import { atCap, harnessRowData, keyLabel, readinessLabel } from '../../harness-view.ts';
+import { atCap, harnessRowData, holdLabel, keyLabel, readinessLabel } from '../../harness-view.ts';
 import { PATHS } from '../../wire.ts';
 import { postWithToken, WriteError } from '../auth.tsx';
-import { syncServerTime } from '../clock.ts';
+import { serverNow, syncServerTime } from '../clock.ts';
 import { StreamStatus, useConsoleReady, useTitle } from '../common.tsx';
 import { useEventStream } from '../sse.ts';
 
@@ -57,6 +57,9 @@ export function HarnessesPage() {
               <th scope="col" title="Where the API key goes in api-key mode: through the model gateway (the harness gets a per-run token), or into the harness's environment">
                 Key
               </th>
+              <th scope="col" title="Provider+models the model gateway reports throttled (429/529/overloaded): their queued Runs are held, other models' Runs keep starting">
+                Back-pressure
+              </th>
               <th scope="col">Last installed version</th>
               <th scope="col">Change cap</th>
             </tr>
@@ -64,7 +67,7 @@ export function HarnessesPage() {
           <tbody>
             {!store.ready.value && (
               <tr>
-                <td colSpan={8} class="muted">
+                <td colSpan={9} class="muted">
                   Loading harnesses…
                 </td>
               </tr>
@@ -114,6 +117,20 @@ function HarnessLine({ h }: { h: HarnessRow }) {
       </td>
       <td title={key.title}>
         {key.route === 'gateway' ? key.text : <span class="muted">{key.text}</span>}
+      </td>
+      <td>
+        {h.holds && h.holds.length > 0 ? (
+          h.holds.map((hold) => {
+            const label = holdLabel(hold, serverNow.value);
+            return (
+              <div key={`${hold.provider}/${hold.model ?? '*'}`} class="fail-text small" title={label.title}>
+                {label.text}
+              </div>
+            );
+          })
+        ) : (
+          <span class="muted">—</span>
+        )}
       </td>
       <td>{h.lastInstalledVersion ?? <span class="muted">—</span>}</td>
       <td>
