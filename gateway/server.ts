@@ -6,6 +6,7 @@
 // A request is checked against the budget when it arrives; one in flight when the limit is passed completes and is
 // accounted (usage is known only when its response ends), and the next request is refused. Concurrent requests of
 // one run can therefore overshoot a limit by what those in flight use.
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -139,7 +140,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const accounts = new Map<string, AccountEntry>();
   const notified = new Set<string>();
   let lastSweep = clock();
-  const throttleLog = new ThrottleLog(clock);
+  // A new id per process: the dispatcher tells a restart (revocations forgotten) by it.
+  const throttleLog = new ThrottleLog(clock, undefined, randomUUID());
 
   const sweep = (now: number) => {
     if (now - lastSweep < SWEEP_EVERY_MS) return;

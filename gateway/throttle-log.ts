@@ -35,9 +35,12 @@ export class ThrottleLog {
   private readonly clock: () => number;
   private readonly windowS: number;
 
-  constructor(clock: () => number, windowS = THROTTLE_WINDOW_S) {
+  private readonly bootId: string | undefined;
+
+  constructor(clock: () => number, windowS = THROTTLE_WINDOW_S, bootId?: string) {
     this.clock = clock;
     this.windowS = windowS;
+    this.bootId = bootId;
   }
 
   /** One measured answer. Good answers only count for a provider+model already throttled (its recovery). */
@@ -71,7 +74,7 @@ export class ThrottleLog {
       last_at: new Date(r.lastMs).toISOString(),
       retry_after_s: r.retryAfterS,
     }));
-    return { now: new Date(now).toISOString(), window_s: this.windowS, throttles };
+    return { now: new Date(now).toISOString(), window_s: this.windowS, ...(this.bootId ? { boot_id: this.bootId } : {}), throttles };
   }
 
   private forgetOld(now: number): void {

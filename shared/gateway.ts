@@ -187,6 +187,11 @@ export const ThrottleReport = z.strictObject({
   now: z.iso.datetime(),
   /** How far back the report looks (s). */
   window_s: z.int().positive(),
+  /**
+   * The gateway process's random id. Revocations and accounts live in its memory: a new id means a restart that
+   * forgot them, and the dispatcher revokes the final Runs' tokens again. Absent from a gateway without it.
+   */
+  boot_id: z.string().min(1).max(100).optional(),
   throttles: z.array(ProviderThrottle),
 });
 export type ThrottleReport = z.infer<typeof ThrottleReport>;

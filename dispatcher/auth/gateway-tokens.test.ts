@@ -121,4 +121,22 @@ describe('GatewayTokenIssuer', () => {
     expect(lines[0]).toMatch(/revoking the run's gateway token failed/);
     expect(lines[0]).not.toContain(ADMIN);
   });
+
+  it('revokes again after a gateway restart: every given Run, even one already retired, counting what the gateway took', async () => {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const bodies: unknown[] = [];
+    agent.get(GATEWAY).intercept({ path: GATEWAY_CONTROL.revoke, method: 'POST' }).reply((opts) => {
+      bodies.push(JSON.parse(String(opts.body)));
+      return { statusCode: bodies.length === 2 ? 400 : 204, data: '' };
+    }).times(3);
+    const memory = new RunMemory();
+    memory.entry('evals/fix-bug', ref.uid).gatewayRetired = true;
+    const other = { ...ref, name: 'other', uid: '00000000-0000-4000-8000-000000000002' };
+    const third = { ...ref, name: 'third', uid: '00000000-0000-4000-8000-000000000003' };
+    const done = await issuerWith(agent, fakeCore().core, memory).revokeAgain([ref, other, third]);
+    expect(done).toBe(2); // the 400 is not retried
+    expect(bodies).toHaveLength(3);
+    expect(bodies).toContainEqual({ run: 'evals_other', attempt: other.uid });
+  });
 });

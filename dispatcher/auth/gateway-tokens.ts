@@ -15,6 +15,7 @@ import { request } from 'undici';
 import type { Dispatcher } from 'undici';
 import { claimsFor, mintToken } from '../../gateway/token.ts';
 import { API_VERSION } from '../../shared/api-group.ts';
+import { concurrently } from '../../shared/concurrently.ts';
 import { GATEWAY_CONTROL, RevokeRequest } from '../../shared/gateway.ts';
 import type { RunBudget } from '../../shared/gateway.ts';
 import type { Logger } from '../../shared/log.ts';
@@ -122,6 +123,23 @@ export class GatewayTokenIssuer {
       () => this.deps.log.info({ run: key, why }, 'revoked the run\'s gateway token'),
       (error: unknown) => this.deps.log.warn({ run: key, why, err: errorMessage(error) }, 'revoking the run\'s gateway token failed; it expires on its own'),
     );
+  }
+
+  /**
+   * The gateway restarted and forgot its revocations: the attempts of these final Runs (whose tokens may not have
+   * expired yet) are revoked again, a few at a time. Resolves with how many the gateway took.
+   */
+  async revokeAgain(refs: readonly RunRef[]): Promise<number> {
+    let done = 0;
+    await concurrently(refs, 4, async (ref) => {
+      try {
+        await this.revoke(ref);
+        done += 1;
+      } catch (error) {
+        this.deps.log.warn({ run: `${ref.namespace}/${ref.name}`, err: errorMessage(error) }, 'revoking a final run\'s gateway token again failed; it expires on its own');
+      }
+    });
+    return done;
   }
 
   /** POST /tcab/revoke with the admin token; retried on network errors, timeouts and 5xx/408/429, not on other 4xx. */

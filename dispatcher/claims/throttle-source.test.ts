@@ -166,3 +166,23 @@ describe('throttleGatewayOf', () => {
     expect(throttleGatewayOf(settings)).toBeUndefined();
   });
 });
+
+describe('ThrottlePoller: gateway restarts', () => {
+  it('tells a new boot_id (a restart that forgot its revocations), not the first one read nor a repeat', async () => {
+    let restarts = 0;
+    const watcher = new ThrottlePoller({ gateway: { url, adminToken: async () => 'admin-secret' }, book: new ThrottleBook(), clock: fakeClock(T0), log: logSink().log, onGatewayRestart: () => (restarts += 1) });
+    const boot = (id: string | undefined) => (answer = () => ({ status: 200, body: JSON.stringify({ ...reportAt(T0), ...(id ? { boot_id: id } : {}) }) }));
+    boot('boot-a');
+    expect(await watcher.pollOnce()).toBe(true);
+    expect(await watcher.pollOnce()).toBe(true);
+    expect(restarts).toBe(0);
+    boot('boot-b');
+    expect(await watcher.pollOnce()).toBe(true);
+    expect(restarts).toBe(1);
+    boot(undefined); // a gateway that does not say: nothing to compare
+    expect(await watcher.pollOnce()).toBe(true);
+    boot('boot-b');
+    expect(await watcher.pollOnce()).toBe(true);
+    expect(restarts).toBe(1);
+  });
+});

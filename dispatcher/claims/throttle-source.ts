@@ -47,6 +47,11 @@ export interface ThrottlePollerOptions {
   timeoutMs?: number;
   /** The holds changed (one began, ended early, or all went with stale data): the claim pass should look again. */
   onChange?: () => void;
+  /**
+   * The gateway restarted (its report's boot_id changed): it forgot its revocations, which the dispatcher sends
+   * again. Not called for the first report this poller reads.
+   */
+  onGatewayRestart?: () => void;
   /** Holds a report started (the holds counter). */
   onHoldsStarted?: (holds: ThrottleHold[]) => void;
   /** undici dispatcher (tests); default the global one. */
@@ -62,6 +67,7 @@ export class ThrottlePoller {
   /** The failure being logged: a new one is logged once, its end once. */
   private failing: string | undefined;
   private lastSignature = '';
+  private bootId: string | undefined;
   private polling: Promise<boolean> | undefined;
   private readonly listeners = new Set<() => void>();
 
@@ -111,6 +117,10 @@ export class ThrottlePoller {
       const report = await this.fetchReport(gateway);
       if (typeof report === 'string') problem = report;
       else {
+        if (report.boot_id !== undefined) {
+          if (this.bootId !== undefined && this.bootId !== report.boot_id) this.options.onGatewayRestart?.();
+          this.bootId = report.boot_id;
+        }
         const started = book.observe(report, clock.now());
         if (started.length > 0) this.options.onHoldsStarted?.(started);
       }

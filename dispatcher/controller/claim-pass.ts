@@ -78,6 +78,8 @@ export class ClaimPass {
   /** The Pod creates of the pass in flight, if it is making any. */
   private claiming: Promise<void> | undefined;
   private readonly admission = new ThrottleAdmission();
+  /** Runs whose LoginBusy condition this dispatcher set True (written once per wait, released when the login frees). */
+  private readonly loginWaiting = new Set<string>();
 
   constructor(deps: ClaimPassDeps) {
     this.deps = deps;
@@ -132,6 +134,7 @@ export class ClaimPass {
     }
     if (decision.claim.length > 0) this.deps.log.info({ claimed: decision.claim.length - failed, failed, ms: Math.round(performance.now() - started) }, 'claimed runs');
     await this.noteAdmission(admission, byKey, decision.claim);
+    await this.noteLoginWaits(decision.waiting, queued, byKey, decision.claim);
     if (failed > 0) throw new Error(`${failed} claim(s) failed`);
     // Looked at again when the earliest hold ends (its Runs go then), or soon for a Pod still going away.
     const after = Math.min(retryForeign ? FOREIGN_POD_RETRY_MS : Infinity, admission?.requeueAfterMs ?? Infinity);
@@ -182,6 +185,29 @@ export class ClaimPass {
       if (!run) return;
       // A conflict or an error is retried by the next pass: the condition says why the Run waits, nothing depends on it.
       await this.deps.write(run, { kind: 'throttled', held, message, at: at() }).catch((error: unknown) => this.deps.log.debug({ run: key, err: errorMessage(error) }, 'writing the Throttled condition failed'));
+    });
+  }
+
+  /** LoginBusy on the Runs that wait for a serialised login (claims/serialized-login.ts), False once it is free. */
+  private async noteLoginWaits(waiting: Readonly<Record<string, string>>, queued: readonly QueuedRun[], byKey: ReadonlyMap<string, RunObject>, claimed: readonly string[]): Promise<void> {
+    const loginOf = new Map(queued.map((q) => [q.key, q.login]));
+    const busy = Object.keys(waiting).filter((key) => waiting[key] === 'login-busy' && byKey.has(key));
+    const writes: [string, boolean, string][] = busy
+      .filter((key) => !this.loginWaiting.has(key))
+      .map((key) => [key, true, `waiting for login ${loginOf.get(key) ?? '?'}: another Run is using it, and its refresh token rotates on use, so its Runs go one at a time`]);
+    const started = new Set(claimed); // their claim releases them (transitions.ts)
+    for (const key of this.loginWaiting) if (!busy.includes(key) && !started.has(key) && byKey.has(key)) writes.push([key, false, 'the login is free']);
+    for (const key of [...this.loginWaiting]) if (!busy.includes(key)) this.loginWaiting.delete(key);
+    await concurrently(writes, CLAIM_CONCURRENCY, async ([key, waits, message]) => {
+      const run = byKey.get(key);
+      if (!run) return;
+      try {
+        await this.deps.write(run, { kind: 'login-busy', waiting: waits, message, at: at() });
+        if (waits) this.loginWaiting.add(key);
+      } catch (error) {
+        // Retried by the next pass (not marked): the condition says why the Run waits, nothing depends on it.
+        this.deps.log.debug({ run: key, err: errorMessage(error) }, 'writing the LoginBusy condition failed');
+      }
     });
   }
 

@@ -11,9 +11,10 @@ import { createLogger } from '../../shared/log.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { RunResult } from '../../shared/run.ts';
 import { FINAL_PHASES } from '../../shared/run-status.ts';
+import type { RunStatus } from '../../shared/run-status.ts';
 import { clusterRunIdOf } from '../../shared/run-id.ts';
 import { RunCredentialIssuer } from '../auth/run-credentials.ts';
-import { GatewayTokenIssuer } from '../auth/gateway-tokens.ts';
+import { GatewayTokenIssuer, MAX_GATEWAY_TOKEN_LIFETIME_S } from '../auth/gateway-tokens.ts';
 import type { NatsAuthBundle } from '../../nats/auth/index.ts';
 import type { ClusterGateway, DispatcherConfig } from '../config.ts';
 import { errorMessage } from '../kube/errors.ts';
@@ -137,6 +138,7 @@ export class Dispatcher {
       clock,
       log,
       onChange: capacityChanged,
+      onGatewayRestart: () => this.revokeAfterGatewayRestart(gatewayTokens, caches, statusOf, clock.now()),
       onHoldsStarted: (holds) => holds.forEach((h) => metrics.throttleHolds.inc({ provider: h.provider, model: h.model ?? '*' })),
     }));
     const claims = new ClaimPass({ throttles: throttles && { book: throttles.book, now: () => clock.now() }, core, caches, memory, settings, metrics, statusOf, write, forgetRun: (run, why) => this.forgetRun(run, why), credentials, gatewayTokens, log });
@@ -212,6 +214,29 @@ export class Dispatcher {
     await this.cacheSet.stop();
     this.inbox.clear();
     await this.recorder.drained();
+  }
+
+  /**
+   * The gateway restarted and forgot its revocations (they live in its memory): the leader sends them again for the
+   * final Runs whose token may not have expired yet and that held one: a wire account in their status (the driver
+   * read it from a gateway) or a token this dispatcher minted. (The dispatcher cannot list the token Secrets: its
+   * Secret cache watches the configured key Secrets only.)
+   */
+  private revokeAfterGatewayRestart(tokens: GatewayTokenIssuer | undefined, caches: ReturnType<typeof buildCaches>, statusOf: (run: RunObject) => RunStatus, nowMs: number): void {
+    if (!tokens || !this.leadership.isLeader) return;
+    const refs = caches.runs
+      .list()
+      .filter((run) => {
+        const status = statusOf(run);
+        if (!FINAL_PHASES.has(status.phase as never)) return false;
+        const ended = status.completionTime ? Date.parse(status.completionTime) : nowMs;
+        if (nowMs - ended >= MAX_GATEWAY_TOKEN_LIFETIME_S * 1000) return false;
+        return status.wireRequests !== undefined || this.memory.peek(objectKey(run), run.metadata!.uid!)?.gatewayToken === true;
+      })
+      .map(runRef);
+    if (refs.length === 0) return;
+    this.log.warn({ runs: refs.length }, 'the model gateway restarted and forgot its revocations: revoking the final runs\' tokens again');
+    void tokens.revokeAgain(refs).then((done) => this.log.info({ runs: refs.length, revoked: done }, 'revoked the final runs\' gateway tokens again'));
   }
 
   setLeading(leading: boolean): void {

@@ -63,6 +63,15 @@ describe('nextStatus', () => {
     expect(nextStatus(claimed, { kind: 'pod', phase: 'Pending', scheduled: true, at }).phase).toBe('Starting');
   });
 
+  it('a Run waiting for a serialised login stays Pending with a LoginBusy condition, released when started', () => {
+    const waits: Observation = { kind: 'login-busy', waiting: true, message: 'waiting for login codex-login', at };
+    const s = fold([waits]);
+    expect(s).toEqual({ phase: 'Pending', conditions: [{ type: 'LoginBusy', status: 'True', reason: 'LoginInUse', message: 'waiting for login codex-login', lastTransitionTime: at }] });
+    expect(nextStatus(s, waits)).toBe(s);
+    expect(nextStatus(s, { kind: 'login-busy', waiting: false, message: 'free', at }).conditions).toEqual([{ type: 'LoginBusy', status: 'False', reason: 'Released', message: 'free', lastTransitionTime: at }]);
+    expect(nextStatus(s, { kind: 'claimed', pod: 'p', eventsSubject: 'e', at }).conditions?.map((c) => [c.type, c.status])).toEqual([['LoginBusy', 'False'], ['Dispatched', 'True']]);
+  });
+
   it('a Run held for provider back-pressure stays Pending with a Throttled condition, written once per message, released when started', () => {
     const held: Observation = { kind: 'throttled', held: true, message: 'held: anthropic is throttling claude-x', at };
     const s = fold([held]);

@@ -17,6 +17,11 @@ export type Observation =
    * so (True with why while held, False once released); the Run stays Pending either way.
    */
   | { kind: 'throttled'; held: boolean; message: string; at: string }
+  /**
+   * A queued Run whose subscription login (its refresh token rotates on use) another Run is using: the LoginBusy
+   * condition says so while it waits, False once the login is free; the Run stays Pending either way.
+   */
+  | { kind: 'login-busy'; waiting: boolean; message: string; at: string }
   | { kind: 'pod'; phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown'; scheduled?: boolean; reason?: string; message?: string; exitCode?: number; at: string }
   /** disruption: how the Pod went (deleted, evicted, ...; see pod-disruption.ts). */
   | { kind: 'pod-gone'; disruption?: Disruption; at: string }
@@ -86,16 +91,19 @@ export function resultFields(r: RunResult) {
   } satisfies Partial<RunStatus>;
 }
 
-/** The Throttled condition: set True with its message while held (unchanged when it already says so), False once released. */
-function throttled(status: RunStatus, held: boolean, message: string, at: string): RunStatus {
-  const current = status.conditions?.find((c) => c.type === 'Throttled');
+/** A waiting condition (Throttled, LoginBusy): True with its message while held (unchanged when it already says so), False once released. */
+function waitCondition(status: RunStatus, type: 'Throttled' | 'LoginBusy', reason: string, held: boolean, message: string, at: string): RunStatus {
+  const current = status.conditions?.find((c) => c.type === type);
   if (held) {
     if (current?.status === 'True' && current.message === message) return status;
-    return { ...status, conditions: withCondition(status, condition('Throttled', 'True', 'ProviderThrottled', message, at)) };
+    return { ...status, conditions: withCondition(status, condition(type, 'True', reason, message, at)) };
   }
   if (current?.status !== 'True') return status;
-  return { ...status, conditions: withCondition(status, condition('Throttled', 'False', 'Released', message, at)) };
+  return { ...status, conditions: withCondition(status, condition(type, 'False', 'Released', message, at)) };
 }
+
+const throttled = (status: RunStatus, held: boolean, message: string, at: string) => waitCondition(status, 'Throttled', 'ProviderThrottled', held, message, at);
+const loginBusy = (status: RunStatus, waiting: boolean, message: string, at: string) => waitCondition(status, 'LoginBusy', 'LoginInUse', waiting, message, at);
 
 export function nextStatus(status: RunStatus, observation: Observation): RunStatus {
   if (isFinal(status)) return status;
@@ -103,9 +111,11 @@ export function nextStatus(status: RunStatus, observation: Observation): RunStat
   switch (observation.kind) {
     case 'throttled':
       return throttled(status, observation.held, observation.message, observation.at);
+    case 'login-busy':
+      return loginBusy(status, observation.waiting, observation.message, observation.at);
     case 'claimed': {
-      // A Run held for provider back-pressure and now started: its Throttled condition says it was released.
-      const released = throttled(status, false, 'started: no longer held for provider back-pressure', at);
+      // A Run held (provider back-pressure, a busy login) and now started: its conditions say it was released.
+      const released = loginBusy(throttled(status, false, 'started: no longer held for provider back-pressure', at), false, 'started: the login is this run\'s now', at);
       return { ...released, phase: 'Dispatched', pod: observation.pod, eventsSubject: observation.eventsSubject, ...(observation.egress ? { egress: observation.egress } : {}), dispatchedTime: at, conditions: withCondition(released, condition('Dispatched', 'True', 'PodCreated', `driver pod ${observation.pod} created`, at)) };
     }
     case 'unavailable':

@@ -209,6 +209,18 @@ describe('the model gateway in the cluster: the provider key never enters a run'
         .toBe(401);
       expect((await fetch(`http://${gateway.address}${GATEWAY_CONTROL.usage}`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
     }
+    // The gateway Pod is replaced (revocations live in its memory): the dispatcher sees the new boot id in its next
+    // poll and revokes the final Runs' tokens again.
+    const tokens = await Promise.all([limited, free].map(tokenOf));
+    expect((await kubectl(['delete', 'pod', '-n', ns, '-l', 'app.kubernetes.io/component=gateway', '--wait=true'])).code).toBe(0);
+    expect((await kubectl(['rollout', 'status', `deployment/${RELEASE}-tcab-gateway`, '-n', ns, '--timeout=180s'])).code).toBe(0);
+    gateway.close();
+    gateway = await forwardService(cluster(), ns, `${RELEASE}-tcab-gateway`, 8080);
+    const restartedAt = Date.now();
+    for (const token of tokens) {
+      await expect.poll(async () => (await fetch(`http://${gateway.address}${GATEWAY_CONTROL.usage}`, { headers: { authorization: `Bearer ${token}` } })).status, { timeout: 60_000, interval: 250 }).toBe(401);
+    }
+    process.stderr.write(`e2e gateway restart: the final runs' tokens refused again ${Date.now() - restartedAt} ms after the new gateway Pod served\n`);
   }, 700_000);
 
   it('a provider that throttles one model: its Runs are held (Pending, Throttled) and resumed after the back-off, Runs of another model flow past them', async () => {

@@ -1,6 +1,7 @@
-// The claim pass with provider back-pressure (issue 34), over fakes (no cluster): a gateway reporting 429 for one
-// model holds that model's Runs (queued, a Throttled condition saying why), the Runs of another model keep starting,
-// and the held Runs start when the hold ends (the pass asks to run again then), with the figures as metrics.
+// The claim pass holding Runs back (issue 34), over fakes (no cluster). Provider back-pressure: a gateway reporting
+// 429 for one model holds that model's Runs (queued, a Throttled condition saying why), the Runs of another model
+// keep starting, and the held Runs start when the hold ends (the pass asks to run again then), with the figures as
+// metrics. A serialised login: one Run at a time, the others waiting with a LoginBusy condition.
 import { describe, expect, it } from 'vitest';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { createLogger } from '../../shared/log.ts';
@@ -30,12 +31,12 @@ const runOf = (name: string, model: string, createdAt: number): RunObject =>
 
 const list = <T,>(items: () => T[]) => ({ list: items, get: () => undefined }) as never;
 
-function setup(runs: RunObject[]) {
-  const settings = dispatcherConfig({ TCAB_NAMESPACE: 'ns', TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'keys', key: 'anthropic' }]) });
+function setup(runs: RunObject[], env: Record<string, string> = {}, secrets = ['keys']) {
+  const settings = dispatcherConfig({ TCAB_NAMESPACE: 'ns', TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'keys', key: 'anthropic' }]), ...env });
   const statuses = new Map<string, RunStatus>();
   const created: string[] = [];
   const core = { createNamespacedPod: async ({ body }: { body: { metadata: { name: string } } }) => void created.push(body.metadata.name) } as unknown as CoreV1Api;
-  const caches = { runs: list(() => runs), configs: list(() => []), pods: list(() => []), kubeEvents: list(() => []), secrets: list(() => [{ metadata: { name: 'keys' } }]) } as unknown as Caches;
+  const caches = { runs: list(() => runs), configs: list(() => []), pods: list(() => []), kubeEvents: list(() => []), secrets: list(() => secrets.map((name) => ({ metadata: { name } }))) } as unknown as Caches;
   const metrics = dispatcherMetrics();
   const book = new ThrottleBook();
   let now = T0;
@@ -125,5 +126,30 @@ describe('ClaimPass with provider back-pressure', () => {
     t.setNow(T0 + 61_000);
     await t.pass.run();
     expect(t.created).toHaveLength(1);
+  });
+});
+
+describe('ClaimPass with a serialised login', () => {
+  it('one Codex subscription Run at a time per login: the others wait Pending with LoginBusy, released when it is free', async () => {
+    const codex = (name: string, createdAt: number): RunObject => {
+      const run = runOf(name, 'gpt-5.1-codex', createdAt);
+      run.spec = { harness: 'codex', model: 'gpt-5.1-codex', prompt: 'do it', authMode: 'subscription' } as never;
+      return run;
+    };
+    const runs = [codex('login-1', T0 - 3000), codex('login-2', T0 - 2000)];
+    const t = setup(runs, { TCAB_SUBSCRIPTION_SECRETS: JSON.stringify({ codex: 'codex-login' }) }, ['keys', 'codex-login']);
+    await t.pass.run();
+    expect(t.created.map((p) => p.includes('login-1'))).toEqual([true]);
+    t.settle();
+    const waiting = t.statuses.get('ns/login-2')!;
+    expect(waiting.phase ?? 'Pending').toBe('Pending');
+    expect(waiting.conditions?.find((c) => c.type === 'LoginBusy')).toMatchObject({ status: 'True', reason: 'LoginInUse' });
+    expect(waiting.conditions!.find((c) => c.type === 'LoginBusy')!.message).toContain('codex-login');
+    // The first is final: the second is claimed, and its claim releases it.
+    t.statuses.set('ns/login-1', { phase: 'Succeeded' });
+    await t.pass.run();
+    expect(t.created.filter((p) => p.includes('login-2'))).toHaveLength(1);
+    t.settle();
+    expect(t.statuses.get('ns/login-2')!.conditions?.map((c) => [c.type, c.status])).toEqual([['LoginBusy', 'False'], ['Dispatched', 'True']]);
   });
 });
