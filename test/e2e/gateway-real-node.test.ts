@@ -233,12 +233,14 @@ describe('the model gateway in the cluster: the provider key never enters a run'
     expect(throttled.status).toBe(429);
     expect(throttled.headers.get('retry-after')).toBe(String(THROTTLE_RETRY_S));
     const thrownAt = Date.now();
-    // Until the dispatcher holds it (its poll of the gateway's report): read from the console's harnesses feed.
+    // Until every dispatcher replica holds it (each polls the gateway's report; the leader's claim pass uses its
+    // own): read from each replica's console harnesses feed.
     const read = await kubectl(['get', 'secret', '-n', ns, `${RELEASE}-tcab-read-token`, '-o', 'jsonpath={.data.token}']);
-    const dispatcher = await forwardService(cluster(), ns, `${RELEASE}-tcab-dispatcher`, 80);
+    const replicas = (await getJson<{ items: V1Pod[] }>('pods', '-n', ns, '-l', 'app.kubernetes.io/component=dispatcher')).items;
+    const forwards = await Promise.all(replicas.map((p) => forwardService(cluster(), ns, p.metadata!.name!, p.spec!.containers[0]!.ports!.find((port) => port.name === 'http')!.containerPort, 60_000, 'pod')));
     try {
-      const holds = async (): Promise<ThrottleHoldRow[]> => {
-        const res = await fetch(`http://${dispatcher.address}${CONSOLE_PATHS.harnessesStream}`, { headers: { authorization: `Bearer ${Buffer.from(read.stdout, 'base64').toString()}` } });
+      const holds = async (address: string): Promise<ThrottleHoldRow[]> => {
+        const res = await fetch(`http://${address}${CONSOLE_PATHS.harnessesStream}`, { headers: { authorization: `Bearer ${Buffer.from(read.stdout, 'base64').toString()}` } });
         const reader = res.body!.getReader();
         let text = '';
         try {
@@ -253,7 +255,7 @@ describe('the model gateway in the cluster: the provider key never enters a run'
           await reader.cancel().catch(() => undefined);
         }
       };
-      await expect.poll(async () => (await holds()).map((h) => `${h.provider}/${h.model}`), { timeout: 30_000, interval: 500 }).toContain('openai/gpt-busy');
+      for (const forward of forwards) await expect.poll(async () => (await holds(forward.address)).map((h) => `${h.provider}/${h.model}`), { timeout: 30_000, interval: 500 }).toContain('openai/gpt-busy');
       const heldSeenAfterMs = Date.now() - thrownAt;
       const busy = { harness: 'gg', model: 'openai/gpt-busy', prompt: 'Look around.', maxRuntimeSeconds: 240 };
       await applyRun('busy-1', busy);
@@ -285,7 +287,7 @@ describe('the model gateway in the cluster: the provider key never enters a run'
       // Held at least until the retry-after the provider gave, counted from its answer.
       for (const s of heldS) expect(s * 1000).toBeGreaterThanOrEqual(THROTTLE_RETRY_S * 1000 - (appliedAt - thrownAt) - 1000);
     } finally {
-      dispatcher.close();
+      for (const forward of forwards) forward.close();
     }
   }, 700_000);
 });

@@ -184,14 +184,14 @@ export async function writeReaderCreds(cluster: ClusterAccess, namespace: string
  * Service's Pods (through the apiserver and the node's kubelet). Resolves once kubectl says it is forwarding; fails
  * when kubectl exits first or after `timeoutMs`.
  */
-export async function forwardService(cluster: ClusterAccess, namespace: string, service: string, port: number, timeoutMs = 60_000): Promise<{ address: string; close: () => void }> {
-  const child = spawn(join(cluster.binDir, 'kubectl'), ['--kubeconfig', cluster.kubeconfig, 'port-forward', '-n', namespace, `svc/${service}`, `:${port}`, '--address', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function forwardService(cluster: ClusterAccess, namespace: string, service: string, port: number, timeoutMs = 60_000, kind: 'svc' | 'pod' = 'svc'): Promise<{ address: string; close: () => void }> {
+  const child = spawn(join(cluster.binDir, 'kubectl'), ['--kubeconfig', cluster.kubeconfig, 'port-forward', '-n', namespace, `${kind}/${service}`, `:${port}`, '--address', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const close = () => void child.kill('SIGTERM');
   let timer: NodeJS.Timeout | undefined;
   try {
     const local = await new Promise<number>((resolve, reject) => {
       let out = '';
-      timer = setTimeout(() => reject(new Error(`kubectl port-forward svc/${service}: not forwarding after ${timeoutMs} ms: ${out}`)), timeoutMs);
+      timer = setTimeout(() => reject(new Error(`kubectl port-forward ${kind}/${service}: not forwarding after ${timeoutMs} ms: ${out}`)), timeoutMs);
       const seen = (d: Buffer) => {
         out += d.toString();
         const m = /Forwarding from 127\.0\.0\.1:(\d+) ->/.exec(out);
@@ -199,7 +199,7 @@ export async function forwardService(cluster: ClusterAccess, namespace: string, 
       };
       child.stdout.on('data', seen);
       child.stderr.on('data', seen);
-      child.on('exit', (code) => reject(new Error(`kubectl port-forward svc/${service} exited ${code}: ${out}`)));
+      child.on('exit', (code) => reject(new Error(`kubectl port-forward ${kind}/${service} exited ${code}: ${out}`)));
     });
     return { address: `127.0.0.1:${local}`, close };
   } catch (error) {
