@@ -141,6 +141,16 @@ describe('gateway control routes', () => {
     expect(lines.join('\n')).not.toContain(ADMIN);
   });
 
+  it('revoke refuses a body that is not JSON or is over 4 KiB, revoking nothing', async () => {
+    const token = gateway.mint('run-hostile', 'uid-1', 600);
+    const post = (body: string) => fetch(`${gateway.url}${GATEWAY_CONTROL.revoke}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body });
+    expect((await post('{"run": "run-hostile",')).status).toBe(400);
+    // Over the limit: a 413, or the connection cut while the client still sends (the gateway stops reading).
+    expect((await post(JSON.stringify({ run: 'run-hostile', attempt: 'uid-1', pad: 'x'.repeat(8192) })).catch(() => ({ status: 413 }))).status).toBe(413);
+    expect((await post(JSON.stringify({ run: 'run-hostile', attempt: ['uid-1'] }))).status).toBe(400);
+    expect((await get(GATEWAY_CONTROL.usage, token)).status).toBe(200);
+  });
+
   it('a gateway without an admin token (a workstation driver\'s) has no admin routes', async () => {
     expect((await revoke({ run: 'r', attempt: 'a' }, ADMIN, bare)).status).toBe(404);
     expect((await get(GATEWAY_CONTROL.throttles, ADMIN, bare)).status).toBe(404);

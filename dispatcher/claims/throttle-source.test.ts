@@ -102,7 +102,7 @@ describe('ThrottlePoller against a local gateway', () => {
     expect(await poller.pollOnce()).toBe(false);
     expect(await poller.pollOnce()).toBe(false);
     expect(logs.lines.filter((l) => l.level === 'warn')).toHaveLength(1);
-    expect(book.holdOf('anthropic', ['claude-x'], clock.now())).toBeDefined();
+    expect(book.holdOf('anthropic', ['claude-x'], clock.now())).toMatchObject({ provider: 'anthropic', model: 'claude-x' });
     // No good report for longer than the stale bound: nothing is held, and the claim pass is told.
     clock.t = T0 + STALE_MS + 1;
     const before = changes;

@@ -125,7 +125,7 @@ describe('ThrottleBook', () => {
     const local = T0 - 3_600_000;
     book.observe(report(T0 + 1000, [row({ at: T0, retry_after_s: 10 })]), local);
     expect(book.holds(local)[0]!.heldUntilMs).toBe(local + 9000);
-    expect(book.holdOf('anthropic', ['claude-x'], local + 8999)).toBeDefined();
+    expect(book.holdOf('anthropic', ['claude-x'], local + 8999)).toMatchObject({ provider: 'anthropic', model: 'claude-x', heldUntilMs: local + 9000 });
     expect(book.holdOf('anthropic', ['claude-x'], local + 9000)).toBeUndefined();
   });
 
