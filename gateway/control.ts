@@ -3,8 +3,8 @@
 // refusal and throttles with the run's own token (the one its harness presents); the dispatcher revokes a final
 // run's tokens and reads the provider back-pressure with the admin token. Answers are JSON; nothing here ever
 // writes a token or a key into a response or a log line.
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { bearerOf, tokenMatches } from '../shared/bearer-token.ts';
 import { GATEWAY_CONTROL, RevokeRequest } from '../shared/gateway.ts';
 import type { GatewayRunUsage, WatchAnswer } from '../shared/gateway.ts';
 import type { TokenCheck } from './token.ts';
@@ -41,18 +41,7 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-function bearer(req: IncomingMessage): string | undefined {
-  const header = req.headers.authorization;
-  const match = header ? /^Bearer ([\x21-\x7e]{1,4096})$/.exec(header) : null;
-  return match?.[1];
-}
-
-function sameSecret(presented: string | undefined, expected: string): boolean {
-  if (presented === undefined) return false;
-  const a = Buffer.from(presented);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
+const bearer = (req: IncomingMessage): string | undefined => bearerOf(req.headers.authorization);
 
 function watchAnswer(usage: GatewayRunUsage): WatchAnswer {
   return { exceeded: usage.budget_exceeded, throttles: usage.throttles };
@@ -79,7 +68,7 @@ export function controlRoutes(deps: ControlDeps): Control {
       json(res, 404, { error: 'this gateway has no admin routes' });
       return false;
     }
-    if (sameSecret(bearer(req), deps.adminToken)) return true;
+    if (tokenMatches(bearer(req), deps.adminToken)) return true;
     deps.log.warn({ route: req.url?.split('?')[0] }, 'gateway: refused an admin request: wrong or missing admin token');
     json(res, 401, { error: 'this request presents no valid admin token' });
     return false;
