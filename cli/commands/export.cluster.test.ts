@@ -13,7 +13,7 @@ import { natsSettings } from '../../nats/settings.ts';
 import { clusterRunIdOf } from '../../shared/run-id.ts';
 import { createNamespace, kubectl } from '../../test/cluster/support.ts';
 import { agentEvent, runResult } from '../../test/support/nats-auth.ts';
-import { NatsServer, freePort } from '../../test/support/nats-server.ts';
+import { NatsServer, REFUSING_PORT } from '../../test/support/nats-server.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const PROMPT = 'Make the failing test in tests/test_math.py pass.';
@@ -100,7 +100,7 @@ describe('tcab export atif --kubeconfig', () => {
     expect(notCluster.stdout).toBe('');
 
     // A kubeconfig whose apiserver port has nothing listening.
-    const port = await freePort();
+    const port = REFUSING_PORT;
     const deadConfig = join(dir, 'dead.kubeconfig');
     writeFileSync(deadConfig, JSON.stringify({ apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'dead', cluster: { server: `https://127.0.0.1:${port}`, 'insecure-skip-tls-verify': true } }], users: [{ name: 'u', user: { token: 'fake-kube-token-for-tests' } }], contexts: [{ name: 'dead', context: { cluster: 'dead', user: 'u' } }], 'current-context': 'dead' }));
     const runId = clusterRunIdOf(ns, 'unreachable')!;

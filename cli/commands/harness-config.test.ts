@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../test/support/nats-server.ts';
+import { REFUSING_PORT } from '../../test/support/nats-server.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let server: Server;
@@ -31,7 +31,7 @@ function tcab(args: string[], env: Record<string, string> = { TCAB_API_TOKEN: 's
 
 describe('tcab harness-config errors', () => {
   it('finding 11: an unreachable dispatcher names the URL and exits 3, as does a dispatcher fault (5xx); a rejected request (4xx) or a bad --url exits 2', async () => {
-    const port = await freePort();
+    const port = REFUSING_PORT;
     const unreachable = await tcab(['--url', `http://127.0.0.1:${port}`, 'get']);
     expect(unreachable.code).toBe(3);
     expect(unreachable.stderr).toMatch(new RegExp(`^tcab: cannot reach the dispatcher API \\(GET http://127\\.0\\.0\\.1:${port}/harness-config\\): fetch failed: .*ECONNREFUSED`));

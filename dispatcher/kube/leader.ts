@@ -1,6 +1,10 @@
 // Leader election on a coordination.k8s.io Lease, as client-go's leaderelection does it: the holder renews
 // renewTime every `retryMs`; a candidate takes the Lease once renewTime + leaseDurationSeconds has passed. Every
 // write carries the Lease's resourceVersion, so of two candidates racing for an expired Lease exactly one wins.
+// A round that does not finish within its renew deadline (2/3 of the lease, as client-go's RenewDeadline) counts as
+// lost: a leader stuck on a hung request steps down before a candidate may take the expired Lease, and a candidate
+// stuck on one tries again instead of waiting for the request to give up.
+import pTimeout from 'p-timeout';
 import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/log.ts';
@@ -36,9 +40,11 @@ export class LeaderElector {
   }
 
   start(): void {
+    const renewDeadlineMs = Math.max(this.options.retryMs, (this.options.leaseDurationSeconds * 1000 * 2) / 3);
     const loop = async () => {
       if (this.stopped) return;
-      const leading = await this.tryAcquireOrRenew().catch((error: unknown) => {
+      const round = pTimeout(this.tryAcquireOrRenew(), { milliseconds: renewDeadlineMs, message: `no answer from the apiserver within the renew deadline (${Math.round(renewDeadlineMs)} ms)` });
+      const leading = await round.catch((error: unknown) => {
         this.options.log.warn({ err: errorMessage(error) }, 'leader election round failed');
         return false;
       });

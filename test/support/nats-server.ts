@@ -26,6 +26,13 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A loopback port nothing listens on, for tests of "cannot connect": below 1024, where no test binds, and off
+ * fetch's list of blocked ports. (A free ephemeral port found earlier can be taken by a parallel test's server
+ * before the client connects, which then answers instead of refusing.)
+ */
+export const REFUSING_PORT = 1023;
+
 export class NatsServer {
   readonly port: number;
   readonly storeDir: string;
