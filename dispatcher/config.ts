@@ -122,6 +122,12 @@ export const DispatcherConfig = z.object({
   TCAB_API_HOST: text('0.0.0.0'),
   /** Seconds a finished driver Pod may wait for its result message before the Run fails without one. */
   TCAB_RESULT_GRACE_SECONDS: number(z.number().min(0), 30),
+  /** The first wait before another attempt of a Run that failed on infrastructure; each later one doubles (status/retry.ts). */
+  TCAB_RETRY_BACKOFF_SECONDS: number(z.number().min(0), 10),
+  /** The longest wait between two attempts. */
+  TCAB_RETRY_BACKOFF_MAX_SECONDS: number(z.number().min(0), 300),
+  /** Seconds a driver Pod's image may fail to pull (ErrImagePull, ImagePullBackOff) before its attempt ends ImagePullFailed. */
+  TCAB_IMAGE_PULL_GRACE_SECONDS: number(z.number().min(0), 120),
   /** The Lease the replicas elect their leader on. */
   TCAB_LEADER_LEASE: text('tcab-dispatcher'),
   /** Seconds a Lease holder that stopped renewing keeps it before a candidate takes it over. */

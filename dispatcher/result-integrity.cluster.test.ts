@@ -90,11 +90,12 @@ describe('first result wins', () => {
     expect(honest.status, logs.join('\n')).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded' });
     const early = await final('early');
     expect(early.status).toMatchObject({ phase: 'Cancelled', outcome: 'cancelled' });
-    expect(await rejections()).toEqual({ duplicate: 0, late: 0 });
+    expect(await rejections()).toEqual({ duplicate: 0, late: 0, stale: 0 });
 
     const items = await readRunUntil(nats.url, `${ns}_honest`, (all) => all.some((i) => i.kind === 'result'), 30_000);
     const truth = items.find((i) => i.kind === 'result');
     if (truth?.kind !== 'result') throw new Error('no result on the stream');
+    expect(truth.result.attempt).toEqual({ number: 1, of: 3 }); // the driver says which attempt of how many (spec.retries 2)
     await publish(truth.result, 'redelivered-copy');
     const forged: RunResult = { ...truth.result, outcome: 'harness_failed', message: 'forged', actual_cost_usd: 999, session_ids: ['forged'] };
     await publish(forged, 'forged');
@@ -107,7 +108,7 @@ describe('first result wins', () => {
     expect(byRun.early).toMatchObject({ type: 'Warning', involvedObject: { kind: 'Run', uid: early.metadata!.uid }, message: expect.stringContaining('ended Cancelled (cancelled) without one') });
     expect(byRun.honest!.message).not.toContain('forged');
     // The redelivered copy came before the forgery on the same run id: it was judged, and not counted.
-    expect(await rejections()).toEqual({ duplicate: 1, late: 1 });
+    expect(await rejections()).toEqual({ duplicate: 1, late: 1, stale: 0 });
     expect(events).toHaveLength(2);
 
     expect((await readRun('honest')).status).toEqual(honest.status);

@@ -117,6 +117,7 @@ async function runDriver(env: NodeJS.ProcessEnv, { settings, spec, logger }: { s
         deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000,
         // Set by the dispatcher in driver Pods (the Run's uid): a re-created Run of the same name is another attempt.
         attempt: settings.TCAB_RUN_ATTEMPT,
+        attemptNumber: settings.TCAB_RUN_ATTEMPT_NUMBER,
         // Set by the dispatcher in driver Pods: its pull_image/start_container events go first on the stream.
         awaitPodStartMs: settings.TCAB_AWAIT_POD_START_SECONDS * 1000 || undefined,
         warn: (message) => logger.warn(message),
@@ -141,6 +142,7 @@ async function runDriver(env: NodeJS.ProcessEnv, { settings, spec, logger }: { s
     npmAuth: readNpmAuth(settings.TCAB_NPM_AUTH_FILE),
     // The model gateway runs in this process (root); its token names the Run's uid where the dispatcher gave it.
     attempt: settings.TCAB_RUN_ATTEMPT,
+    ...(settings.TCAB_RUN_ATTEMPT_NUMBER !== undefined ? { attemptNumber: { number: settings.TCAB_RUN_ATTEMPT_NUMBER, of: Math.max(settings.TCAB_RUN_ATTEMPT_NUMBER, settings.TCAB_RUN_ATTEMPTS ?? 1) } } : {}),
     log: logger,
   });
   return OUTCOME_EXIT[result.outcome];

@@ -2,6 +2,9 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { REFUSING_PORT } from '../test/support/nats-server.ts';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { processRunning } from './leftovers.ts';
 import { executeRun } from './run.ts';
@@ -85,6 +88,30 @@ describe('executeRun', () => {
       expect(result.sessions).toEqual([]);
     } finally {
       broken.dispose();
+    }
+  });
+
+  it('issue 35: an install that fails on the registry (npm E503, a connection refused) is retryable; one that fails on a missing package is not', async () => {
+    // A real npm against a registry on 127.0.0.1 that answers 503, and one that answers 404.
+    const registry = createServer((req, res) => res.writeHead(req.url?.includes('down') ? 503 : 404, { 'content-type': 'application/json' }).end('{"error":"x"}'));
+    await new Promise<void>((resolve) => registry.listen(0, '127.0.0.1', resolve));
+    const port = (registry.address() as AddressInfo).port;
+    const fromRegistry = createScriptedHarness({ installFromRegistry: true });
+    try {
+      const attempt = { number: 1, of: 3 };
+      const down = await run({}, { harnessesRoot: fromRegistry.root, attemptNumber: attempt, env: { TCAB_NPM_REGISTRY: `http://127.0.0.1:${port}/down/` } });
+      expect(down.result).toMatchObject({ outcome: 'infrastructure_failed', retryable: true, attempt, sessions: [] });
+      expect(down.result.message).toMatch(/npm error code E503/);
+      const refused = await run({}, { harnessesRoot: fromRegistry.root, env: { TCAB_NPM_REGISTRY: `http://127.0.0.1:${REFUSING_PORT}/` } });
+      expect(refused.result).toMatchObject({ outcome: 'infrastructure_failed', retryable: true });
+      expect(refused.result.attempt).toBeUndefined(); // a workstation run is one attempt
+      const missing = await run({}, { harnessesRoot: fromRegistry.root, attemptNumber: attempt, env: { TCAB_NPM_REGISTRY: `http://127.0.0.1:${port}/` } });
+      expect(missing.result).toMatchObject({ outcome: 'infrastructure_failed', attempt });
+      expect(missing.result.message).toMatch(/E404/);
+      expect(missing.result.retryable).toBeUndefined();
+    } finally {
+      fromRegistry.dispose();
+      await new Promise<void>((resolve) => registry.close(() => resolve()));
     }
   });
 

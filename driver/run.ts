@@ -85,6 +85,8 @@ export interface DriverOptions {
   gateway?: boolean;
   /** Which attempt of the run id this is (a cluster Run's uid): the gateway's token names it. Default: a fresh one. */
   attempt?: string;
+  /** Which attempt of a cluster Run this is, of how many (the dispatcher's TCAB_RUN_ATTEMPT_NUMBER, TCAB_RUN_ATTEMPTS): in the result. */
+  attemptNumber?: { number: number; of: number };
   /** The driver's own log (the gateway's lines); default none. */
   log?: GatewayLogger;
 }
@@ -143,6 +145,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
   const rawUsage: unknown[] = [];
   let outcome: Outcome = 'succeeded';
   let message = '';
+  let retryable = false;
   let ctx: StageContext | undefined;
   let login: HeldLogin | undefined;
   // What is running now, so an unexpected error is reported against it (stages report their own failures).
@@ -326,6 +329,8 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     const failure = asStageFailure(error, running);
     outcome = failure.kind === 'timeout' ? 'timed_out' : failure.kind === 'cancelled' ? 'cancelled' : 'infrastructure_failed';
     message = failure.message;
+    // Another attempt may succeed only where nothing of the agent's has run yet: before the first session.
+    retryable = failure.kind === 'infrastructure' && failure.transient && sessions.length === 0;
     emit({ type: 'error', timestamp: now(), message: failure.message, code: `${failure.stage}_failed` });
   } finally {
     if (hosted) {
@@ -387,6 +392,8 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     started_at: startedAt.toISOString(),
     finished_at: now(),
     event_count: seq,
+    ...(options.attemptNumber ? { attempt: options.attemptNumber } : {}),
+    ...(retryable ? { retryable: true } : {}),
   };
   const clean = scrubber.result(result);
   for (const sink of options.sinks) sink.result(clean);

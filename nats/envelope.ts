@@ -43,6 +43,8 @@ export const HEADER = {
   runId: 'Tcab-Run-Id',
   seq: 'Tcab-Seq',
   kind: 'Tcab-Kind',
+  /** Which attempt of a cluster Run published the message (1, 2, ...): its Tcab-Seq counts from 1 again. */
+  attempt: 'Tcab-Attempt',
   msgId: 'Nats-Msg-Id',
 } as const;
 
@@ -88,6 +90,7 @@ interface EnvelopeFields {
   source: 'driver' | 'dispatcher';
   ceType: string;
   time: string;
+  attemptNumber?: number;
 }
 
 function envelope(f: EnvelopeFields): Envelope {
@@ -98,6 +101,7 @@ function envelope(f: EnvelopeFields): Envelope {
       [HEADER.runId]: f.runId,
       [HEADER.seq]: String(f.seq),
       [HEADER.kind]: f.kind,
+      ...(f.attemptNumber !== undefined ? { [HEADER.attempt]: String(f.attemptNumber) } : {}),
       'ce-specversion': '1.0',
       'ce-id': f.msgId,
       'ce-source': `urn:tcab:${f.source}`,
@@ -110,15 +114,15 @@ function envelope(f: EnvelopeFields): Envelope {
 }
 
 /** A driver's event (already sequenced and scrubbed). */
-export function eventEnvelope(runId: string, attempt: string | undefined, seq: number, event: HarnessEvent): Envelope {
+export function eventEnvelope(runId: string, attempt: string | undefined, seq: number, event: HarnessEvent, attemptNumber?: number): Envelope {
   const msgId = driverMsgId(runId, attempt, seq);
-  return envelope({ subject: eventSubject(runId, event.type), msgId, runId, seq, kind: 'event', source: 'driver', ceType: `dev.tcab.harness.event.${event.type}`, time: event.timestamp });
+  return envelope({ subject: eventSubject(runId, event.type), msgId, runId, seq, kind: 'event', source: 'driver', ceType: `dev.tcab.harness.event.${event.type}`, time: event.timestamp, attemptNumber });
 }
 
 /** A driver's run result: sequenced after the run's last event. */
-export function resultEnvelope(result: RunResult, attempt: string | undefined): Envelope {
+export function resultEnvelope(result: RunResult, attempt: string | undefined, attemptNumber?: number): Envelope {
   const msgId = driverMsgId(result.run_id, attempt, 'result');
-  return envelope({ subject: resultSubject(result.run_id), msgId, runId: result.run_id, seq: result.event_count + 1, kind: 'result', source: 'driver', ceType: 'dev.tcab.run.result', time: result.finished_at });
+  return envelope({ subject: resultSubject(result.run_id), msgId, runId: result.run_id, seq: result.event_count + 1, kind: 'result', source: 'driver', ceType: 'dev.tcab.run.result', time: result.finished_at, attemptNumber });
 }
 
 /** A cluster event (pull_image, start_container, the Pod's teardown) the dispatcher relays into the run's subjects. */

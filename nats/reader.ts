@@ -7,6 +7,7 @@ import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ConsumerMessages } from '@nats-io/jetstream';
 import type { HarnessEventType } from '../shared/events.ts';
 import { InfrastructureError } from '../shared/exit-codes.ts';
+import { anotherAttemptMayFollow } from '../shared/run.ts';
 import { ALL_RUNS_SUBJECT, eventSubject, eventTypeSubject, resultSubject, runSubjects } from './envelope.ts';
 import { STREAM_NAME, ensureRunStream } from './stream.ts';
 import { connectNats } from './settings.ts';
@@ -25,7 +26,7 @@ export interface ReadOptions {
   type?: HarnessEventType;
   /** true: from the first stored event; false: only new ones. */
   replay: boolean;
-  /** Stop after the run's result (follow). */
+  /** Stop after the run's result (follow): its last attempt's, read past a result another attempt may follow. */
   untilResult: boolean;
   signal?: AbortSignal;
   now?: () => Date;
@@ -85,7 +86,7 @@ export async function* readRunStream(options: ReadOptions): AsyncGenerator<Strea
         if (!wanted(options, m.subject)) continue;
         const item = decodeStreamMessage({ subject: m.subject, header: (name) => m.headers?.get(name), data: m.data }, now);
         yield item;
-        if (options.untilResult && (item.kind === 'result' || (item.kind === 'invalid' && item.isResult))) break;
+        if (options.untilResult && ((item.kind === 'result' && !anotherAttemptMayFollow(item.result)) || (item.kind === 'invalid' && item.isResult))) break;
       }
     } catch (error) {
       throw cannotRead(error);

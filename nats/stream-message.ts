@@ -18,7 +18,8 @@ export const MAX_REASON_CHARS = 512;
 
 export type StreamItem =
   /** seq: the Tcab-Seq header; 0 when absent or not a count, like the dispatcher's own lifecycle events. */
-  | { kind: 'event'; runId: string; seq: number; event: HarnessEvent }
+  /** attempt: the Tcab-Attempt header (a cluster Run's attempt, from 1) when the message carries a valid one. */
+  | { kind: 'event'; runId: string; seq: number; event: HarnessEvent; attempt?: number }
   /** attempt: the run attempt the result's Nats-Msg-Id names (a cluster Run's uid), when it names one. */
   | { kind: 'result'; runId: string; result: RunResult; attempt?: string }
   | {
@@ -51,6 +52,11 @@ function safeHeader(message: StreamMessage, name: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A Tcab-Attempt header: a whole number from 1 (at most 3 digits), else none. */
+function attemptOf(value: string | undefined): number | undefined {
+  return value !== undefined && /^[1-9]\d{0,2}$/.test(value) ? Number(value) : undefined;
 }
 
 function seqOf(value: string | undefined): number {
@@ -111,7 +117,8 @@ export function decodeStreamMessage(message: StreamMessage, now: () => Date): St
       return { kind: 'result', runId, result: parsed.data, ...(attempt ? { attempt } : {}) };
     }
     const parsed = HarnessEvent.safeParse(reading.value);
-    return parsed.success ? { kind: 'event', runId, seq, event: parsed.data } : invalid(formatIssues(parsed.error));
+    const attemptNumber = attemptOf(safeHeader(message, HEADER.attempt));
+    return parsed.success ? { kind: 'event', runId, seq, event: parsed.data, ...(attemptNumber ? { attempt: attemptNumber } : {}) } : invalid(formatIssues(parsed.error));
   } catch (error) {
     // Depth is bounded above, so this is a record too large to check (memory): still one message, not the stream.
     return invalid(`the payload could not be checked (${(error as Error).message})`);

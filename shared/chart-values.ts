@@ -25,6 +25,9 @@ export const ChartValues = z.strictObject({
     // /metrics alone, unauthenticated, on a port of its own (issue 33).
     metrics: z.strictObject({ port: z.int().min(1).max(65535) }),
     leaseDurationSeconds: z.int().min(2),
+    // Attempts after an infrastructure failure (issue 35, dispatcher/status/retry.ts): the wait before the next one
+    // (doubling from backoffSeconds up to backoffMaxSeconds) and how long a driver image may fail to pull.
+    retry: z.strictObject({ backoffSeconds: z.int().min(0), backoffMaxSeconds: z.int().min(0), imagePullGraceSeconds: z.int().min(0) }),
     logLevel: LogLevel,
     nodeSelector: z.record(z.string(), z.string()),
     tolerations: z.array(z.record(z.string(), z.unknown())),

@@ -52,6 +52,8 @@ export const RunRow = z.strictObject({
   message: z.string().optional(),
   /** status.egress.profile: what the run's agent could reach outside the cluster (its hosts: the run page). */
   egress: EgressProfileName.optional(),
+  /** The attempt the Run is on, once it is past its first (an infrastructure failure was retried: status.attempts). */
+  attempt: z.int().min(2).optional(),
 });
 export type RunRow = z.infer<typeof RunRow>;
 

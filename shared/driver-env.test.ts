@@ -13,6 +13,8 @@ const NUL = 'a\u0000b';
 const TABLE: [string, [string, unknown][], [string, string | RegExp][], unknown][] = [
   ['TCAB_RUN_ID', [['evals_fix-bug-17', 'evals_fix-bug-17'], ['a'.repeat(200), 'a'.repeat(200)]], [['', /^"" is not a run id: a run id is 1-200 characters/], ['a/b', /is not a run id/], ['..', /is not a run id/], ['_x', /is not a run id/], ['a'.repeat(201), /is not a run id/], ['x\ny', /^"x\\ny" is not a run id/]], undefined],
   ['TCAB_RUN_ATTEMPT', [['0f1e2d3c-aaaa-bbbb-cccc-1234567890ab', '0f1e2d3c-aaaa-bbbb-cccc-1234567890ab']], [['uid\r\nNats-Msg-Id: forged', /^"uid\\r\\nNats-Msg-Id: forged" is not a run attempt: an attempt is 1-200 characters/], ['a b', /is not a run attempt/]], undefined],
+  ['TCAB_RUN_ATTEMPT_NUMBER', [['1', 1], ['3', 3]], [['0', 'must be a whole number from 1, got "0"'], ['two', /got "two"/], ['-1', /got "-1"/]], undefined],
+  ['TCAB_RUN_ATTEMPTS', [['1', 1], ['11', 11]], [['0', 'must be a whole number from 1, got "0"'], ['1.5', /got "1.5"/]], undefined],
   ['TCAB_RUN_SPEC', [[JSON.stringify(SPEC), RunSpec.parse(SPEC)]], [['{not json', /^not valid JSON: /]], undefined],
   ['TCAB_CREDENTIALS_DIR', [['/mnt/creds', '/mnt/creds']], [[NUL, 'must not contain a NUL character (\\0)']], CREDENTIALS_MOUNT],
   ['TCAB_RUN_ROOT', [['/tmp/tcab', '/tmp/tcab'], ['runs', 'runs']], [[NUL, 'must not contain a NUL character (\\0)']], DEFAULT_RUN_ROOT],

@@ -70,6 +70,8 @@ const withProblem = (problem: (v: string) => string | undefined) => z.string().s
 export const DriverEnvFields = z.object({
   TCAB_RUN_ID: withProblem(runIdProblem).optional().describe('The run id (directories, NATS subjects). Unset: a fresh one. Set, even empty, it must follow the run id grammar.'),
   TCAB_RUN_ATTEMPT: withProblem(runAttemptProblem).optional().describe("Which attempt of the run id this is (a Run's uid): part of every NATS message id, so it follows the run id grammar."),
+  TCAB_RUN_ATTEMPT_NUMBER: integer('a whole number from 1', 1).optional().describe('Which attempt of a cluster Run this is, from 1 (status.attempts): in every message header (Tcab-Attempt) and the result.'),
+  TCAB_RUN_ATTEMPTS: integer('a whole number from 1', 1).optional().describe('How many attempts the Run may make (1 + spec.retries): with TCAB_RUN_ATTEMPT_NUMBER in the result, so a reader knows whether another may follow.'),
   TCAB_RUN_SPEC: RunSpecJson.optional().describe('The run spec as JSON (RunSpec). Either this or TCAB_RUN_SPEC_FILE.'),
   TCAB_RUN_SPEC_FILE: path.optional().describe('A file holding the run spec as JSON, instead of TCAB_RUN_SPEC.'),
   TCAB_CREDENTIALS_DIR: path.default(CREDENTIALS_MOUNT).describe("Where the harness's subscription files are mounted, keyed by basename."),

@@ -22,6 +22,22 @@ export const RunCondition = z
   })
   .describe('One step of the Run, as Kubernetes conditions report it');
 
+export const RunAttempt = z
+  .strictObject({
+    number: z.int().min(1).describe('1 for the first attempt'),
+    pod: z.string().describe('The driver Pod of this attempt'),
+    node: z.string().optional().describe('The node the Pod ran on, once scheduled'),
+    dispatchedTime: time.describe('When its driver Pod was created (RFC 3339)'),
+    startTime: time.optional().describe('When its driver Pod started running (RFC 3339)'),
+    completionTime: time.optional().describe('When the attempt ended (RFC 3339); absent while it runs'),
+    outcome: z.enum(OUTCOMES).optional().describe('How the attempt ended; absent while it runs'),
+    reason: z.string().optional().describe('Why, in CamelCase: the failure class of an infrastructure failure (NodeLost, PodEvicted, ImagePullFailed, InstallFailed, ...), else the outcome'),
+    message: z.string().optional().describe('Why the attempt ended as it did, in words'),
+    retried: z.boolean().optional().describe('True when another attempt followed this one'),
+  })
+  .describe('One attempt of the Run: its own driver Pod, events and result');
+export type RunAttempt = z.infer<typeof RunAttempt>;
+
 export const RunStatus = z.strictObject({
   phase: z
     .enum(RUN_PHASES)
@@ -51,6 +67,8 @@ export const RunStatus = z.strictObject({
   startTime: time.optional().describe('When the driver started the run (RFC 3339)'),
   completionTime: time.optional().describe('When the Run reached its final phase (RFC 3339)'),
   egress: RunEgress.optional(),
+  attempts: z.array(RunAttempt).optional().describe('Every attempt so far, oldest first; the last is the current one, and the Run ends as its last attempt did'),
+  nextAttemptTime: time.optional().describe('While Pending after an infrastructure failure: when the next attempt may start (back-off)'),
   eventsSubject: z.string().optional().describe("NATS subjects carrying this run's events and result (`tcab events follow` reads them)"),
   observedGeneration: z.int().optional().describe('The metadata.generation of the Run this status was written for'),
 }).describe('What became of the Run: written by the dispatcher only (status subresource)');

@@ -6,6 +6,9 @@ import { TokenUsage } from './usage.ts';
 import { EgressProfileName } from './egress.ts';
 import { RunBudget, WireAccount } from './gateway.ts';
 
+/** The most attempts after the first a Run may ask for: each is a whole new run on a new Pod. */
+export const MAX_RETRIES = 10;
+
 export const AUTH_MODE_SETTINGS = ['auto', 'subscription', 'api-key'] as const;
 
 /**
@@ -76,12 +79,28 @@ export const RunSpec = z.strictObject({
   cancel: z.boolean().optional().describe('Set true to stop the run (cluster path)'),
   budget: RunBudget.optional(),
   egress: EgressProfileName.optional().describe("Egress profile (cluster path): what the agent may reach outside the cluster, one of the install's profiles (e.g. none, registries, open); default: the install's default profile"),
+  retries: z
+    .int()
+    .min(0)
+    .max(MAX_RETRIES)
+    .default(2)
+    .describe(
+      'Attempts after the first when an attempt fails on infrastructure (cluster path): its node lost, its Pod evicted, preempted or deleted, its image not pulled, the harness install failing on a registry or network error. Never after an agent or harness failure, a timeout, a budget or a cancel. 0: one attempt only',
+    ),
 }).describe('What to run: the harness, model and prompt, the workspace, and the limits');
 export type RunSpec = z.infer<typeof RunSpec>;
 export type RunSpecInput = z.input<typeof RunSpec>;
 
 export const OUTCOMES = ['succeeded', 'harness_failed', 'infrastructure_failed', 'timed_out', 'cancelled', 'budget_exceeded'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
+
+export const RunAttemptNumber = z
+  .strictObject({
+    number: z.int().min(1).max(MAX_RETRIES + 1).describe('1 for the first attempt'),
+    of: z.int().min(1).max(MAX_RETRIES + 1).describe('How many attempts the Run may make (1 + spec.retries)'),
+  })
+  .refine((a) => a.number <= a.of, 'number: must not exceed of');
+export type RunAttemptNumber = z.infer<typeof RunAttemptNumber>;
 
 export const SessionRecord = z.strictObject({
   index: z.int().nonnegative(),
@@ -127,5 +146,20 @@ export const RunResult = z.strictObject({
   started_at: z.iso.datetime({ offset: true }),
   finished_at: z.iso.datetime({ offset: true }),
   event_count: z.int().nonnegative(),
+  // Optional: workstation runs are one attempt, and results published before attempts existed must still read.
+  attempt: RunAttemptNumber.optional().describe("Which attempt of a cluster Run this result is of (dispatcher's TCAB_RUN_ATTEMPT_NUMBER / TCAB_RUN_ATTEMPTS)"),
+  retryable: z
+    .boolean()
+    .optional()
+    .describe('Set on an infrastructure failure the driver found transient (a registry or network error installing the harness, before any session): the dispatcher tries the Run again while it has attempts left'),
 });
 export type RunResult = z.infer<typeof RunResult>;
+
+/**
+ * Whether another attempt of the Run may follow this result: an infrastructure failure the driver found transient,
+ * with attempts left. Readers (`tcab events follow`, exports) read on past it; the dispatcher decides (a cancel in
+ * the meantime ends the Run instead), and a Run whose last attempt ends so says why in its status.
+ */
+export function anotherAttemptMayFollow(result: RunResult): boolean {
+  return result.outcome === 'infrastructure_failed' && result.retryable === true && result.sessions.length === 0 && result.attempt !== undefined && result.attempt.number < result.attempt.of;
+}

@@ -12,6 +12,7 @@ import { GROUP, VERSION } from '../../shared/api-group.ts';
 import { InvalidInputError } from '../../shared/errors.ts';
 import { statusCode } from '../../dispatcher/kube/errors.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
+import { anotherAttemptMayFollow } from '../../shared/run.ts';
 import type { RunResult } from '../../shared/run.ts';
 import { clusterRunOf, parseRunId } from '../../shared/run-id.ts';
 import { InfrastructureError } from '../../shared/exit-codes.ts';
@@ -60,13 +61,20 @@ function settingsOf(options: ExportOptions): NatsSettings {
 }
 
 async function readFinishedRun(settings: NatsSettings, runId: string): Promise<{ events: HarnessEvent[]; result: RunResult; attempt: string | undefined }> {
-  const events: HarnessEvent[] = [];
+  const events: { event: HarnessEvent; attempt?: number }[] = [];
   for await (const item of readRunStream({ settings, runId, replay: true, untilResult: true })) {
-    if (item.kind === 'result') return { events, result: item.result, attempt: item.attempt };
+    if (item.kind === 'result') {
+      // An earlier attempt's result (another followed): the trajectory is the last attempt's, read on.
+      if (anotherAttemptMayFollow(item.result)) continue;
+      // The last attempt's events: those its driver published (Tcab-Attempt) and the cluster's (which carry none).
+      const last = item.result.attempt?.number;
+      const kept = last === undefined ? events : events.filter((e) => e.attempt === undefined || e.attempt === last);
+      return { events: kept.map((e) => e.event), result: item.result, attempt: item.attempt };
+    }
     if (item.kind === 'invalid' && item.isResult) throw new InfrastructureError(`run ${runId}: its result record (${item.subject}) is invalid: ${item.reason}`);
     if (item.kind === 'invalid') process.stderr.write(`tcab: the message on ${item.subject} is not a valid event (${item.reason}); left out of the trajectory\n`);
     // An invalid message stays in order as the `unknown` event it decodes to: the trajectory counts it as left out.
-    events.push(item.event);
+    events.push({ event: item.event, ...(item.kind === 'event' && item.attempt !== undefined ? { attempt: item.attempt } : {}) });
   }
   throw new InfrastructureError(`the stream from NATS at ${shownServers(settings.servers)} ended before run ${runId}'s result`);
 }

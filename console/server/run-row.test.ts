@@ -41,6 +41,15 @@ describe('rowOf', () => {
     expect(rowOf(run)).not.toHaveProperty('egress');
   });
 
+  it('says the attempt a Run is on once it is past its first (issue 35), and the one that comes next while it waits', () => {
+    const attempt = (n: number, closed: boolean) => ({ number: n, pod: `p${n}`, dispatchedTime: '2026-12-05T04:00:00Z', ...(closed ? { outcome: 'infrastructure_failed' as const, retried: true } : {}) });
+    const on = (attempts: ReturnType<typeof attempt>[], nextAttemptTime?: string) => ({ ...run, status: { ...run.status, phase: 'Running' as const, attempts, ...(nextAttemptTime ? { nextAttemptTime } : {}) } });
+    expect(rowOf(on([attempt(1, false)]))).not.toHaveProperty('attempt');
+    expect(RunRow.parse(rowOf(on([attempt(1, true), attempt(2, false)]))).attempt).toBe(2);
+    expect(rowOf(on([attempt(1, true)], '2026-12-05T04:00:10Z')).attempt).toBe(2);
+    expect(rowOf(slimRun(on([attempt(1, true), attempt(2, true), attempt(3, false)]))).attempt).toBe(3);
+  });
+
   it('withActivity adds the activity and its time', () => {
     const activity = { text: 'agent', type: 'agent' as const, at: '2026-12-05T04:00:30Z' };
     expect(withActivity(rowOf(run), { activity, at: '2026-12-05T04:00:31Z' })).toMatchObject({ activity, lastEventAt: '2026-12-05T04:00:31Z' });

@@ -23,7 +23,7 @@ import type { ClusterGateway } from '../config.ts';
 import type { RunMemory } from '../controller/run-memory.ts';
 import { ownedBy } from '../controller/run-view.ts';
 import { errorMessage, isAlreadyExists } from '../kube/errors.ts';
-import { GATEWAY_LABEL, GATEWAY_TOKEN_KEY, clusterRunId, driverPodName } from '../pods/driver-pod.ts';
+import { GATEWAY_LABEL, GATEWAY_TOKEN_KEY, attemptId, clusterRunId, driverPodName } from '../pods/driver-pod.ts';
 import type { RunRef } from '../pods/driver-pod.ts';
 import { CREDENTIAL_MARGIN_MS } from './run-credentials.ts';
 
@@ -68,7 +68,7 @@ export function gatewayTokenSecret(ref: RunRef, token: string, provider: string)
 
 /** The revocation's body: the attempt the token was minted for (run id and Run uid, as in its claims). */
 export function revokeRequestOf(ref: RunRef): RevokeRequest {
-  return RevokeRequest.parse({ run: clusterRunId(ref), attempt: ref.uid });
+  return RevokeRequest.parse({ run: clusterRunId(ref), attempt: attemptId(ref) });
 }
 
 export interface GatewayTokenIssuerDeps {
@@ -96,7 +96,7 @@ export class GatewayTokenIssuer {
    */
   async issue(key: string, ref: RunRef, spec: { maxRuntimeSeconds: number; budget?: RunBudget }, provider: string): Promise<string> {
     const nowMs = (this.deps.now?.() ?? new Date()).getTime();
-    const token = mintToken(claimsFor(clusterRunId(ref), ref.uid, tokenLifetimeSeconds(spec.maxRuntimeSeconds), nowMs, spec.budget), this.deps.gateway.signingKey);
+    const token = mintToken(claimsFor(clusterRunId(ref), attemptId(ref), tokenLifetimeSeconds(spec.maxRuntimeSeconds), nowMs, spec.budget), this.deps.gateway.signingKey);
     try {
       await this.deps.core.createNamespacedSecret({ namespace: ref.namespace, body: gatewayTokenSecret(ref, token, provider) });
     } catch (error) {

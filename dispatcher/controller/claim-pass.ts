@@ -29,6 +29,8 @@ import { errorMessage, isAlreadyExists, isNotFound } from '../kube/errors.ts';
 import type { RunObject } from '../kube/resources.ts';
 import { clusterAvailability } from '../pods/availability.ts';
 import { buildDriverPod, clusterRunIdProblem, driverPodName, eventsSubject } from '../pods/driver-pod.ts';
+import type { RunRef } from '../pods/driver-pod.ts';
+import { nextAttemptNumber } from '../status/retry.ts';
 import { decideEgress, hostAliasesOf, installHostsOf, namesToResolve } from '../pods/egress.ts';
 import { DEFAULT_NPM_REGISTRY } from '../../shared/driver-env.ts';
 import type { RunEgressPlan } from '../pods/egress.ts';
@@ -100,10 +102,20 @@ export class ClaimPass {
     const byKey = new Map<string, RunObject>();
     // Runs sharing a login whose refresh token rotates on use go one at a time (issue 34, claims/serialized-login.ts).
     const loginOf = serializedLoginResolver(settings, new Set(caches.secrets.list().map((s) => s.metadata!.name!)), (slug, model) => manifestForModel(getHarness(slug), model));
+    const nowMs = Date.now();
+    let backoffLeftMs = Infinity;
     for (const r of caches.runs.list()) {
-      const phase = this.deps.statusOf(r).phase ?? 'Pending';
+      const status = this.deps.statusOf(r);
+      const phase = status.phase ?? 'Pending';
       // Final Runs hold nothing; a Run cancelled before its claim is ended by its reconcile, never claimed.
       if (isFinal({ phase }) || (phase === 'Pending' && r.spec.cancel === true)) continue;
+      // Its last attempt failed on infrastructure: not claimed before its back-off is over, and it holds no slot
+      // meanwhile. It keeps its age, so it goes before the Runs queued after it once the wait is over.
+      const waitMs = phase === 'Pending' && status.nextAttemptTime ? Date.parse(status.nextAttemptTime) - nowMs : 0;
+      if (waitMs > 0) {
+        backoffLeftMs = Math.min(backoffLeftMs, waitMs);
+        continue;
+      }
       const key = objectKey(r);
       if (phase === 'Pending') byKey.set(key, r);
       const login = loginOf(r.spec);
@@ -137,7 +149,7 @@ export class ClaimPass {
     await this.noteLoginWaits(decision.waiting, queued, byKey, decision.claim);
     if (failed > 0) throw new Error(`${failed} claim(s) failed`);
     // Looked at again when the earliest hold ends (its Runs go then), or soon for a Pod still going away.
-    const after = Math.min(retryForeign ? FOREIGN_POD_RETRY_MS : Infinity, admission?.requeueAfterMs ?? Infinity);
+    const after = Math.min(retryForeign ? FOREIGN_POD_RETRY_MS : Infinity, admission?.requeueAfterMs ?? Infinity, backoffLeftMs);
     return after === Infinity ? undefined : { requeueAfterMs: after };
   }
 
@@ -219,7 +231,8 @@ export class ClaimPass {
     const parsed = RunSpec.safeParse(run.spec);
     if (!parsed.success) return refuse(`invalid run spec: ${formatIssues(parsed.error)}`);
     const spec = parsed.data;
-    const ref = runRef(run);
+    // The next attempt: the first, or the one after an attempt that failed on infrastructure (status/retry.ts).
+    const ref = { ...runRef(run), attempt: nextAttemptNumber(this.deps.statusOf(run)) };
     if (clusterRunIdOf(ref.namespace, ref.name) === undefined) return refuse(`invalid metadata.name: ${clusterRunIdProblem(ref)}`);
     let manifest;
     try {
@@ -240,9 +253,10 @@ export class ClaimPass {
     // same name (deleted while no dispatcher led, or its driver's last words after the deletion's purge). Purged
     // here, at the claim, so the new Run's stream is its own. Its message ids carry its uid (TCAB_RUN_ATTEMPT), so
     // within the stream's duplicate window they are not dropped as repeats of the old Run's either.
+    // A later attempt of the same Run keeps what its earlier attempts published: their events and results stay.
     const existing = this.deps.caches.pods.get(driverPodName(ref), ref.namespace);
-    if (!existing || !ownedBy(existing, ref.uid)) await this.deps.forgetRun(run, 'claimed again');
-    const made = await this.createPod(run, spec, apiKeySources(spec.harness, auth), egress.plan, gateway);
+    if (ref.attempt === 1 && (!existing || !ownedBy(existing, ref.uid))) await this.deps.forgetRun(run, 'claimed again');
+    const made = await this.createPod(run, ref, spec, apiKeySources(spec.harness, auth), egress.plan, gateway);
     if (made === 'foreign') return 'foreign'; // a Pod of an earlier Run of the same name is still going away
     this.deps.memory.entry(objectKey(run), ref.uid).claimed = { pod: driverPodName(ref), eventsSubject: eventsSubject(ref), ...(egress.plan ? { egress: egress.plan.egress } : {}), at: at() };
     this.deps.metrics.claims.inc({ harness: spec.harness });
@@ -250,8 +264,7 @@ export class ClaimPass {
   }
 
   /** Creates the Run's driver Pod. 'exists' = already made (by this or a previous leader): one Pod per Run. */
-  private async createPod(run: RunObject, spec: RunSpec, keyVars: readonly string[], egress: RunEgressPlan | undefined, gatewayPlan: GatewayPlan): Promise<'created' | 'exists' | 'foreign'> {
-    const ref = runRef(run);
+  private async createPod(run: RunObject, ref: RunRef, spec: RunSpec, keyVars: readonly string[], egress: RunEgressPlan | undefined, gatewayPlan: GatewayPlan): Promise<'created' | 'exists' | 'foreign'> {
     const { settings } = this.deps;
     // The key's way (pods/gateway-plan.ts): through the gateway, or (no gateway, subscription auth, a manifest
     // that keeps its key) by secretKeyRef as before.

@@ -127,7 +127,7 @@ export class Dispatcher {
     const capacityChanged = () => {
       if (this.queued.size > 0) this.claimQueue.add(CLAIMS);
     };
-    this.lifecycle = new PodLifecycle({ caches, memory, events: deps.events, enqueue, capacityChanged, log });
+    this.lifecycle = new PodLifecycle({ caches, memory, events: deps.events, enqueue, capacityChanged, statusOf, log });
     const credentials = (this.credentials = deps.natsAuth && new RunCredentialIssuer({ core, memory, ...deps.natsAuth, log }));
     const gatewayTokens = (this.gatewayTokens = deps.gateway && new GatewayTokenIssuer({ core, memory, gateway: deps.gateway, log }));
     const reconciler = new RunReconciler({ core, caches, memory, inbox: this.inbox, lifecycle: this.lifecycle, settings, metrics, recorder: this.recorder, credentials, gatewayTokens, statusOf, write, clock, log });

@@ -1,6 +1,7 @@
 // Prometheus metrics of the dispatcher (served on /metrics by the HTTP API).
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { REJECTION_REASONS } from '../status/first-result.ts';
+import { RETRYABLE_REASONS } from '../status/retry.ts';
 
 export function dispatcherMetrics(registry = new Registry()) {
   /** Counts the queue and the slots (gauges.ts) when scraped: O(Runs) per scrape, not per change. */
@@ -24,7 +25,10 @@ export function dispatcherMetrics(registry = new Registry()) {
     throttleHeldRuns: new Gauge({ name: 'tcab_dispatcher_throttle_held_runs', help: 'Queued Runs held because the model gateway reports their provider+model throttled (at the last claim pass)', labelNames: ['provider', 'model'], registers: [registry] }),
     throttleHolds: new Counter({ name: 'tcab_dispatcher_throttle_holds_total', help: 'Holds begun on a provider+model the model gateway reports throttled (429/529/overloaded)', labelNames: ['provider', 'model'], registers: [registry] }),
     throttleHoldSeconds: new Histogram({ name: 'tcab_dispatcher_throttle_hold_seconds', help: 'How long a Run was held for provider back-pressure before it was claimed (time to resume)', buckets: [1, 5, 10, 30, 60, 120, 300, 600, 1800], registers: [registry] }),
-    resultsRejected: zeroed(new Counter({ name: 'tcab_results_rejected_total', help: 'Driver results refused (first result wins): duplicate = the Run already has another result, late = the Run ended without one', labelNames: ['reason'], registers: [registry] }), REJECTION_REASONS),
+    resultsRejected: zeroed(new Counter({ name: 'tcab_results_rejected_total', help: 'Driver results refused (first result wins, per attempt): duplicate = the Run already has another result, late = the Run ended without one, stale = the result is of an attempt that is over', labelNames: ['reason'], registers: [registry] }), REJECTION_REASONS),
+    // Attempts (status/retry.ts): every infrastructure failure retried, by class; and those that could not be.
+    retries: zeroed(new Counter({ name: 'tcab_dispatcher_retries_total', help: 'Attempts ended on infrastructure and tried again, by failure class', labelNames: ['reason'], registers: [registry] }), RETRYABLE_REASONS),
+    retriesExhausted: zeroed(new Counter({ name: 'tcab_dispatcher_retries_exhausted_total', help: 'Runs ended by an infrastructure failure that was not tried again (attempts used up, retries off, or cancelled), by failure class', labelNames: ['reason'], registers: [registry] }), RETRYABLE_REASONS),
   };
 }
 

@@ -14,6 +14,7 @@ import { lifecycleEvent, teardownEvents } from '../status/lifecycle-events.ts';
 import { isFinal } from '../status/transitions.ts';
 import { errorMessage } from '../kube/errors.ts';
 import type { RunObject } from '../kube/resources.ts';
+import type { RunStatus } from '../../shared/run-status.ts';
 import type { Caches } from './informers.ts';
 import type { RunMemory } from './run-memory.ts';
 import { ownerUid, podRunKey, runRef, splitKey } from './run-view.ts';
@@ -35,6 +36,8 @@ export interface PodLifecycleDeps {
   enqueue: (runKey: string) => void;
   /** A Pod gone frees a slot: the claim pass looks again. */
   capacityChanged: () => void;
+  /** The Run's status as it stands (run-view.ts effectiveStatus): which attempt's Pod is the current one. */
+  statusOf: (run: RunObject) => RunStatus;
   log: Logger;
 }
 
@@ -81,6 +84,8 @@ export class PodLifecycle {
     const { namespace, name } = splitKey(key);
     const run = this.deps.caches.runs.get(name, namespace);
     if (!run || run.metadata?.uid !== owner || isFinal(run.status ?? {})) return;
+    // An earlier attempt's Pod going (this dispatcher fenced it when the attempt ended) says nothing about the current one.
+    if (this.deps.statusOf(run).pod !== pod.metadata?.name) return;
     // A force-deleted Pod's last state may carry no deletionTimestamp: gone is still "deleted".
     const disruption = podDisruption(pod) ?? (gone ? POD_DELETED : undefined);
     if (!disruption) return;

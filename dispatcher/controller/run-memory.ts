@@ -32,6 +32,16 @@ export interface RunMemo {
   gatewayToken?: boolean;
   /** The run's gateway token was revoked (or the revocation is under way): not again. */
   gatewayRetired?: boolean;
+  /** When this dispatcher first saw the attempt's image failing to pull (ms): the pull grace runs from here. */
+  pullFailingSince?: number;
+}
+
+/**
+ * The current attempt is over and another follows: what this dispatcher noted about the old one's Pod, credentials
+ * and token is dropped (their revocations are already under way), so the next attempt starts clean.
+ */
+export function startNextAttempt(memo: RunMemo): void {
+  for (const field of ['claimed', 'exitedAt', 'teardown', 'disruption', 'natsUser', 'natsRetired', 'gatewayToken', 'gatewayRetired', 'pullFailingSince'] as const) delete memo[field];
 }
 
 export class RunMemory {

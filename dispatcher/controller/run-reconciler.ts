@@ -4,6 +4,10 @@
 // events, a Pod gone or failed), tear the Pod down after the end, and drop the Run's memory once it is over.
 // A missing Run is done (its memory dropped); waiting (the result's grace after the driver's exit) is
 // `requeueAfterMs`, never an error; a 409 on a status write re-reads and requeues with backoff.
+// An attempt that ends on infrastructure (status/retry.ts) is tried again: the attempt is closed in the status, the
+// Run goes back to Pending with a back-off (the claim pass makes the next attempt's Pod), and the old attempt is
+// fenced: its Pod deleted, its NATS user and gateway token revoked, so a Pod on a partitioned node that comes back
+// can neither publish into the Run nor spend. A result of an attempt that is over is refused (first-result.ts).
 // Writes per Run: Dispatched/Starting and Running (a write per phase seen; phases passed between two looks share
 // one), final status, Pod delete. The claim (Pod create) is the claim pass's (claim-pass.ts).
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
@@ -17,6 +21,10 @@ import type { RunCredentialIssuer } from '../auth/run-credentials.ts';
 import type { GatewayTokenIssuer } from '../auth/gateway-tokens.ts';
 import type { RunObject } from '../kube/resources.ts';
 import { driverPodName } from '../pods/driver-pod.ts';
+import type { RunRef } from '../pods/driver-pod.ts';
+import { RunSpec } from '../../shared/run.ts';
+import { currentAttempt, decideRetry, IMAGE_PULL_FAILED } from '../status/retry.ts';
+import type { AttemptEnd, RetryDecision, RetryPolicy } from '../status/retry.ts';
 import { judgeResult, RESULT_REJECTED } from '../status/first-result.ts';
 import { POD_DELETED, podDisruption } from '../status/pod-disruption.ts';
 import type { Disruption } from '../status/pod-disruption.ts';
@@ -25,6 +33,7 @@ import type { Observation } from '../status/transitions.ts';
 import type { Caches } from './informers.ts';
 import type { DispatcherMetrics } from './metrics.ts';
 import type { PodLifecycle } from './pod-lifecycle.ts';
+import { startNextAttempt } from './run-memory.ts';
 import type { ResultInbox, RunMemory } from './run-memory.ts';
 import { objectKey, ownedBy, runRef, splitKey } from './run-view.ts';
 import type { WriteOutcome } from './status-writer.ts';
@@ -36,7 +45,7 @@ export interface RunReconcilerDeps {
   memory: RunMemory;
   inbox: ResultInbox;
   lifecycle: PodLifecycle;
-  settings: Pick<DispatcherConfig, 'TCAB_RESULT_GRACE_SECONDS'>;
+  settings: Pick<DispatcherConfig, 'TCAB_RESULT_GRACE_SECONDS' | 'TCAB_RETRY_BACKOFF_SECONDS' | 'TCAB_RETRY_BACKOFF_MAX_SECONDS' | 'TCAB_IMAGE_PULL_GRACE_SECONDS'>;
   metrics: DispatcherMetrics;
   /** Where a refused result is recorded (a Kubernetes Event on its Run). */
   recorder: RunEventRecorder;
@@ -51,6 +60,11 @@ export interface RunReconcilerDeps {
 }
 
 const at = () => new Date().toISOString();
+/** Waiting reasons of a container whose image is not coming: the registry down, refusing, or answering 5xx. */
+const PULL_FAILING = new Set(['ErrImagePull', 'ImagePullBackOff']);
+
+/** The Run's ref on the attempt its status is on (each attempt has its own Pod, credentials and token). */
+export const attemptRef = (run: RunObject, status: RunStatus): RunRef => ({ ...runRef(run), attempt: currentAttempt(status) });
 /** A 409 means the cache is behind: look again (with the key's backoff) once it has caught up. */
 const after = (outcome: WriteOutcome): ReconcileResult => (outcome === 'conflict' ? { requeue: true } : undefined);
 
@@ -106,11 +120,21 @@ export class RunReconciler {
    */
   private async settleResult(run: RunObject, runId: string): Promise<ReconcileResult> {
     const { result } = this.deps.inbox.get(runId)!;
-    const verdict = judgeResult(this.deps.statusOf(run), result);
+    const status = this.deps.statusOf(run);
+    const verdict = judgeResult(status, result);
     if (verdict.kind === 'write') {
       const disruption = result.outcome === 'cancelled' && run.spec.cancel !== true ? await this.disruptionOf(run) : undefined;
-      const written = await this.deps.write(run, { kind: 'result', result, disruption, at: at() });
-      if (written === 'conflict') return after(written);
+      const end: AttemptEnd = disruption && disruption.outcome === 'infrastructure_failed' ? { kind: 'disruption', disruption } : { kind: 'result', result };
+      const decision = decideRetry(status, end, this.policyOf(run), run.spec.cancel === true);
+      if (decision.retry) {
+        const pod = this.podOf(run, status.pod);
+        const retried = await this.retry(run, status, decision, disruption?.message ?? result.message, pod);
+        if (retried !== undefined) return retried;
+      } else {
+        const written = await this.deps.write(run, { kind: 'result', result, disruption, noRetry: noRetryOf(decision), at: at() });
+        if (written === 'conflict') return after(written);
+        if (written === 'written') this.countExhausted(decision);
+      }
     } else if (verdict.kind === 'rejected') {
       this.deps.metrics.resultsRejected.inc({ reason: verdict.reason });
       this.deps.recorder.record(run, RESULT_REJECTED, verdict.message, 'Warning');
@@ -124,11 +148,16 @@ export class RunReconciler {
     const key = objectKey(run);
     const uid = run.metadata!.uid!;
     const memo = this.deps.memory.peek(key, uid);
-    const pod = this.podOf(run, status.pod ?? driverPodName(runRef(run)));
+    const pod = this.podOf(run, status.pod ?? driverPodName(attemptRef(run, status)));
     if (!pod) {
       // Created by this dispatcher a moment ago: the cache has not shown it yet (its add event enqueues the Run).
       if (memo?.claimed) return;
-      return after(await this.deps.write(run, { kind: 'pod-gone', disruption: memo?.disruption, at: at() }));
+      const disruption = memo?.disruption ?? POD_DELETED;
+      const decision = decideRetry(status, { kind: 'disruption', disruption }, this.policyOf(run), run.spec.cancel === true);
+      if (decision.retry) return this.retry(run, status, decision, disruption.message, undefined);
+      const written = await this.deps.write(run, { kind: 'pod-gone', disruption, noRetry: noRetryOf(decision), at: at() });
+      if (written === 'written') this.countExhausted(decision);
+      return after(written);
     }
     if (memo?.claimed) memo.claimed = undefined;
     await this.deps.lifecycle.publishKubeletEvents(run, pod);
@@ -143,8 +172,74 @@ export class RunReconciler {
       const message = `the driver exited (code ${terminated?.exitCode ?? 0}) without publishing a result`;
       return after(await this.deps.write(run, { kind: 'pod', phase: 'Failed', reason: 'NoResult', message, at: at() }));
     }
-    const scheduled = Boolean(pod.spec?.nodeName) || pod.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'True') === true;
-    return after(await this.deps.write(run, { kind: 'pod', phase, scheduled, reason: pod.status?.reason, message: pod.status?.message, exitCode: terminated?.exitCode, at: at() }));
+    const node = pod.spec?.nodeName;
+    const scheduled = Boolean(node) || pod.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'True') === true;
+    // An image that does not come (the registry down or answering 5xx) ends the attempt after the pull grace,
+    // instead of holding it until the Pod's deadline: the next attempt may find the registry back.
+    const waiting = pod.status?.containerStatuses?.[0]?.state?.waiting;
+    const entry = this.deps.memory.peek(key, uid);
+    if (phase === 'Pending' && waiting?.reason && PULL_FAILING.has(waiting.reason)) {
+      const failing = this.deps.memory.entry(key, uid);
+      failing.pullFailingSince ??= this.deps.clock.now();
+      const left = failing.pullFailingSince + this.deps.settings.TCAB_IMAGE_PULL_GRACE_SECONDS * 1000 - this.deps.clock.now();
+      if (left > 0) {
+        const written = await this.deps.write(run, { kind: 'pod', phase, scheduled, ...(node ? { node } : {}), at: at() });
+        return written === 'conflict' ? after(written) : { requeueAfterMs: left };
+      }
+      // The kubelet's waiting message names the image (the Pod cache keeps no container spec).
+      return this.podFailed(run, status, pod, { phase: 'Failed', reason: IMAGE_PULL_FAILED, message: `the driver image was not pulled within ${this.deps.settings.TCAB_IMAGE_PULL_GRACE_SECONDS}s (${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''})`, node });
+    }
+    if (entry?.pullFailingSince !== undefined) entry.pullFailingSince = undefined;
+    if (phase === 'Failed' || phase === 'Unknown') return this.podFailed(run, status, pod, { phase, reason: pod.status?.reason, message: pod.status?.message, exitCode: terminated?.exitCode, node });
+    return after(await this.deps.write(run, { kind: 'pod', phase, scheduled, ...(node ? { node } : {}), reason: pod.status?.reason, message: pod.status?.message, exitCode: terminated?.exitCode, at: at() }));
+  }
+
+  /** The attempt's Pod failed (or its node stopped reporting it) without a result: tried again when that is infrastructure. */
+  private async podFailed(run: RunObject, status: RunStatus, pod: V1Pod, failed: { phase: 'Failed' | 'Unknown'; reason?: string; message?: string; exitCode?: number; node?: string }): Promise<ReconcileResult> {
+    const decision = decideRetry(status, { kind: 'pod-failed', phase: failed.phase, reason: failed.reason, exitCode: failed.exitCode }, this.policyOf(run), run.spec.cancel === true);
+    const why = [failed.reason, failed.message, failed.exitCode !== undefined ? `exit code ${failed.exitCode}` : undefined].filter(Boolean).join(': ');
+    if (decision.retry) return this.retry(run, status, decision, `driver pod failed${why ? ` (${why})` : ''}`, pod, failed.node);
+    const written = await this.deps.write(run, { kind: 'pod', ...failed, noRetry: noRetryOf(decision), at: at() });
+    if (written === 'written') this.countExhausted(decision);
+    if (written === 'written' && failed.reason === IMAGE_PULL_FAILED) await this.deletePod(run, pod.metadata!.name!);
+    return after(written);
+  }
+
+  /** spec.retries (the default when the spec does not parse: such a Run is never claimed anyway) and the back-off settings. */
+  private policyOf(run: RunObject): RetryPolicy {
+    const spec = RunSpec.safeParse(run.spec);
+    const { TCAB_RETRY_BACKOFF_SECONDS: base, TCAB_RETRY_BACKOFF_MAX_SECONDS: max } = this.deps.settings;
+    return { retries: spec.success ? spec.data.retries : 0, backoffBaseMs: base * 1000, backoffMaxMs: max * 1000 };
+  }
+
+  private countExhausted(decision: RetryDecision): void {
+    if (!decision.retry && decision.reason) this.deps.metrics.retriesExhausted.inc({ reason: decision.reason });
+  }
+
+  /**
+   * Another attempt: the current one closed as it ended, the Run Pending until the back-off is over, and the old
+   * attempt fenced (its Pod deleted, its NATS user and gateway token revoked). The claim pass makes the next Pod.
+   */
+  private async retry(run: RunObject, status: RunStatus, decision: Extract<RetryDecision, { retry: true }>, message: string, pod: V1Pod | undefined, node?: string): Promise<ReconcileResult> {
+    const key = objectKey(run);
+    const nextAttemptAt = new Date(this.deps.clock.now() + decision.backoffMs).toISOString();
+    const written = await this.deps.write(run, { kind: 'retry', outcome: 'infrastructure_failed', reason: decision.reason, message, attempt: decision.attempt, of: decision.of, nextAttemptAt, ...(node ? { node } : {}), at: at() });
+    if (written !== 'written') return after(written);
+    this.deps.metrics.retries.inc({ reason: decision.reason });
+    this.deps.log.warn({ run: key, attempt: decision.attempt, of: decision.of, reason: decision.reason, backoffMs: decision.backoffMs }, 'attempt failed on infrastructure; trying the run again');
+    const old = { ...runRef(run), attempt: decision.attempt };
+    this.deps.credentials?.retire(key, old, pod, 'retried');
+    this.deps.gatewayTokens?.retire(key, old, pod, 'retried');
+    startNextAttempt(this.deps.memory.entry(key, old.uid));
+    const name = pod?.metadata?.name ?? status.pod;
+    if (name && !pod?.metadata?.deletionTimestamp) {
+      await this.deps.core.deleteNamespacedPod({ name, namespace: old.namespace, gracePeriodSeconds: 0 }).then(
+        () => this.deps.metrics.podWrites.inc(),
+        (error: unknown) => {
+          if (!isNotFound(error)) throw error;
+        },
+      );
+    }
   }
 
   /** After the end: the driver Pod is deleted (teardown); once it is gone, the Run's memory goes too. */
@@ -153,8 +248,8 @@ export class RunReconciler {
     const memo = this.deps.memory.peek(key, run.metadata!.uid);
     if (memo) [memo.claimed, memo.disruption] = [undefined, undefined];
     const pod = this.podOf(run, status.pod);
-    this.deps.credentials?.retire(key, runRef(run), pod, 'final');
-    this.deps.gatewayTokens?.retire(key, runRef(run), pod, 'final');
+    this.deps.credentials?.retire(key, attemptRef(run, status), pod, 'final');
+    this.deps.gatewayTokens?.retire(key, attemptRef(run, status), pod, 'final');
     if (!pod) {
       const tornDown = await this.deps.lifecycle.publishTeardown(run);
       // Over: final in the cache (not only in this dispatcher's overlay) and no Pod left to tear down.
@@ -189,10 +284,11 @@ export class RunReconciler {
    * showed the deletion; otherwise the Pod is read once (the result can outrun the Pod watch).
    */
   private async disruptionOf(run: RunObject): Promise<Disruption | undefined> {
-    const ref = runRef(run);
+    const status = this.deps.statusOf(run);
+    const ref = attemptRef(run, status);
     const memo = this.deps.memory.peek(objectKey(run), ref.uid);
     if (memo?.disruption) return memo.disruption;
-    const name = this.deps.statusOf(run).pod ?? driverPodName(ref);
+    const name = status.pod ?? driverPodName(ref);
     if (memo?.teardown?.pod === name) return undefined;
     const pod = await this.deps.core.readNamespacedPod({ namespace: ref.namespace, name }).catch((error: unknown) => {
       if (isNotFound(error)) return undefined;
@@ -200,4 +296,9 @@ export class RunReconciler {
     });
     return pod && !ownedBy(pod, ref.uid) ? POD_DELETED : podDisruption(pod);
   }
+}
+
+/** Said on the final status when the end was an infrastructure failure that was not tried again. */
+function noRetryOf(decision: RetryDecision): { reason: string; why: string } | undefined {
+  return !decision.retry && decision.reason && decision.why ? { reason: decision.reason, why: decision.why } : undefined;
 }

@@ -7,6 +7,7 @@ import { driverPodName, eventsSubject, RUN_LABEL } from '../pods/driver-pod.ts';
 import { egressOfPod } from '../pods/egress.ts';
 import type { RunRef } from '../pods/driver-pod.ts';
 import { nextStatus } from '../status/transitions.ts';
+import { nextAttemptNumber } from '../status/retry.ts';
 import type { RunObject } from '../kube/resources.ts';
 import type { Cache } from './informers.ts';
 import type { RunMemo, RunMemory } from './run-memory.ts';
@@ -54,11 +55,12 @@ export function currentVersion(run: RunObject, memo: RunMemo | undefined): strin
  * (made by this dispatcher, or by a leader that died before writing the status) and no status says so yet.
  */
 export function effectiveStatus(run: RunObject, memory: RunMemory, pods: Cache<V1Pod>): RunStatus {
-  const ref = runRef(run);
-  const memo = memory.peek(objectKey(run), ref.uid);
+  const memo = memory.peek(objectKey(run), run.metadata!.uid);
   const status = writtenStatus(run, memo);
   if (status.phase && status.phase !== 'Pending') return status;
   if (memo?.claimed) return nextStatus(status, { kind: 'claimed', ...memo.claimed });
+  // Queued (again, after an attempt failed on infrastructure): the Pod that would be the next attempt's.
+  const ref = { ...runRef(run), attempt: nextAttemptNumber(status) };
   const pod = pods.get(driverPodName(ref), ref.namespace);
   if (!pod || !ownedBy(pod, ref.uid)) return status;
   const created = new Date(pod.metadata!.creationTimestamp ?? Date.now()).toISOString();

@@ -52,11 +52,25 @@ describe('buildDriverPod', () => {
     expect(pod.spec!.activeDeadlineSeconds).toBe(900 + 120);
   });
 
+  it('gives attempt n after the first its own Pod name (63 characters at most), attempt id and number', () => {
+    const third = { ...run, attempt: 3 };
+    const env = Object.fromEntries(buildDriverPod(third, spec, config, ['ANTHROPIC_API_KEY']).spec!.containers[0]!.env!.map((e) => [e.name, e.value]));
+    expect(driverPodName(third)).toBe(`${driverPodName(run)}-a3`);
+    expect([env.TCAB_RUN_ATTEMPT, env.TCAB_RUN_ATTEMPT_NUMBER]).toEqual([`${run.uid}-3`, '3']);
+    const long = { ...run, name: 'n'.repeat(63) };
+    const names = [1, 2, 10].map((attempt) => driverPodName({ ...long, attempt }));
+    expect(names.every((n) => n.length <= 63 && /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(n))).toBe(true);
+    expect(new Set(names).size).toBe(3);
+    expect(names[2]).toMatch(/-a10$/);
+  });
+
   it('carries the run spec and NATS in env, only this harness’s key by secretKeyRef, and mounts its subscription Secret read-only', () => {
     const env = Object.fromEntries(container.env!.map((e) => [e.name, e.value ?? e.valueFrom]));
     expect(JSON.parse(env.TCAB_RUN_SPEC as string)).toEqual(spec);
     expect(env.TCAB_RUN_ID).toBe(clusterRunId(run));
     expect(env.TCAB_RUN_ATTEMPT).toBe(run.uid); // a Run re-created under its name publishes under new message ids
+    expect([env.TCAB_RUN_ATTEMPT_NUMBER, env.TCAB_RUN_ATTEMPTS]).toEqual(['1', '3']); // spec.retries defaults to 2
+    expect(pod.metadata!.labels!['tcab.dev/attempt']).toBe('1');
     expect(env.TCAB_NATS_URL).toBe('nats://nats.tcab:4222');
     expect(env.TCAB_AWAIT_POD_START_SECONDS).toBe('15'); // the driver's events follow this Pod's start events
     expect(env.TCAB_NPM_REGISTRY).toBe('http://verdaccio.tcab:4873/');
@@ -248,6 +262,8 @@ describe('the Pod env is the driver env contract (shared/driver-env.ts)', () => 
     expect(settings).toEqual({
       TCAB_RUN_ID: 'evals_fix-bug-17',
       TCAB_RUN_ATTEMPT: run.uid,
+      TCAB_RUN_ATTEMPT_NUMBER: 1,
+      TCAB_RUN_ATTEMPTS: 3,
       TCAB_RUN_SPEC: spec,
       TCAB_CREDENTIALS_DIR: CREDENTIALS_MOUNT,
       TCAB_RUN_ROOT: '/tmp/tcab',

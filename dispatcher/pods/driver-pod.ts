@@ -76,12 +76,27 @@ export interface RunRef {
   namespace: string;
   name: string;
   uid: string;
+  /** Which attempt of the Run (status.attempts): 1 (the default) for the first; each has its own Pod. */
+  attempt?: number;
+}
+
+export const ATTEMPT_LABEL = `${GROUP}/attempt`;
+
+/**
+ * The attempt's id in NATS message ids, gateway tokens and per-run credentials: the Run's uid for the first attempt
+ * (as before attempts existed), `<uid>-<n>` for attempt n after it. A Run re-created under its name has another uid.
+ */
+export function attemptId(run: RunRef): string {
+  const n = run.attempt ?? 1;
+  return n === 1 ? run.uid : `${run.uid}-${n}`;
 }
 
 /** Pod names are derived from the Run: one Run, one name, whoever creates it. */
 export function driverPodName(run: RunRef): string {
   const base = `tcab-run-${run.name}`.toLowerCase().replace(/[^a-z0-9-]/g, '-');
-  return base.length <= 63 ? base : `${base.slice(0, 54)}-${run.uid.replace(/-/g, '').slice(0, 8)}`;
+  // Attempt n after the first: its own Pod, `-a<n>` at the end (the first keeps the name it always had).
+  const suffix = (run.attempt ?? 1) > 1 ? `-a${run.attempt}` : '';
+  return base.length + suffix.length <= 63 ? `${base}${suffix}` : `${base.slice(0, 54 - suffix.length)}-${run.uid.replace(/-/g, '').slice(0, 8)}${suffix}`;
 }
 
 /**
@@ -165,8 +180,11 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
   const env: V1EnvVar[] = [
     ...driverEnvVars({
       TCAB_RUN_ID: runId,
-      // The run id is `<ns>_<name>`, the same for a Run re-created under its name; its uid tells the two apart.
-      TCAB_RUN_ATTEMPT: run.uid,
+      // The run id is `<ns>_<name>`, the same for a Run re-created under its name and for each of its attempts; the
+      // attempt id (its uid, with the attempt number after the first) tells them apart in every message id.
+      TCAB_RUN_ATTEMPT: attemptId(run),
+      TCAB_RUN_ATTEMPT_NUMBER: run.attempt ?? 1,
+      TCAB_RUN_ATTEMPTS: spec.retries + 1,
       TCAB_RUN_SPEC: spec,
       TCAB_CREDENTIALS_DIR: CREDENTIALS_MOUNT,
       TCAB_RUN_ROOT: POD_RUN_ROOT,
@@ -251,7 +269,7 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
     metadata: {
       name: driverPodName(run),
       namespace: run.namespace,
-      labels: { 'app.kubernetes.io/name': 'tcab-driver', 'app.kubernetes.io/managed-by': 'tcab-dispatcher', [RUN_LABEL]: run.name, [HARNESS_LABEL]: spec.harness, ...(input.egress ? { [EGRESS_LABEL]: input.egress.egress.profile } : {}), ...(gateway ? { [GATEWAY_LABEL]: gateway.provider } : {}) },
+      labels: { 'app.kubernetes.io/name': 'tcab-driver', 'app.kubernetes.io/managed-by': 'tcab-dispatcher', [RUN_LABEL]: run.name, [ATTEMPT_LABEL]: String(run.attempt ?? 1), [HARNESS_LABEL]: spec.harness, ...(input.egress ? { [EGRESS_LABEL]: input.egress.egress.profile } : {}), ...(gateway ? { [GATEWAY_LABEL]: gateway.provider } : {}) },
       ...(input.egress ? { annotations: { [EGRESS_ANNOTATION]: JSON.stringify(input.egress.egress) } } : {}),
       ownerReferences: [{ apiVersion: API_VERSION, kind: 'Run', name: run.name, uid: run.uid, controller: true, blockOwnerDeletion: true }],
     },

@@ -17,7 +17,7 @@ const running: RunStatus = { phase: 'Running', pod: 'p', startTime: at };
 const stored = (status: RunStatus): RunStatus => JSON.parse(JSON.stringify(status)) as RunStatus;
 const after = (observation: Observation, from: RunStatus = running) => stored(nextStatus(from, observation));
 const written = (r: RunResult, disruption?: Disruption) => after({ kind: 'result', result: r, disruption, at });
-const evicted = { outcome: 'infrastructure_failed', message: 'the driver pod was evicted before the run finished' } as const;
+const evicted = { outcome: 'infrastructure_failed', reason: 'PodEvicted', message: 'the driver pod was evicted before the run finished' } as const;
 
 describe('judgeResult (first result wins)', () => {
   it.each<[string, RunStatus, RunResult, string, string?]>([

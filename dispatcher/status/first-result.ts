@@ -8,12 +8,14 @@
 //   duplicate   the Run is final from another result: refused.
 //   late        the Run ended without a result (cancelled, failed NoResult, its Pod gone or failed): refused; the
 //               status says how the Run ended and a result arriving afterwards does not rewrite that.
+//   stale       the result is of an attempt that is over (it ended on infrastructure and another followed) or that
+//               the Run never made: refused, whatever the current attempt's state. First result wins per attempt.
 import { isDeepStrictEqual } from 'node:util';
 import type { RunResult } from '../../shared/run.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
 import { isFinal, resultFields } from './transitions.ts';
 
-export const REJECTION_REASONS = ['duplicate', 'late'] as const;
+export const REJECTION_REASONS = ['duplicate', 'late', 'stale'] as const;
 export type RejectionReason = (typeof REJECTION_REASONS)[number];
 
 export type ResultVerdict = { kind: 'write' } | { kind: 'redelivery' } | { kind: 'rejected'; reason: RejectionReason; message: string };
@@ -43,7 +45,20 @@ export function recordedFrom(status: RunStatus, result: RunResult): boolean {
   });
 }
 
+/** The attempt a result is of: the number it carries (1 when it carries none: a driver from before attempts). */
+export const attemptOfResult = (result: RunResult): number => result.attempt?.number ?? 1;
+
 export function judgeResult(status: RunStatus, result: RunResult): ResultVerdict {
+  const attempts = status.attempts ?? [];
+  if (attempts.length > 0) {
+    const number = attemptOfResult(result);
+    const current = attempts.at(-1)!;
+    const of = attempts.find((a) => a.number === number);
+    if (!of) return { kind: 'rejected', reason: 'stale', message: `a result (outcome ${result.outcome}) of attempt ${number}, which this Run never made, was refused` };
+    if (of !== current || of.retried === true) {
+      return { kind: 'rejected', reason: 'stale', message: `a result (outcome ${result.outcome}) of attempt ${number} arrived after that attempt ended (${of.reason ?? of.outcome ?? 'ended'}) and another followed; refused` };
+    }
+  }
   if (!isFinal(status)) return { kind: 'write' };
   const ended = `${status.phase}${status.outcome ? ` (${status.outcome})` : ''}`;
   if (hasResult(status)) {

@@ -6,7 +6,7 @@ const deleting = (conditions: NonNullable<V1Pod['status']>['conditions'] = []): 
   metadata: { name: 'tcab-run-a', deletionTimestamp: new Date('2026-12-04T00:00:00Z') },
   status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }, ...conditions] },
 });
-const gone = (how: string) => ({ outcome: 'infrastructure_failed', message: `the driver pod was ${how} before the run finished` });
+const gone = (how: string, reason = 'PodDeleted') => ({ outcome: 'infrastructure_failed', reason, message: `the driver pod was ${how} before the run finished` });
 const target = (reason: string, message?: string, status = 'True') => ({ type: 'DisruptionTarget', status, reason, message });
 
 describe('podDisruption', () => {
@@ -14,17 +14,17 @@ describe('podDisruption', () => {
     ['a live Pod', { metadata: { name: 'p' }, status: { phase: 'Running' } } as V1Pod, undefined],
     ['a Pod gone from the cache', undefined, gone('deleted')],
     ['kubectl delete pod (deletionTimestamp only)', deleting(), gone('deleted')],
-    ['the Eviction API', deleting([target('EvictionByEvictionAPI', 'Eviction API: evicting')]), gone('evicted (EvictionByEvictionAPI: Eviction API: evicting)')],
-    ['scheduler preemption', deleting([target('PreemptionByScheduler', 'tcab/high: preempting to accommodate a higher priority pod')]), gone('preempted (PreemptionByScheduler: tcab/high: preempting to accommodate a higher priority pod)')],
-    ['the taint manager', deleting([target('DeletionByTaintManager')]), gone('deleted by the taint manager (DeletionByTaintManager)')],
-    ['pod GC', deleting([target('DeletionByPodGC', 'PodGC: node no longer exists')]), gone('deleted by the pod garbage collector (DeletionByPodGC: PodGC: node no longer exists)')],
-    ['a reason this code does not know', deleting([target('SomethingNew', 'why')]), gone('disrupted (SomethingNew: why)')],
-    ['finding 9: a reason named like an Object property', deleting([target('constructor', 'why')]), gone('disrupted (constructor: why)')],
+    ['the Eviction API', deleting([target('EvictionByEvictionAPI', 'Eviction API: evicting')]), gone('evicted (EvictionByEvictionAPI: Eviction API: evicting)', 'PodEvicted')],
+    ['scheduler preemption', deleting([target('PreemptionByScheduler', 'tcab/high: preempting to accommodate a higher priority pod')]), gone('preempted (PreemptionByScheduler: tcab/high: preempting to accommodate a higher priority pod)', 'PodPreempted')],
+    ['the taint manager', deleting([target('DeletionByTaintManager')]), gone('deleted by the taint manager (DeletionByTaintManager)', 'NodeLost')],
+    ['pod GC', deleting([target('DeletionByPodGC', 'PodGC: node no longer exists')]), gone('deleted by the pod garbage collector (DeletionByPodGC: PodGC: node no longer exists)', 'NodeLost')],
+    ['a reason this code does not know', deleting([target('SomethingNew', 'why')]), gone('disrupted (SomethingNew: why)', 'PodDisrupted')],
+    ['finding 9: a reason named like an Object property', deleting([target('constructor', 'why')]), gone('disrupted (constructor: why)', 'PodDisrupted')],
     ['a DisruptionTarget that is False', deleting([target('EvictionByEvictionAPI', 'x', 'False')]), gone('deleted')],
     [
       'the kubelet at activeDeadlineSeconds',
       { metadata: { name: 'p' }, status: { phase: 'Failed', reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' } } as V1Pod,
-      { outcome: 'timed_out', message: 'the driver pod reached its activeDeadlineSeconds (DeadlineExceeded: Pod was active on the node longer than the specified deadline)' },
+      { outcome: 'timed_out', reason: 'DeadlineExceeded', message: 'the driver pod reached its activeDeadlineSeconds (DeadlineExceeded: Pod was active on the node longer than the specified deadline)' },
     ],
   ])('%s', (_, pod, expected) => {
     expect(podDisruption(pod)).toEqual(expected);

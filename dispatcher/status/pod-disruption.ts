@@ -6,21 +6,26 @@ import type { V1Pod } from '@kubernetes/client-node';
 
 export interface Disruption {
   outcome: 'infrastructure_failed' | 'timed_out';
+  /** The failure class, CamelCase (status/retry.ts decides from it whether the Run tries again). */
+  reason: DisruptionReason;
   message: string;
 }
 
-const DISRUPTION_VERBS: Record<string, string> = {
-  EvictionByEvictionAPI: 'evicted',
-  PreemptionByScheduler: 'preempted',
-  DeletionByTaintManager: 'deleted by the taint manager',
-  DeletionByPodGC: 'deleted by the pod garbage collector',
-  TerminationByKubelet: 'terminated by the kubelet',
+export type DisruptionReason = 'PodDeleted' | 'PodEvicted' | 'PodPreempted' | 'NodeLost' | 'PodTerminatedByKubelet' | 'PodDisrupted' | 'DeadlineExceeded';
+
+/** What each DisruptionTarget reason says happened. The taint manager and the Pod GC delete Pods of a node that is gone or unreachable. */
+const DISRUPTION_VERBS: Record<string, { verb: string; reason: DisruptionReason }> = {
+  EvictionByEvictionAPI: { verb: 'evicted', reason: 'PodEvicted' },
+  PreemptionByScheduler: { verb: 'preempted', reason: 'PodPreempted' },
+  DeletionByTaintManager: { verb: 'deleted by the taint manager', reason: 'NodeLost' },
+  DeletionByPodGC: { verb: 'deleted by the pod garbage collector', reason: 'NodeLost' },
+  TerminationByKubelet: { verb: 'terminated by the kubelet', reason: 'PodTerminatedByKubelet' },
 };
 
-const gone = (how: string): Disruption => ({ outcome: 'infrastructure_failed', message: `the driver pod was ${how} before the run finished` });
+const gone = (how: string, reason: DisruptionReason): Disruption => ({ outcome: 'infrastructure_failed', reason, message: `the driver pod was ${how} before the run finished` });
 
 /** A Pod that disappeared without a last word: deleted. */
-export const POD_DELETED = gone('deleted');
+export const POD_DELETED = gone('deleted', 'PodDeleted');
 
 /**
  * How the Pod is stopping its driver: "the driver pod was evicted (EvictionByEvictionAPI: ...) before the run
@@ -31,13 +36,13 @@ export function podDisruption(pod: V1Pod | undefined): Disruption | undefined {
   if (!pod) return POD_DELETED;
   if (pod.status?.reason === 'DeadlineExceeded') {
     const detail = pod.status.message ? `: ${pod.status.message}` : '';
-    return { outcome: 'timed_out', message: `the driver pod reached its activeDeadlineSeconds (DeadlineExceeded${detail})` };
+    return { outcome: 'timed_out', reason: 'DeadlineExceeded', message: `the driver pod reached its activeDeadlineSeconds (DeadlineExceeded${detail})` };
   }
   if (!pod.metadata?.deletionTimestamp) return undefined;
   const target = pod.status?.conditions?.find((c) => c.type === 'DisruptionTarget' && c.status === 'True');
   if (!target) return POD_DELETED;
   // Own keys only: a condition's reason is free text, and "constructor" is no verb.
-  const verb = target.reason !== undefined && Object.hasOwn(DISRUPTION_VERBS, target.reason) ? DISRUPTION_VERBS[target.reason]! : 'disrupted';
+  const known = target.reason !== undefined && Object.hasOwn(DISRUPTION_VERBS, target.reason) ? DISRUPTION_VERBS[target.reason]! : { verb: 'disrupted', reason: 'PodDisrupted' as const };
   const detail = [target.reason, target.message].filter(Boolean).join(': ');
-  return gone(detail ? `${verb} (${detail})` : verb);
+  return gone(detail ? `${known.verb} (${detail})` : known.verb, known.reason);
 }

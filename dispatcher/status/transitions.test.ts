@@ -99,9 +99,9 @@ describe('nextStatus', () => {
     const running = fold([{ kind: 'claimed', pod: 'p', eventsSubject: 's', at }, { kind: 'pod', phase: 'Running', at }]);
     const cancelled = result({ outcome: 'cancelled', message: 'cancelled during the session' });
     const evicted = { outcome: 'infrastructure_failed', message: 'the driver pod was evicted (EvictionByEvictionAPI: Eviction API: evicting) before the run finished' } as const;
-    expect(nextStatus(running, { kind: 'result', result: cancelled, disruption: evicted, at })).toMatchObject({ phase: 'Failed', ...evicted, actualCostUsd: 0.5, usage: { input: 1, output: 2 }, sessionIds: ['s1'] });
+    expect(nextStatus(running, { kind: 'result', result: cancelled, disruption: { ...evicted, reason: 'PodEvicted' }, at })).toMatchObject({ phase: 'Failed', ...evicted, actualCostUsd: 0.5, usage: { input: 1, output: 2 }, sessionIds: ['s1'] });
     const deadline = { outcome: 'timed_out', message: 'the driver pod reached its activeDeadlineSeconds (DeadlineExceeded)' } as const;
-    expect(nextStatus(running, { kind: 'result', result: cancelled, disruption: deadline, at })).toMatchObject({ phase: 'Failed', ...deadline });
+    expect(nextStatus(running, { kind: 'result', result: cancelled, disruption: { ...deadline, reason: 'DeadlineExceeded' }, at })).toMatchObject({ phase: 'Failed', ...deadline });
     // Without a disruption the driver's word stands; a result that is not "cancelled" is never rewritten.
     expect(nextStatus(running, { kind: 'result', result: cancelled, at })).toMatchObject({ phase: 'Cancelled', outcome: 'cancelled', message: 'cancelled during the session' });
     expect(nextStatus(running, { kind: 'result', result: result({}), disruption: POD_DELETED, at })).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded', message: 'ok' });
@@ -113,7 +113,7 @@ describe('nextStatus', () => {
     [{ kind: 'pod', phase: 'Failed', reason: 'OOMKilled', exitCode: 137, at } as Observation, 'infrastructure_failed', 'driver pod failed (OOMKilled: exit code 137)'],
     [{ kind: 'pod', phase: 'Failed', reason: 'Evicted', message: 'node low on memory', at } as Observation, 'infrastructure_failed', 'driver pod failed (Evicted: node low on memory)'],
     [{ kind: 'pod-gone', at } as Observation, 'infrastructure_failed', 'the driver pod was deleted before the run finished'],
-    [{ kind: 'pod-gone', disruption: { outcome: 'infrastructure_failed', message: 'the driver pod was preempted (PreemptionByScheduler: p) before the run finished' }, at } as Observation, 'infrastructure_failed', 'the driver pod was preempted (PreemptionByScheduler: p) before the run finished'],
+    [{ kind: 'pod-gone', disruption: { outcome: 'infrastructure_failed', reason: 'PodPreempted', message: 'the driver pod was preempted (PreemptionByScheduler: p) before the run finished' }, at } as Observation, 'infrastructure_failed', 'the driver pod was preempted (PreemptionByScheduler: p) before the run finished'],
     [{ kind: 'unavailable', reason: 'configure a Secret key for ANTHROPIC_API_KEY', at } as Observation, 'infrastructure_failed', 'configure a Secret key for ANTHROPIC_API_KEY'],
   ])('fails the Run with the reason: %j', (observation, outcome, message) => {
     expect(fold([observation])).toMatchObject({ phase: 'Failed', outcome, message });

@@ -3,10 +3,16 @@
 import type { RunResult } from '../../shared/run.ts';
 import { usageDisagreements } from '../../shared/gateway.ts';
 import { FINAL_PHASES, RUN_PHASES } from '../../shared/run-status.ts';
-import type { RunStatus } from '../../shared/run-status.ts';
+import type { RunAttempt, RunStatus } from '../../shared/run-status.ts';
 import type { RunEgress } from '../../shared/egress.ts';
 import { POD_DELETED } from './pod-disruption.ts';
 import type { Disruption } from './pod-disruption.ts';
+
+/** An infrastructure failure that ends the Run because it is not tried again: its class and why not (status/retry.ts). */
+export interface NoRetry {
+  reason: string;
+  why: string;
+}
 
 export type Observation =
   /** egress: the profile the Run's Pod was made with (what it may reach outside the cluster). */
@@ -22,11 +28,17 @@ export type Observation =
    * condition says so while it waits, False once the login is free; the Run stays Pending either way.
    */
   | { kind: 'login-busy'; waiting: boolean; message: string; at: string }
-  | { kind: 'pod'; phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown'; scheduled?: boolean; reason?: string; message?: string; exitCode?: number; at: string }
+  /** node: the node the Pod is bound to (recorded on the current attempt). */
+  | { kind: 'pod'; phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown'; scheduled?: boolean; node?: string; reason?: string; message?: string; exitCode?: number; noRetry?: NoRetry; at: string }
+  /**
+   * The current attempt ended on infrastructure and the Run goes again (status/retry.ts decided): the attempt is
+   * closed with how it ended, and the Run is Pending until `nextAttemptAt` (back-off), then claimed anew.
+   */
+  | { kind: 'retry'; outcome: 'infrastructure_failed'; reason: string; message: string; attempt: number; of: number; nextAttemptAt: string; node?: string; at: string }
   /** disruption: how the Pod went (deleted, evicted, ...; see pod-disruption.ts). */
-  | { kind: 'pod-gone'; disruption?: Disruption; at: string }
+  | { kind: 'pod-gone'; disruption?: Disruption; noRetry?: NoRetry; at: string }
   /** disruption: set when the Pod was deleted, evicted or ended at its deadline while the driver ran. */
-  | { kind: 'result'; result: RunResult; disruption?: Disruption; at: string }
+  | { kind: 'result'; result: RunResult; disruption?: Disruption; noRetry?: NoRetry; at: string }
   | { kind: 'cancel'; at: string };
 
 /** The phases before the end, in order (shared/run-status.ts lists every phase in order). */
@@ -47,16 +59,45 @@ function withCondition(status: RunStatus, c: ReturnType<typeof condition>): RunS
 /** Never moves backwards (a late "Pending" pod update after "Running" changes nothing). */
 function advance(status: RunStatus, phase: 'Starting' | 'Running', at: string): RunStatus {
   if (ORDER.indexOf(status.phase ?? 'Pending') >= ORDER.indexOf(phase)) return status;
-  return { ...status, phase, ...(phase === 'Running' && !status.startTime ? { startTime: at } : {}) };
+  const advanced = { ...status, phase, ...(phase === 'Running' && !status.startTime ? { startTime: at } : {}) };
+  return phase === 'Running' ? withCurrentAttempt(advanced, (a) => (a.startTime ? a : { ...a, startTime: at })) : advanced;
 }
 
-function finish(status: RunStatus, phase: 'Succeeded' | 'Failed' | 'Cancelled', fields: Partial<RunStatus>, at: string): RunStatus {
+/** The node the current attempt's Pod is bound to, once known. */
+function onNode(status: RunStatus, node: string | undefined): RunStatus {
+  if (!node) return status;
+  // A Pod is bound once: the first node seen stays (a later word about another node is not this Pod's).
+  return withCurrentAttempt(status, (a) => (a.node ? a : { ...a, node }));
+}
+
+/** The status with its current attempt (the last) changed; unchanged when no attempt is recorded (a Run from before). */
+function withCurrentAttempt(status: RunStatus, change: (attempt: RunAttempt) => RunAttempt): RunStatus {
+  const attempts = status.attempts;
+  if (!attempts || attempts.length === 0) return status;
+  return { ...status, attempts: [...attempts.slice(0, -1), change(attempts.at(-1)!)] };
+}
+
+/** Closes the current attempt: how it ended (the first close stands: a later word does not rewrite it). */
+function closeAttempt(status: RunStatus, outcome: NonNullable<RunStatus['outcome']>, reason: string, message: string, at: string, retried: boolean): RunStatus {
+  return withCurrentAttempt(status, (a) => (a.outcome ? a : { ...a, outcome, reason, message, completionTime: at, ...(retried ? { retried: true } : {}) }));
+}
+
+const camel = (outcome: string) => outcome.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+
+/**
+ * `reason`: the failure class of the end (NodeLost, ImagePullFailed, ... status/retry.ts), recorded on the attempt;
+ * default: the outcome in CamelCase.
+ */
+function finish(status: RunStatus, phase: 'Succeeded' | 'Failed' | 'Cancelled', fields: Partial<RunStatus>, at: string, reason?: string): RunStatus {
+  const outcome = fields.outcome ?? (phase === 'Succeeded' ? 'succeeded' : phase === 'Cancelled' ? 'cancelled' : 'infrastructure_failed');
+  const closed = closeAttempt(status, outcome, reason ?? camel(outcome), fields.message ?? phase, at, false);
+  const { nextAttemptTime: _waitOver, ...rest } = closed;
   return {
-    ...status,
+    ...rest,
     ...fields,
     phase,
     completionTime: at,
-    conditions: withCondition(status, condition('Finished', 'True', fields.outcome ?? phase, fields.message ?? phase, at)),
+    conditions: withCondition(closed, condition('Finished', 'True', fields.outcome ?? phase, fields.message ?? phase, at)),
   };
 }
 
@@ -107,6 +148,14 @@ const loginBusy = (status: RunStatus, waiting: boolean, message: string, at: str
 
 export function nextStatus(status: RunStatus, observation: Observation): RunStatus {
   if (isFinal(status)) return status;
+  const next = transition(status, observation);
+  // A Run ended by an infrastructure failure it does not try again says so (a Run whose attempts are used up).
+  const noRetry = 'noRetry' in observation ? observation.noRetry : undefined;
+  if (!noRetry || !isFinal(next)) return next;
+  return { ...next, conditions: withCondition(next, condition('Retrying', 'False', 'NotRetried', `${noRetry.reason} is retried, but not this time: ${noRetry.why}`, observation.at)) };
+}
+
+function transition(status: RunStatus, observation: Observation): RunStatus {
   const at = observation.at;
   switch (observation.kind) {
     case 'throttled':
@@ -116,14 +165,36 @@ export function nextStatus(status: RunStatus, observation: Observation): RunStat
     case 'claimed': {
       // A Run held (provider back-pressure, a busy login) and now started: its conditions say it was released.
       const released = loginBusy(throttled(status, false, 'started: no longer held for provider back-pressure', at), false, 'started: the login is this run\'s now', at);
-      return { ...released, phase: 'Dispatched', pod: observation.pod, eventsSubject: observation.eventsSubject, ...(observation.egress ? { egress: observation.egress } : {}), dispatchedTime: at, conditions: withCondition(released, condition('Dispatched', 'True', 'PodCreated', `driver pod ${observation.pod} created`, at)) };
+      const number = (status.attempts?.length ?? 0) + 1;
+      const { nextAttemptTime: _waitOver, ...rest } = released;
+      const retrying = rest.conditions?.find((c) => c.type === 'Retrying')?.status === 'True';
+      const conditions = withCondition(rest, condition('Dispatched', 'True', 'PodCreated', `driver pod ${observation.pod} created`, at));
+      return {
+        ...rest,
+        phase: 'Dispatched',
+        pod: observation.pod,
+        eventsSubject: observation.eventsSubject,
+        ...(observation.egress ? { egress: observation.egress } : {}),
+        // The Run's first dispatch stays its dispatch time; each attempt has its own.
+        dispatchedTime: status.dispatchedTime ?? at,
+        attempts: [...(status.attempts ?? []), { number, pod: observation.pod, dispatchedTime: at }],
+        conditions: retrying ? withCondition({ conditions }, condition('Retrying', 'False', 'AttemptStarted', `attempt ${number} started: driver pod ${observation.pod}`, at)) : conditions,
+      };
+    }
+    case 'retry': {
+      const closed = closeAttempt(onNode(status, observation.node), observation.outcome, observation.reason, observation.message, at, true);
+      const { pod: _previousPod, ...rest } = closed;
+      const message = `attempt ${observation.attempt} of ${observation.of} failed on infrastructure (${observation.reason}: ${observation.message}); attempt ${observation.attempt + 1} starts at ${observation.nextAttemptAt} at the earliest`;
+      return { ...rest, phase: 'Pending', nextAttemptTime: observation.nextAttemptAt, conditions: withCondition(closed, condition('Retrying', 'True', observation.reason, message, at)) };
     }
     case 'unavailable':
-      return finish(status, 'Failed', { outcome: 'infrastructure_failed', message: observation.reason }, at);
+      return finish(status, 'Failed', { outcome: 'infrastructure_failed', message: observation.reason }, at, 'Unavailable');
     case 'cancel':
       return finish(status, 'Cancelled', { outcome: 'cancelled', message: 'cancelled by request' }, at);
-    case 'pod-gone':
-      return finish(status, 'Failed', observation.disruption ?? POD_DELETED, at);
+    case 'pod-gone': {
+      const disruption = observation.disruption ?? POD_DELETED;
+      return finish(status, 'Failed', { outcome: disruption.outcome, message: disruption.message }, at, disruption.reason);
+    }
     case 'result': {
       const r = observation.result;
       // The driver reports "cancelled" when SIGTERM stops it. Nobody cancelled the Run when its Pod was deleted,
@@ -131,16 +202,17 @@ export function nextStatus(status: RunStatus, observation: Observation): RunStat
       const disruption = r.outcome === 'cancelled' ? observation.disruption : undefined;
       const outcome = disruption?.outcome ?? r.outcome;
       const phase = outcome === 'succeeded' ? 'Succeeded' : outcome === 'cancelled' ? 'Cancelled' : 'Failed';
-      const finished = finish(status, phase, { ...resultFields(r), outcome, message: disruption?.message ?? r.message, startTime: status.startTime ?? r.started_at }, at);
+      const reason = disruption?.reason ?? (r.retryable === true && outcome === 'infrastructure_failed' ? 'InstallFailed' : undefined);
+      const finished = finish(status, phase, { ...resultFields(r), outcome, message: disruption?.message ?? r.message, startTime: status.startTime ?? r.started_at }, at, reason);
       return r.wire?.tokens ? { ...finished, conditions: withCondition(finished, wireCondition(r, at)) } : finished;
     }
     case 'pod':
       switch (observation.phase) {
         case 'Pending':
           // Not yet on a node: still only Dispatched (the claim). On a node (pulling, creating): Starting.
-          return observation.scheduled === false ? status : advance(status, 'Starting', at);
+          return observation.scheduled === false ? status : advance(onNode(status, observation.node), 'Starting', at);
         case 'Running':
-          return advance(status, 'Running', at);
+          return advance(onNode(status, observation.node), 'Running', at);
         case 'Succeeded':
           // The driver's result (NATS) carries the outcome; a clean exit without one is waited for by the caller.
           return status;
@@ -148,7 +220,8 @@ export function nextStatus(status: RunStatus, observation: Observation): RunStat
         case 'Unknown': {
           const why = [observation.reason, observation.message, observation.exitCode !== undefined ? `exit code ${observation.exitCode}` : undefined].filter(Boolean).join(': ');
           const outcome = observation.reason === 'DeadlineExceeded' ? 'timed_out' : observation.exitCode === 1 ? 'harness_failed' : 'infrastructure_failed';
-          return finish(status, 'Failed', { outcome, message: `driver pod failed${why ? ` (${why})` : ''}` }, at);
+          const reason = observation.reason && /^[A-Z][A-Za-z]*$/.test(observation.reason) ? observation.reason : observation.phase === 'Unknown' ? 'NodeLost' : undefined;
+          return finish(onNode(status, observation.node), 'Failed', { outcome, message: `driver pod failed${why ? ` (${why})` : ''}` }, at, reason);
         }
       }
   }

@@ -42,6 +42,8 @@ export interface NatsSinkOptions {
    * into every Nats-Msg-Id, so the new run's messages are not taken for retries of the old one's.
    */
   attempt?: string;
+  /** Which attempt of a cluster Run this is (1, 2, ...): the Tcab-Attempt header of every message, for readers. */
+  attemptNumber?: number;
   /** Dedup window of a stream this sink creates: bounds how long an outage may last without duplicates. */
   duplicateWindowMs?: number;
   /** Hold the first publish until the run's start_container completed/failed event is on the stream, at most this long. */
@@ -106,11 +108,11 @@ export class NatsSink implements EventSink {
   };
 
   event(record: SequencedEvent): void {
-    this.enqueue({ envelope: eventEnvelope(record.runId, this.options.attempt, record.seq, record.event), runId: record.runId, seq: record.seq, payload: eventJson(record) });
+    this.enqueue({ envelope: eventEnvelope(record.runId, this.options.attempt, record.seq, record.event, this.options.attemptNumber), runId: record.runId, seq: record.seq, payload: eventJson(record) });
   }
 
   result(result: RunResult): void {
-    this.enqueue({ envelope: resultEnvelope(result, this.options.attempt), runId: result.run_id, seq: result.event_count + 1, payload: JSON.stringify(result) });
+    this.enqueue({ envelope: resultEnvelope(result, this.options.attempt, this.options.attemptNumber), runId: result.run_id, seq: result.event_count + 1, payload: JSON.stringify(result) });
   }
 
   async close(): Promise<void> {

@@ -42,10 +42,13 @@ export class StageFailure extends Error {
   override name = 'StageFailure';
   readonly stage: FailedStage;
   readonly kind: 'infrastructure' | 'timeout' | 'cancelled';
-  constructor(stage: FailedStage, kind: 'infrastructure' | 'timeout' | 'cancelled', message: string, options?: ErrorOptions) {
+  /** An infrastructure failure another attempt may not meet (the registry or the network failed: stages/transient.ts). */
+  readonly transient: boolean;
+  constructor(stage: FailedStage, kind: 'infrastructure' | 'timeout' | 'cancelled', message: string, options?: ErrorOptions & { transient?: boolean }) {
     super(message, options);
     this.stage = stage;
     this.kind = kind;
+    this.transient = options?.transient === true;
   }
 }
 

@@ -6,6 +6,7 @@ import { runProcess } from '../process.ts';
 import { OutputTail, StageFailure, stage } from './context.ts';
 import { resolveNewestInstallable } from './newest-version.ts';
 import { withNpmAuth } from './npm-auth.ts';
+import { isTransientInstallFailure } from './transient.ts';
 import type { StageContext } from './context.ts';
 
 /** The manifest's install section; a built-in harness has none and never reaches the install stage. */
@@ -50,7 +51,8 @@ export async function installHarness(ctx: StageContext, manifest: HarnessManifes
     if (outcome.timedOut) throw new StageFailure('install_harness', 'timeout', `install did not finish within the run's maximum runtime`);
     if (outcome.spawnError) throw new StageFailure('install_harness', 'infrastructure', `cannot start the install command: ${outcome.spawnError.message}`);
     if (outcome.code !== 0) {
-      throw new StageFailure('install_harness', 'infrastructure', `install of ${what} failed (exit ${outcome.code ?? outcome.signal}): ${tail.text() || 'no output'}`);
+      const output = tail.text();
+      throw new StageFailure('install_harness', 'infrastructure', `install of ${what} failed (exit ${outcome.code ?? outcome.signal}): ${output || 'no output'}`, { transient: isTransientInstallFailure(output) });
     }
     return { value: undefined, message: `installed ${what}${version ? `@${version} (newest with ${platform})` : ''} in ${(outcome.durationMs / 1000).toFixed(1)}s` };
   });

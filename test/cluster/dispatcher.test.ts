@@ -21,7 +21,7 @@ import { NatsServer } from '../support/nats-server.ts';
 import { RUN_LABEL } from '../../dispatcher/pods/driver-pod.ts';
 import { isFinal } from '../../dispatcher/status/transitions.ts';
 import { createLogger } from '../../shared/log.ts';
-import { podUrl, realNode } from './real-node-context.ts';
+import { copyImageInRegistry, podUrl, realNode } from './real-node-context.ts';
 import { clusterConfig, createNamespace, kubectl, readRunUntil, waitFor, watchAll } from './support.ts';
 import { ggDriverEnv } from './gg-driver-env.ts';
 
@@ -229,14 +229,24 @@ describe('dispatcher (test control plane + NATS)', () => {
     expect(mine.filter((r) => !r.status?.message?.includes('without publishing a result'))).toEqual([]);
   }, 1_600_000);
 
-  it('spec.cancel stops the Pod and ends the Run Cancelled; a deleted Pod fails its Run with the reason; a deleted Run takes its Pod with it', async () => {
+  it('spec.cancel stops the Pod and ends the Run Cancelled; a deleted Pod is another attempt (or, retries 0, fails its Run with the reason); a deleted Run takes its Pod with it', async () => {
     for (const stop of stops.splice(0)) await stop();
     await kubectl(['delete', 'harnessconfigs', '--all']);
-    await startDispatcher('dispatcher-cancel', { TCAB_DRIVER_IMAGE: realNode().images.longJob, TCAB_DRIVER_CPU: '10m', TCAB_DRIVER_MEMORY: '32Mi' });
+    await startDispatcher('dispatcher-cancel', { TCAB_DRIVER_IMAGE: realNode().images.longJob, TCAB_DRIVER_CPU: '10m', TCAB_DRIVER_MEMORY: '32Mi', TCAB_RETRY_BACKOFF_SECONDS: '1' });
     const spec = { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'p', maxRuntimeSeconds: 300 };
-    await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [run('to-cancel', spec), run('pod-lost', spec), run('run-deleted', spec)] }));
+    await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [run('to-cancel', spec), run('pod-lost', { ...spec, retries: 0 }), run('pod-retried', spec), run('run-deleted', spec)] }));
     const podsPath = `/api/v1/namespaces/${ns}/pods`;
-    await waitFor<V1Pod>(podsPath, (pods) => ['tcab-run-to-cancel', 'tcab-run-pod-lost', 'tcab-run-run-deleted'].every((n) => pods.some((p) => p.metadata?.name === n && p.status?.phase === 'Running')), 60_000);
+    await waitFor<V1Pod>(podsPath, (pods) => ['tcab-run-to-cancel', 'tcab-run-pod-lost', 'tcab-run-pod-retried', 'tcab-run-run-deleted'].every((n) => pods.some((p) => p.metadata?.name === n && p.status?.phase === 'Running')), 60_000);
+
+    // A Pod deleted under a Run that may retry: attempt 2 on a Pod of its own, attempt 1 closed with how it went.
+    await kubectl(['delete', 'pod', 'tcab-run-pod-retried', '-n', ns, '--wait=false']);
+    await waitFor<V1Pod>(podsPath, (pods) => pods.some((p) => p.metadata?.name === 'tcab-run-pod-retried-a2' && p.status?.phase === 'Running'), 60_000);
+    const [retried] = await waitFor<RunObject>(runsPath(), (all) => all.some((r) => r.metadata?.name === 'pod-retried' && r.status?.attempts?.length === 2 && r.status.phase === 'Running'), 60_000, { fieldSelector: 'metadata.name=pod-retried' });
+    expect(retried!.status!.attempts![0]).toMatchObject({ number: 1, pod: 'tcab-run-pod-retried', node: expect.any(String), outcome: 'infrastructure_failed', reason: 'PodDeleted', message: 'the driver pod was deleted before the run finished', retried: true });
+    expect(retried!.status!.attempts![1]).toMatchObject({ number: 2, pod: 'tcab-run-pod-retried-a2' });
+    expect(retried!.status!.attempts![1]!.outcome).toBeUndefined();
+    expect(retried!.status!.pod).toBe('tcab-run-pod-retried-a2');
+    await kubectl(['patch', 'run', 'pod-retried', '-n', ns, '--type=merge', '-p', '{"spec":{"cancel":true}}']);
 
     // `kubectl delete run`: the Pod goes with it (owner reference, garbage collector), so the driver is stopped.
     await kubectl(['delete', 'run', 'run-deleted', '-n', ns, '--wait=false']);
@@ -248,44 +258,95 @@ describe('dispatcher (test control plane + NATS)', () => {
     const byName = (n: string) => runs.find((r) => r.metadata?.name === n)!.status!;
     expect(byName('to-cancel')).toMatchObject({ phase: 'Cancelled', outcome: 'cancelled' });
     expect(byName('pod-lost')).toMatchObject({ phase: 'Failed', outcome: 'infrastructure_failed', message: 'the driver pod was deleted before the run finished' });
+    expect(byName('pod-lost').conditions).toContainEqual(expect.objectContaining({ type: 'Retrying', status: 'False', reason: 'NotRetried', message: 'PodDeleted is retried, but not this time: retries are off (spec.retries 0)' }));
+    expect(byName('pod-lost').attempts).toEqual([expect.objectContaining({ number: 1, outcome: 'infrastructure_failed', reason: 'PodDeleted' })]);
+    const [cancelledAfterRetry] = await waitFor<RunObject>(runsPath(), (all) => all.some((r) => r.metadata?.name === 'pod-retried' && r.status?.phase === 'Cancelled'), 60_000, { fieldSelector: 'metadata.name=pod-retried' });
+    expect(cancelledAfterRetry!.status!.attempts!.map((a) => [a.number, a.outcome, a.reason])).toEqual([[1, 'infrastructure_failed', 'PodDeleted'], [2, 'cancelled', 'Cancelled']]);
+    await waitFor<V1Pod>(podsPath, (pods) => !pods.some((p) => p.metadata?.name?.startsWith('tcab-run-pod-retried')), 60_000);
     await waitFor<V1Pod>(podsPath, (pods) => !pods.some((p) => p.metadata?.name === 'tcab-run-to-cancel'), 60_000);
     const reasons = (await kubectl(['get', 'events', '-n', ns, '--field-selector', 'involvedObject.name=to-cancel', '-o', 'jsonpath={.items[*].reason}'])).stdout.split(' ');
     expect(reasons).toEqual(expect.arrayContaining(['Dispatched', 'Cancelled']));
   }, 300_000);
 
-  it('a real driver stopped mid-session by an eviction or a Pod deletion reports "cancelled"; its Run ends Failed with how the Pod went', async () => {
+  it('a real driver stopped mid-session by an eviction or a Pod deletion reports "cancelled"; an evicted Run goes again until its attempts are used up, a deleted one (retries 0) ends Failed with how the Pod went', async () => {
     for (const stop of stops.splice(0)) await stop();
     // The model asks for a command that outlasts the test: the driver is inside the session when its Pod goes.
     const sleepy = await startStubModelServer({ script: { steps: [{ tool: { name: 'shell', args: { command: 'sleep 600' } } }, { text: 'never' }] } });
     try {
-      await startDispatcher('dispatcher-disrupted', { TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: await podUrl(sleepy.url) }) });
+      await startDispatcher('dispatcher-disrupted', { TCAB_DRIVER_ENV: JSON.stringify({ TCAB_BASE_URL_GG: await podUrl(sleepy.url) }), TCAB_RETRY_BACKOFF_SECONDS: '1' });
       const prompts = { 'driver-evicted': 'evict me', 'driver-deleted': 'delete me' };
-      const spec = (prompt: string) => ({ harness: 'gg', model: 'claude-sonnet-4-5', prompt, maxRuntimeSeconds: 300 });
-      await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: Object.entries(prompts).map(([name, prompt]) => run(name, spec(prompt))) }));
-      // In the session: the stub has answered each driver's first model call with the command.
-      await vi.waitFor(() => {
-        for (const prompt of Object.values(prompts)) expect(sleepy.requests.some((r) => JSON.stringify(r.body).includes(prompt))).toBe(true);
-      }, { timeout: 120_000, interval: 100 });
+      const spec = (prompt: string, retries: number) => ({ harness: 'gg', model: 'claude-sonnet-4-5', prompt, maxRuntimeSeconds: 300, retries });
+      await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [run('driver-evicted', spec(prompts['driver-evicted'], 1)), run('driver-deleted', spec(prompts['driver-deleted'], 0))] }));
+      // In the session: the stub has answered each driver's model calls with the command (n: calls made with the prompt).
+      const inSession = (prompt: string, n: number) => expect(sleepy.requests.filter((r) => JSON.stringify(r.body).includes(prompt)).length).toBeGreaterThanOrEqual(n);
+      await vi.waitFor(() => Object.values(prompts).forEach((prompt) => inSession(prompt, 1)), { timeout: 120_000, interval: 100 });
 
       const core = clusterConfig().makeApiClient(CoreV1Api);
-      await core.createNamespacedPodEviction({ name: 'tcab-run-driver-evicted', namespace: ns, body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'tcab-run-driver-evicted', namespace: ns } } });
+      const evict = (name: string) => core.createNamespacedPodEviction({ name, namespace: ns, body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns } } });
+      await evict('tcab-run-driver-evicted');
       await kubectl(['delete', 'pod', 'tcab-run-driver-deleted', '-n', ns, '--wait=false']);
+      // Attempt 2 of the evicted Run: its own Pod, in its own session (the model called again); evicted too, it is the last.
+      await vi.waitFor(() => inSession(prompts['driver-evicted'], 2), { timeout: 120_000, interval: 100 });
+      await evict('tcab-run-driver-evicted-a2');
       const runs = await waitFor<RunObject>(runsPath(), (all) => Object.keys(prompts).every((n) => isFinal(all.find((r) => r.metadata?.name === n)?.status ?? {})), 120_000);
       const byName = (n: string) => runs.find((r) => r.metadata?.name === n)!.status!;
-      expect(byName('driver-evicted'), logs.join('\n')).toMatchObject({
-        phase: 'Failed',
-        outcome: 'infrastructure_failed',
-        message: expect.stringMatching(/^the driver pod was evicted \(EvictionByEvictionAPI: .+\) before the run finished$/),
-        harnessVersion: '0.1.0',
-      });
+      const evictedMessage = /^the driver pod was evicted \(EvictionByEvictionAPI: .+\) before the run finished$/;
+      expect(byName('driver-evicted'), logs.join('\n')).toMatchObject({ phase: 'Failed', outcome: 'infrastructure_failed', message: expect.stringMatching(evictedMessage), harnessVersion: '0.1.0', pod: 'tcab-run-driver-evicted-a2' });
+      expect(byName('driver-evicted').attempts!.map((a) => [a.number, a.pod, a.outcome, a.reason, a.retried ?? false])).toEqual([
+        [1, 'tcab-run-driver-evicted', 'infrastructure_failed', 'PodEvicted', true],
+        [2, 'tcab-run-driver-evicted-a2', 'infrastructure_failed', 'PodEvicted', false],
+      ]);
+      expect(byName('driver-evicted').conditions).toContainEqual(expect.objectContaining({ type: 'Retrying', status: 'False', reason: 'NotRetried', message: 'PodEvicted is retried, but not this time: no attempts left (2 of 2 used)' }));
       expect(byName('driver-deleted')).toMatchObject({ phase: 'Failed', outcome: 'infrastructure_failed', message: 'the driver pod was deleted before the run finished', harnessVersion: '0.1.0' });
-      // The drivers themselves said "cancelled" (SIGTERM): the dispatcher is the one that knows better.
-      for (const name of Object.keys(prompts)) {
-        const items = await readRunUntil(nats.url, `${ns}_${name}`, (all) => all.some((i) => i.kind === 'result'), 30_000);
-        expect(items.find((i) => i.kind === 'result')).toMatchObject({ result: { outcome: 'cancelled' } });
+      expect(byName('driver-deleted').attempts).toHaveLength(1);
+      // The drivers themselves said "cancelled" (SIGTERM): the dispatcher is the one that knows better. Each attempt
+      // published its own result (exactly one), its events numbered from 1 without a gap, all on the Run's stream.
+      const expectedAttempts = { 'driver-evicted': 2, 'driver-deleted': 1 };
+      for (const [name, attempts] of Object.entries(expectedAttempts)) {
+        const items = await readRunUntil(nats.url, `${ns}_${name}`, (all) => all.filter((i) => i.kind === 'result').length >= attempts, 30_000);
+        const results = items.flatMap((i) => (i.kind === 'result' ? [i.result] : []));
+        expect(results.map((r) => [r.outcome, r.attempt])).toEqual(Array.from({ length: attempts }, (_, i) => ['cancelled', { number: i + 1, of: attempts }]));
+        for (let attempt = 1; attempt <= attempts; attempt++) {
+          const seqs = items.flatMap((i) => (i.kind === 'event' && i.attempt === attempt && i.seq > 0 ? [i.seq] : []));
+          expect(seqs, `${name} attempt ${attempt}`).toEqual(Array.from({ length: results[attempt - 1]!.event_count }, (_, i) => i + 1));
+        }
       }
     } finally {
       await sleepy.close();
     }
   }, 300_000);
+
+  it('an image the registry does not serve ends the attempt after the pull grace: tried again until the registry has it (then the Run succeeds), or, retries 0, the Run fails ImagePullFailed; each attempt fenced', async () => {
+    for (const stop of stops.splice(0)) await stop();
+    // A driver image the node's registry does not have yet: every pull fails until the test copies the driver there.
+    const late = `${realNode().registry}/driver-late-${ns}:1`;
+    await startDispatcher('dispatcher-pull', { TCAB_DRIVER_IMAGE: late, TCAB_IMAGE_PULL_GRACE_SECONDS: '2', TCAB_RETRY_BACKOFF_SECONDS: '1' });
+    const spec = (retries: number) => ({ harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'say hi', maxRuntimeSeconds: 300, retries });
+    await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [run('pull-retried', spec(6)), run('pull-once', spec(0))] }));
+
+    const [once] = await waitFor<RunObject>(runsPath(), (all) => all.some((r) => r.metadata?.name === 'pull-once' && isFinal(r.status ?? {})), 90_000, { fieldSelector: 'metadata.name=pull-once' });
+    expect(once!.status, logs.join('\n')).toMatchObject({ phase: 'Failed', outcome: 'infrastructure_failed', message: expect.stringMatching(/^driver pod failed \(ImagePullFailed: the driver image was not pulled within 2s \((ErrImagePull|ImagePullBackOff): /) });
+    expect(once!.status!.message).toContain(late); // the kubelet's words name the image
+    expect(once!.status!.attempts).toEqual([expect.objectContaining({ number: 1, outcome: 'infrastructure_failed', reason: 'ImagePullFailed', node: expect.any(String) })]);
+    expect(once!.status!.conditions).toContainEqual(expect.objectContaining({ type: 'Retrying', status: 'False', reason: 'NotRetried' }));
+
+    // Two attempts failed to pull: the registry "comes back" with the image, and the next attempt runs.
+    await waitFor<RunObject>(runsPath(), (all) => all.some((r) => r.metadata?.name === 'pull-retried' && (r.status?.attempts?.filter((a) => a.reason === 'ImagePullFailed').length ?? 0) >= 2), 90_000, { fieldSelector: 'metadata.name=pull-retried' });
+    await copyImageInRegistry(realNode().images.driver, late);
+    const [retried] = await waitFor<RunObject>(runsPath(), (all) => all.some((r) => r.metadata?.name === 'pull-retried' && isFinal(r.status ?? {})), 180_000, { fieldSelector: 'metadata.name=pull-retried' });
+    const status = retried!.status!;
+    expect(status, logs.join('\n')).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded' });
+    const attempts = status.attempts!;
+    expect(attempts.length).toBeGreaterThanOrEqual(3);
+    expect(attempts.slice(0, -1).every((a) => a.reason === 'ImagePullFailed' && a.retried === true && a.outcome === 'infrastructure_failed')).toBe(true);
+    expect(attempts.at(-1)).toMatchObject({ number: attempts.length, outcome: 'succeeded', pod: `tcab-run-pull-retried-a${attempts.length}` });
+    expect(status.pod).toBe(`tcab-run-pull-retried-a${attempts.length}`);
+    // Back-off between attempts: each started no earlier than the one before ended plus the (doubling) wait.
+    for (let i = 1; i < attempts.length; i++) expect(Date.parse(attempts[i]!.dispatchedTime) - Date.parse(attempts[i - 1]!.completionTime!)).toBeGreaterThanOrEqual(1000 * 2 ** (i - 1) - 1000);
+    // The stream holds the one attempt that ran: one result, of the last attempt.
+    const items = await readRunUntil(nats.url, `${ns}_pull-retried`, (all) => all.some((i) => i.kind === 'result'), 30_000);
+    expect(items.filter((i) => i.kind === 'result').map((i) => i.kind === 'result' && i.result.attempt)).toEqual([{ number: attempts.length, of: 7 }]);
+    // Every failed attempt's Pod was deleted when it was fenced; the last one at teardown.
+    await waitFor<V1Pod>(`/api/v1/namespaces/${ns}/pods`, (pods) => !pods.some((p) => p.metadata?.name?.startsWith('tcab-run-pull-')), 60_000);
+  }, 400_000);
 });

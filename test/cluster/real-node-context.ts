@@ -32,6 +32,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import type { StandIns } from './node/stand-ins.ts';
+import { nodeBinaries } from './node/real-node.ts';
 
 const exec = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -78,6 +79,15 @@ export async function pushImages(names: ChartImage[], node: Pick<RealNodeContext
   await exec(build, ['--only', only, '--tag', node.imageTag], options);
   await exec('nsenter', [`--net=${node.netnsPath}`, '--', build, '--only', only, '--tag', node.imageTag, '--push', node.registryInNode], options);
   return Object.fromEntries(names.map((name) => [name, `${node.registry}/${name}:${node.imageTag}`]));
+}
+
+/**
+ * Copies an image the node's registry holds to another name there (a registry that "comes back" with an image it
+ * did not serve before); both refs as Pods name them (realNode().registry/...).
+ */
+export async function copyImageInRegistry(from: string, to: string, node: Pick<RealNodeContext, 'netnsPath' | 'registry' | 'registryInNode'> = realNode()): Promise<void> {
+  const inNode = (ref: string) => ref.replace(node.registry, node.registryInNode);
+  await exec('nsenter', [`--net=${node.netnsPath}`, '--', join(nodeBinaries(), 'crane'), 'copy', '--insecure', inNode(from), inNode(to)], { encoding: 'utf8' as const });
 }
 
 /**

@@ -53,7 +53,11 @@ export interface ScriptedHarness {
   dispose(): void;
 }
 
-export function createScriptedHarness(options: { installFails?: boolean; probeFails?: boolean } = {}): ScriptedHarness {
+/**
+ * installFails: the install prints npm's 404 and fails. installFromRegistry: the install is a real `npm install` from
+ * the run's registry (TCAB_NPM_REGISTRY), npm's own retries off, so a registry that fails answers at once.
+ */
+export function createScriptedHarness(options: { installFails?: boolean; probeFails?: boolean; installFromRegistry?: boolean } = {}): ScriptedHarness {
   const root = mkdtempSync(join(tmpdir(), 'tcab-harnesses-'));
   const dir = join(root, 'scripted');
   mkdirSync(dir);
@@ -65,9 +69,11 @@ export function createScriptedHarness(options: { installFails?: boolean; probeFa
   const broken = join(dir, 'broken-cli.sh');
   writeFileSync(broken, '#!/bin/sh\necho "error while loading shared libraries: libscripted.so" >&2\nexit 9\n');
   chmodSync(broken, 0o755);
-  const install = options.installFails
-    ? `echo "npm error 404 Not Found - GET {registry}scripted" >&2; exit 1`
-    : `mkdir -p {prefix}/bin && cp ${options.probeFails ? broken : cli} {prefix}/bin/scripted`;
+  const install = options.installFromRegistry
+    ? 'npm install --no-audit --no-fund --fetch-retries=0 --prefix {prefix} --registry {registry} scripted-cli@latest'
+    : options.installFails
+      ? `echo "npm error 404 Not Found - GET {registry}scripted" >&2; exit 1`
+      : `mkdir -p {prefix}/bin && cp ${options.probeFails ? broken : cli} {prefix}/bin/scripted`;
   writeFileSync(
     join(dir, 'harness.toml'),
     `slug = "scripted"

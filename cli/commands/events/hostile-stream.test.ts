@@ -11,7 +11,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { headers as natsHeaders } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { NatsServer, freePort } from '../../../test/support/nats-server.ts';
+import { NatsServer, REFUSING_PORT } from '../../../test/support/nats-server.ts';
 import { ensureRunStream } from '../../../nats/stream.ts';
 import { HEADER, eventSubject, resultSubject } from '../../../nats/envelope.ts';
 import type { RunResult } from '../../../shared/run.ts';
@@ -36,7 +36,7 @@ afterAll(async () => {
 const result = (runId: string, outcome: string = 'succeeded') => ({
   run_id: runId, harness_slug: 'claude', harness_version: '1', model: 'm', canonical_model: null, outcome, message: '', auth_mode: 'api-key', sessions: [], session_ids: [],
   exit_code: 0, stages: [], tokens: null, raw_usage: null, reported_cost_usd: null, actual_cost_usd: null, comparable_cost_usd: null, catalog_version: null, cost_warnings: [],
-  wire: null, started_at: t, finished_at: t, event_count: 2,
+  wire: null, started_at: t, finished_at: t, event_count: 2, attempt: undefined, retryable: undefined,
 }) satisfies Record<keyof RunResult, unknown>;
 
 async function publish(subject: string, payload: string | Uint8Array, runId: string, seq: number, kind: 'event' | 'result' = 'event') {
@@ -153,9 +153,50 @@ describe('tcab events follow / tail against hostile messages', () => {
   });
 
   it('finding 11: follow with no NATS reachable names the URL (without its credentials) and the reason, exit 3', async () => {
-    const port = await freePort();
+    const port = REFUSING_PORT;
     const cli = startCli(['events', 'follow', 'some-run', '--nats', `nats://tcab:sk-fake-canary-nats-pw@127.0.0.1:${port}`]);
     expect(await cli.exited).toBe(3);
     expect(cli.stderr()).toBe(`tcab: cannot connect to NATS at nats://127.0.0.1:${port}: connection refused (connect ECONNREFUSED 127.0.0.1:${port})\n`);
+  });
+});
+
+describe('tcab events follow across attempts (issue 35)', () => {
+  const publishAttempt = async (runId: string, attempt: number, of: number, outcome: string, retryable: boolean) => {
+    for (const seq of [1, 2]) {
+      const h = natsHeaders();
+      h.set(HEADER.runId, runId);
+      h.set(HEADER.seq, String(seq));
+      h.set(HEADER.kind, 'event');
+      h.set(HEADER.attempt, String(attempt));
+      await js.publish(eventSubject(runId, 'agent'), JSON.stringify({ type: 'agent', timestamp: t, message: `attempt ${attempt} event ${seq}` }), { headers: h, msgID: `${runId}:u-${attempt}:${seq}` });
+    }
+    const h = natsHeaders();
+    h.set(HEADER.runId, runId);
+    h.set(HEADER.kind, 'result');
+    h.set(HEADER.attempt, String(attempt));
+    await js.publish(resultSubject(runId), JSON.stringify({ ...result(runId, outcome), attempt: { number: attempt, of }, ...(retryable ? { retryable: true } : {}) }), { headers: h, msgID: `${runId}:u-${attempt}:result` });
+  };
+
+  it('reads on past a result another attempt may follow, stops at the last attempt\'s, and exits with its outcome', async () => {
+    const runId = 'attempts-follow';
+    await publishAttempt(runId, 1, 3, 'infrastructure_failed', true);
+    const cli = startCli(['events', 'follow', runId, '--json', '--nats', server.url]);
+    await until(() => cli.lines.length >= 3, 'attempt 1 and its result');
+    expect(cli.child.exitCode).toBeNull(); // attempt 1 of 3 failed on the registry: the Run goes again
+    await publishAttempt(runId, 2, 3, 'succeeded', false);
+    expect(await cli.exited).toBe(0);
+    expect(cli.lines.map((l) => (l.type === 'result' ? `result ${String(l.outcome)} ${JSON.stringify(l.attempt)}` : l.message))).toEqual([
+      'attempt 1 event 1', 'attempt 1 event 2', 'result infrastructure_failed {"number":1,"of":3}',
+      'attempt 2 event 1', 'attempt 2 event 2', 'result succeeded {"number":2,"of":3}',
+    ]);
+  });
+
+  it('a retryable failure of the last attempt, or one that is not retryable, ends follow (exit 3)', async () => {
+    for (const [runId, attempt, of, retryable] of [['attempts-last', 3, 3, true], ['attempts-final', 1, 3, false]] as const) {
+      await publishAttempt(runId, attempt, of, 'infrastructure_failed', retryable);
+      const cli = startCli(['events', 'follow', runId, '--json', '--nats', server.url]);
+      expect(await cli.exited).toBe(3);
+      expect(cli.lines.filter((l) => l.type === 'result')).toHaveLength(1);
+    }
   });
 });

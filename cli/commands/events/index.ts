@@ -11,6 +11,7 @@ import { natsSettingsFromEnv } from '../../../nats/settings.ts';
 import type { NatsSettings } from '../../../nats/settings.ts';
 import { createEventWriter, outputDrained, resolveFormat } from '../../../shared/format/event-writer.ts';
 import { formatRunResult } from '../../../shared/format/run-result.ts';
+import { anotherAttemptMayFollow } from '../../../shared/run.ts';
 import { EXIT, InfrastructureError } from '../../../shared/exit-codes.ts';
 import { OUTCOME_EXIT } from '../../../shared/outcome-exit.ts';
 
@@ -59,12 +60,19 @@ export function registerEventsCommands(program: Command): void {
       const abort = new AbortController();
       process.once('SIGINT', () => abort.abort());
       let exitCode: number | undefined;
+      let attempt: number | undefined;
       try {
         for await (const item of readRunStream({ settings: settingsOf(options.nats), runId, type: options.type, replay: true, untilResult: true, signal: abort.signal })) {
-          if (item.kind === 'event') writer.event(item.event);
-          else if (item.kind === 'result') {
+          if (item.kind === 'event') {
+            // A later attempt's first message (its sequence counts from 1 again): said once, in the human view.
+            if (format !== 'json' && item.attempt !== undefined && item.attempt !== attempt) writer.line(`── attempt ${item.attempt} ──`);
+            attempt = item.attempt ?? attempt;
+            writer.event(item.event);
+          } else if (item.kind === 'result') {
             if (format === 'json') writer.line(JSON.stringify({ type: 'result', ...item.result }));
             else writer.line(formatRunResult(item.result, { color: process.stdout.isTTY === true }));
+            // An attempt that failed on infrastructure with attempts left: the Run goes again, so follow reads on.
+            if (format !== 'json' && anotherAttemptMayFollow(item.result)) writer.line(`attempt ${item.result.attempt!.number} of ${item.result.attempt!.of} failed on infrastructure; the Run tries again`);
             exitCode = OUTCOME_EXIT[item.result.outcome];
           } else if (item.isResult) {
             throw new InfrastructureError(`run ${runId}: its result record (${item.subject}) is invalid: ${item.reason}`);

@@ -156,6 +156,11 @@ function Row({ row, index, stalledAfterSeconds, onOpen, onMove }: { row: RunRow;
               {row.egress}
             </span>
           )}
+          {row.attempt !== undefined && (
+            <span class="badge attempt" title={`attempt ${row.attempt}: an earlier attempt failed on infrastructure and was retried`} data-attempt={row.attempt}>
+              #{row.attempt}
+            </span>
+          )}
         </span>
       </th>
       <td class="c-harness" title={row.harness}>
