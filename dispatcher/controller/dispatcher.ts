@@ -233,7 +233,8 @@ export class Dispatcher {
         if (nowMs - ended >= MAX_GATEWAY_TOKEN_LIFETIME_S * 1000) return false;
         return status.wireRequests !== undefined || this.memory.peek(objectKey(run), run.metadata!.uid!)?.gatewayToken === true;
       })
-      .map(runRef);
+      // Every attempt's token: each attempt had one of its own (issue 35).
+      .flatMap((run) => Array.from({ length: Math.max(1, statusOf(run).attempts?.length ?? 0) }, (_, i) => ({ ...runRef(run), attempt: i + 1 })));
     if (refs.length === 0) return;
     this.log.warn({ runs: refs.length }, 'the model gateway restarted and forgot its revocations: revoking the final runs\' tokens again');
     void tokens.revokeAgain(refs).then((done) => this.log.info({ runs: refs.length, revoked: done }, 'revoked the final runs\' gateway tokens again'));
