@@ -70,6 +70,8 @@ export const DispatcherConfig = z.object({
    * own identity minted from it, and gives each Run's driver a credential of its own. Unset: no NATS auth.
    */
   TCAB_NATS_AUTH_SECRET: optionalText,
+  /** JetStream replicas of the run stream: the dispatcher creates it so and scales an existing one to it. */
+  TCAB_NATS_STREAM_REPLICAS: number(z.number().int().min(1).max(5), 1),
   /**
    * The dispatcher's ServiceAccount (the chart's downward API, spec.serviceAccountName): owner of the auth Secret
    * the dispatcher creates, so `helm uninstall` removes the keys with it (dispatcher/auth/auth-secret.ts).

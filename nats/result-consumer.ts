@@ -45,9 +45,11 @@ export class RunStream {
     void this.watchStatus();
   }
 
-  static async connect(settings: NatsSettings, options: { waitOnFirstConnect?: boolean } = {}): Promise<RunStream> {
-    const nc = await connectNats(settings, { name: 'tcab-dispatcher', ...options });
-    await ensureRunStream(await jetstreamManager(nc));
+  /** streamReplicas: how many servers keep the run stream (TCAB_NATS_STREAM_REPLICAS); made or scaled so. */
+  static async connect(settings: NatsSettings, options: { waitOnFirstConnect?: boolean; streamReplicas?: number } = {}): Promise<RunStream> {
+    const { streamReplicas, ...connectOptions } = options;
+    const nc = await connectNats(settings, { name: 'tcab-dispatcher', ...connectOptions });
+    await ensureRunStream(await jetstreamManager(nc), undefined, streamReplicas);
     return new RunStream(nc);
   }
 

@@ -59,10 +59,12 @@ export const ChartValues = z.strictObject({
   }),
   nats: z.strictObject({
     url: z.union([z.literal(''), z.string().regex(/^(nats|tls|ws|wss):\/\//)]),
+    streamReplicas: z.union([z.literal(1), z.literal(3), z.literal(5)]),
     // Per-run NATS identities (decentralized JWT auth); existingSecret: an operator's own keys (`tcab nats auth init`).
     auth: z.strictObject({ enabled: z.boolean(), existingSecret: z.union([z.literal(''), secretName]) }),
     credentialsSecret: z.union([z.literal(''), secretName]),
-    bundled: z.strictObject({ enabled: z.boolean(), image, storage: quantity }),
+    // replicas: 1 server, or a JetStream cluster of 3 or 5 (a quorum survives one or two servers lost).
+    bundled: z.strictObject({ enabled: z.boolean(), image, storage: quantity, replicas: z.union([z.literal(1), z.literal(3), z.literal(5)]) }),
   }),
   credentials: z.strictObject({
     apiKeys: z.array(z.strictObject({ env: envName, secret: secretName, key: z.string().min(1) })),

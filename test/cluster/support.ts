@@ -8,6 +8,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import { readRunStream } from '../../nats/reader.ts';
 import { natsSettings } from '../../nats/settings.ts';
+import type { NatsSettings } from '../../nats/settings.ts';
 import { getJson, watchAll as watchAllOf } from './watch-all.ts';
 import type { StreamItem } from '../../nats/reader.ts';
 import { driverNetworkPolicy } from './driver-network-policy.ts';
@@ -104,12 +105,13 @@ export function watchAll<T extends KubernetesObject>(path: string, query: Record
 }
 
 /** Reads a run's NATS subjects from the first message until `done(items)` holds (or fails after timeoutMs). */
-export async function readRunUntil(servers: string, runId: string, done: (items: StreamItem[]) => boolean, timeoutMs: number): Promise<StreamItem[]> {
+/** `servers`: a NATS URL (no credentials), or settings (a credential: the chart's reader.creds). */
+export async function readRunUntil(servers: string | NatsSettings, runId: string, done: (items: StreamItem[]) => boolean, timeoutMs: number): Promise<StreamItem[]> {
   const items: StreamItem[] = [];
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), timeoutMs);
   try {
-    for await (const item of readRunStream({ settings: natsSettings(servers), runId, replay: true, untilResult: false, signal: abort.signal })) {
+    for await (const item of readRunStream({ settings: typeof servers === 'string' ? natsSettings(servers) : servers, runId, replay: true, untilResult: false, signal: abort.signal })) {
       items.push(item);
       if (done(items)) return items;
     }

@@ -101,7 +101,7 @@ const KEY_VARIABLES: Record<string, string> = { anthropic: 'ANTHROPIC_API_KEY', 
  *   it, so their gg and Claude Runs keep reaching each its own stub script directly; test/e2e/gateway-real-node.test.ts
  *   installs with it.
  */
-export function chartValues(namespace: string, images: Record<string, string>, providerKeySecret: string, providers: readonly string[] = ['anthropic'], gateway = false): object {
+export function chartValues(namespace: string, images: Record<string, string>, providerKeySecret: string, providers: readonly string[] = ['anthropic'], gateway = false, natsReplicas: 1 | 3 = 1): object {
   const stubUrl = (port: number) => `http://stub-models.${namespace}.svc.cluster.local:${port}`;
   return {
     dispatcher: { image: { ...splitImage(images.dispatcher!), pullPolicy: 'IfNotPresent' }, leaseDurationSeconds: 5 },
@@ -111,7 +111,7 @@ export function chartValues(namespace: string, images: Record<string, string>, p
       resources: { cpu: '250m', memory: '1536Mi' },
       env: { TCAB_BASE_URL_GG: stubUrl(STUB_PORTS.gg), TCAB_BASE_URL_CLAUDE: stubUrl(STUB_PORTS.claude) },
     },
-    nats: { url: '', auth: { enabled: true, existingSecret: '' }, credentialsSecret: '', bundled: { enabled: true, image: { ...splitImage(images.nats!), pullPolicy: 'IfNotPresent' }, storage: '1Gi' } },
+    nats: { url: '', auth: { enabled: true, existingSecret: '' }, credentialsSecret: '', bundled: { enabled: true, image: { ...splitImage(images.nats!), pullPolicy: 'IfNotPresent' }, storage: '1Gi', replicas: natsReplicas } },
     npmCache: { enabled: true, image: { ...splitImage(images['npm-cache']!), pullPolicy: 'IfNotPresent' }, storage: '5Gi', upstream: 'https://registry.npmjs.org/' },
     egress: { proxy: { image: { ...splitImage(images['egress-proxy']!), pullPolicy: 'IfNotPresent' } } },
     // The chart's NetworkPolicies stay on (its default); the one thing this install adds, as an operator with a model
@@ -138,6 +138,8 @@ export interface InstallOptions {
   providerKeys?: Record<string, string>;
   /** Install with the model gateway (the chart's default; off for the suites that test other things). */
   gateway?: boolean;
+  /** The bundled NATS's servers: 1 (the default) or a JetStream cluster of 3. */
+  natsReplicas?: 1 | 3;
   stubScripts: Record<keyof typeof STUB_PORTS, object>;
   /** Where values.json is written. */
   workDir: string;
@@ -158,7 +160,7 @@ export async function installChart(cluster: ClusterAccess, options: InstallOptio
   await must('provider key Secret', kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', options.namespace, ...Object.entries(keys).map(([provider, key]) => `--from-literal=${provider}=${key}`)]));
   await must('stub models', kubectl(['apply', '-f', '-'], JSON.stringify(stubModels(options.namespace, options.images.driver!, options.stubScripts))));
   const valuesFile = join(options.workDir, 'values.json');
-  writeFileSync(valuesFile, JSON.stringify(chartValues(options.namespace, options.images, 'provider-keys', Object.keys(keys), options.gateway ?? false)));
+  writeFileSync(valuesFile, JSON.stringify(chartValues(options.namespace, options.images, 'provider-keys', Object.keys(keys), options.gateway ?? false, options.natsReplicas ?? 1)));
   const install = await helmOf(cluster)(['install', RELEASE, CHART, '-n', options.namespace, '-f', valuesFile, '--wait', '--timeout', `${options.timeoutSeconds}s`]);
   if (install.code !== 0) return install;
   await must('stub models Ready', kubectl(['rollout', 'status', 'deployment/stub-models', '-n', options.namespace, `--timeout=${options.timeoutSeconds}s`]));
