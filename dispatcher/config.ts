@@ -62,6 +62,8 @@ export const DispatcherConfig = z.object({
   TCAB_DRIVER_CPU: z.string().default('1'),
   TCAB_DRIVER_MEMORY: z.string().default('2Gi'),
   TCAB_NATS_URL: z.string().min(1).default('nats://nats:4222'),
+  /** NATS as driver Pods reach it, when not where the dispatcher does (a dispatcher outside the Pod network); default TCAB_NATS_URL. */
+  TCAB_DRIVER_NATS_URL: optionalText,
   /** Secret holding the driver's NATS credentials (keys `user`/`password` or `token`), optional. */
   TCAB_NATS_SECRET: z.string().optional(),
   /**

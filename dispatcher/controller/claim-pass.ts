@@ -271,7 +271,7 @@ export class ClaimPass {
     const route = 'gateway' in gatewayPlan && this.deps.gatewayTokens && settings.TCAB_GATEWAY_URL ? { ...gatewayPlan.gateway, url: settings.TCAB_GATEWAY_URL, issuer: this.deps.gatewayTokens } : undefined;
     if (!route && settings.TCAB_GATEWAY_URL && 'keyInHarness' in gatewayPlan) this.deps.log.debug({ run: objectKey(run), why: gatewayPlan.keyInHarness }, 'the run\'s key does not go through the gateway');
     // Before the credentials: a name that does not resolve fails the claim, which is retried, and mints nothing.
-    const hostAliases = settings.TCAB_DRIVER_DNS === 'hosts' ? hostAliasesOf(await this.hosts.resolve(namesToResolve(settings.TCAB_NATS_URL, settings.TCAB_DRIVER_ENV, egress, route ? [route.url] : []))) : undefined;
+    const hostAliases = settings.TCAB_DRIVER_DNS === 'hosts' ? hostAliasesOf(await this.hosts.resolve(namesToResolve(settings.TCAB_DRIVER_NATS_URL ?? settings.TCAB_NATS_URL, settings.TCAB_DRIVER_ENV, egress, route ? [route.url] : []))) : undefined;
     const credential = await this.deps.credentials?.issue(objectKey(run), ref, spec.maxRuntimeSeconds);
     const tokenSecret = route && (await route.issuer.issue(objectKey(run), ref, spec, route.provider));
     const gateway = route && tokenSecret ? { tokenSecret, url: route.url, provider: route.provider, keyVar: route.keyVar } : undefined;

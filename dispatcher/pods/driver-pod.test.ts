@@ -52,6 +52,12 @@ describe('buildDriverPod', () => {
     expect(pod.spec!.activeDeadlineSeconds).toBe(900 + 120);
   });
 
+  it('TCAB_DRIVER_NATS_URL, when set, is the NATS the Pod is told (a dispatcher outside the Pod network reaches another)', () => {
+    const outside = { ...config, TCAB_NATS_URL: 'nats://127.0.0.1:4222', TCAB_DRIVER_NATS_URL: dispatcherConfig({ TCAB_DRIVER_NATS_URL: 'nats://10.0.0.5:4222' }).TCAB_DRIVER_NATS_URL };
+    const env = Object.fromEntries(buildDriverPod(run, spec, outside, ['ANTHROPIC_API_KEY']).spec!.containers[0]!.env!.map((e) => [e.name, e.value]));
+    expect(env.TCAB_NATS_URL).toBe('nats://10.0.0.5:4222');
+  });
+
   it('gives attempt n after the first its own Pod name (63 characters at most), attempt id and number', () => {
     const third = { ...run, attempt: 3 };
     const env = Object.fromEntries(buildDriverPod(third, spec, config, ['ANTHROPIC_API_KEY']).spec!.containers[0]!.env!.map((e) => [e.name, e.value]));

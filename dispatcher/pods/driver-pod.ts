@@ -192,7 +192,7 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
       // stream, so subscribers see pull -> start -> install in that order; long enough to ride out a failover.
       TCAB_AWAIT_POD_START_SECONDS: AWAIT_POD_START_SECONDS,
     }),
-    { name: 'TCAB_NATS_URL', value: config.TCAB_NATS_URL },
+    { name: 'TCAB_NATS_URL', value: config.TCAB_DRIVER_NATS_URL ?? config.TCAB_NATS_URL },
   ];
   // The run's own NATS user (the file is root-only, below) and the only inbox prefix its permissions allow.
   if (input.natsCredsSecret) env.push({ name: 'TCAB_NATS_CREDS', value: NATS_CREDS_PATH }, { name: 'TCAB_NATS_INBOX_PREFIX', value: runInboxPrefix(runId) });

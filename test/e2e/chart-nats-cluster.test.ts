@@ -31,7 +31,7 @@ describe('charts/tcab nats.bundled.replicas 3', () => {
     const all = await render('--set', 'nats.bundled.replicas=3');
     const conf = one<V1ConfigMap>(all, 'ConfigMap', 't-tcab-nats')!.data!['nats.conf']!;
     expect(conf).toMatch(/^server_name: \$POD_NAME$/m);
-    expect(conf).toMatch(/^cluster \{\n  name: t-tcab-nats\n  port: 6222\n/m);
+    expect(conf).toMatch(/^cluster \{\n {2}name: t-tcab-nats\n {2}port: 6222\n/m);
     for (const name of NAMES) expect(conf).toContain(`nats://${name}.t-tcab-nats-cluster.ns.svc:6222`);
     const sts = one<V1StatefulSet>(all, 'StatefulSet', 't-tcab-nats')!.spec!;
     expect(sts).toMatchObject({ replicas: 3, serviceName: 't-tcab-nats-cluster', podManagementPolicy: 'Parallel' });
@@ -92,7 +92,7 @@ describe('charts/tcab nats.bundled.replicas 3', () => {
         const d = join(dir, NAMES[i]!);
         let text = conf
           .replace(/^port: 4222$/m, `port: ${ports[i]!.client}`)
-          .replace(/^  port: 6222$/m, `  port: ${ports[i]!.route}`)
+          .replace(/^ {2}port: 6222$/m, `  port: ${ports[i]!.route}`)
           .replace(/^http: "127\.0\.0\.1:8222"$/m, `http: "127.0.0.1:${ports[i]!.http}"`)
           .replace('store_dir: /data', `store_dir: ${JSON.stringify(join(d, 'data'))}`);
         NAMES.forEach((name, j) => (text = text.replace(`nats://${name}.t-tcab-nats-cluster.ns.svc:6222`, `nats://127.0.0.1:${ports[j]!.route}`)));

@@ -11,6 +11,7 @@ import type { RunObject } from '../../dispatcher/kube/resources.ts';
 import { connectNats, natsSettings } from '../../nats/settings.ts';
 import type { NatsSettings } from '../../nats/settings.ts';
 import { STREAM_NAME } from '../../nats/stream.ts';
+import { READER_INBOX_PREFIX } from '../../nats/auth/index.ts';
 import { createNamespace, kubectl, readRunUntil, waitFor } from '../cluster/support.ts';
 import { pushImages, realNode } from '../cluster/real-node-context.ts';
 import { RELEASE, forwardService, helmOf, installChart, writeReaderCreds } from './real-chart.ts';
@@ -22,7 +23,7 @@ const NATS_PODS = [0, 1, 2].map((i) => `${RELEASE}-tcab-nats-${i}`);
 let ns: string;
 let removeNs: () => Promise<void>;
 let workDir: string;
-let forwards: { close: () => void }[] = [];
+const forwards: { close: () => void }[] = [];
 
 const cluster = (): ClusterAccess => ({ kubeconfig: inject('kubeconfig'), binDir: inject('clusterBinDir') });
 
@@ -30,7 +31,7 @@ const cluster = (): ClusterAccess => ({ kubeconfig: inject('kubeconfig'), binDir
 async function reader(pod: string): Promise<NatsSettings> {
   const forward = await forwardService(cluster(), ns, pod, 4222, 60_000, 'pod');
   forwards.push(forward);
-  return natsSettings(`nats://${forward.address}`, { credsFile: join(workDir, 'reader.creds') });
+  return natsSettings(`nats://${forward.address}`, { credsFile: join(workDir, 'reader.creds'), inboxPrefix: READER_INBOX_PREFIX });
 }
 
 /** The run stream's replication as one server sees it: its leader and its replicas' state. */

@@ -1,0 +1,199 @@
+// A chaos soak on the real node (issue 35): gg Runs through real driver Pods while faults are injected on real parts:
+// driver Pods deleted and evicted mid-run, the dispatcher leader SIGKILLed (two replicas, as host processes, a new one
+// started after each kill, as a Deployment would). Afterwards every Run is final; every attempt that ended was an
+// infrastructure failure that was retried (or the Run says its attempts are used up); each attempt's events are
+// numbered from 1 without a gap, each attempt that published a result published exactly one, and a Succeeded Run's
+// usage is its last attempt's result's. TCAB_SOAK_RUNS sets the size (`npm run soak`: 300); the suite runs a bounded one.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { V1Lease, V1Pod } from '@kubernetes/client-node';
+import type { RunObject } from '../../dispatcher/kube/resources.ts';
+import { isFinal } from '../../dispatcher/status/transitions.ts';
+import { RETRYABLE_REASONS } from '../../dispatcher/status/retry.ts';
+import { startStubModelServer } from '../../driver/stub-models/server.ts';
+import type { StubModelServer } from '../../driver/stub-models/server.ts';
+import type { RunResult } from '../../shared/run.ts';
+import { NatsServer, freePort } from '../support/nats-server.ts';
+import { clusterConfig, createNamespace, kubectl, waitFor } from './support.ts';
+import { readRunStream } from '../../nats/reader.ts';
+import type { StreamItem } from '../../nats/reader.ts';
+import { natsSettings } from '../../nats/settings.ts';
+import { ggDriverEnv } from './gg-driver-env.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const RUNS = Number(process.env.TCAB_SOAK_RUNS ?? 24);
+const FAULT_EVERY_MS = Number(process.env.TCAB_SOAK_FAULT_EVERY_MS ?? 3000);
+const FAULTS = ['delete', 'evict', 'leader'] as const;
+type FaultKind = (typeof FAULTS)[number];
+
+let ns: string;
+let removeNs: () => Promise<void>;
+let nats: NatsServer;
+let stub: StubModelServer;
+let env: Record<string, string>;
+const replicas = new Map<string, ChildProcess>();
+let generation = 0;
+
+async function startReplica(): Promise<string> {
+  const identity = `soak-${++generation}`;
+  const child = spawn(process.execPath, [join(ROOT, 'dispatcher/main.ts')], {
+    env: {
+      ...env,
+      PATH: process.env.PATH,
+      KUBECONFIG: inject('kubeconfig'),
+      TCAB_DISPATCHER_ID: identity,
+      // The dispatcher (a host process) reaches NATS on loopback; its driver Pods, through the node's bridge.
+      TCAB_NATS_URL: nats.url,
+      TCAB_API_PORT: String(await freePort()),
+      TCAB_API_HOST: '127.0.0.1',
+      TCAB_METRICS_PORT: String(await freePort()),
+      TCAB_API_TOKEN: 'fake-api-token',
+      TCAB_LEASE_DURATION_SECONDS: '5',
+      TCAB_LEASE_RETRY_MS: '1000',
+      TCAB_RESULT_GRACE_SECONDS: '10',
+      TCAB_RETRY_BACKOFF_SECONDS: '1',
+      TCAB_RETRY_BACKOFF_MAX_SECONDS: '4',
+      TCAB_DISPATCHER_MAX_INFLIGHT: '6',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr!.resume();
+  replicas.set(identity, child);
+  return identity;
+}
+
+beforeAll(async () => {
+  ({ name: ns, remove: removeNs } = await createNamespace('soak'));
+  expect((await kubectl(['apply', '-f', join(ROOT, 'deploy', 'crds')])).code).toBe(0);
+  await kubectl(['wait', '--for=condition=Established', 'crd/runs.tcab.dev', '--timeout=30s']);
+  nats = await NatsServer.start();
+  // A session that takes a few seconds (a command), so faults find drivers mid-run.
+  stub = await startStubModelServer({ script: { steps: [{ tool: { name: 'shell', args: { command: 'sleep 6; echo done' } } }, { text: 'All done.' }] } });
+  await kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', ns, '--from-literal=anthropic=sk-ant-fake-soak-0000']);
+  const forPods = await ggDriverEnv({ namespace: ns, natsUrl: nats.url, stubUrl: stub.url });
+  env = { ...forPods, TCAB_DRIVER_NATS_URL: forPods.TCAB_NATS_URL! };
+});
+
+afterAll(async () => {
+  for (const child of replicas.values()) child.kill('SIGKILL');
+  await stub?.close();
+  await nats?.stop();
+  await removeNs();
+});
+
+/** A run's stream from its first message until `done`, or what was there when `ms` ran out (an attempt may end without a result). */
+async function readRun(runId: string, done: (items: StreamItem[]) => boolean, ms: number): Promise<StreamItem[]> {
+  const items: StreamItem[] = [];
+  const signal = AbortSignal.timeout(ms);
+  try {
+    for await (const item of readRunStream({ settings: natsSettings(nats.url), runId, replay: true, untilResult: false, signal })) {
+      items.push(item);
+      if (done(items)) break;
+    }
+  } catch (error) {
+    if (!signal.aborted) throw error;
+  }
+  return items;
+}
+
+describe('chaos soak', () => {
+  it(`${RUNS} gg Runs with driver Pods deleted and evicted and the dispatcher leader SIGKILLed: every Run final, only infrastructure retried, every attempt's stream whole`, async () => {
+    const runsPath = `/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`;
+    const runs = Array.from({ length: RUNS }, (_, i) => ({ apiVersion: 'tcab.dev/v1alpha1', kind: 'Run', metadata: { name: `s-${i}`, namespace: ns }, spec: { harness: 'gg', model: 'claude-sonnet-4-5', prompt: `soak ${i}`, maxRuntimeSeconds: 300, retries: 3 } }));
+    const started = Date.now();
+    await kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: runs }));
+    await startReplica();
+    await startReplica();
+
+    const core = clusterConfig().makeApiClient(CoreV1Api);
+    const faults: { kind: FaultKind; target: string; at: number; recoveredMs?: number }[] = [];
+    const allFinal = async () => {
+      const list = JSON.parse((await kubectl(['get', 'runs', '-n', ns, '-o', 'json'])).stdout) as { items: RunObject[] };
+      return list.items.length === RUNS && list.items.every((r) => isFinal(r.status ?? {}));
+    };
+    // Faults in turn, one every FAULT_EVERY_MS, until every Run is final.
+    for (let round = 0; !(await allFinal()); round++) {
+      await new Promise((resolve) => setTimeout(resolve, FAULT_EVERY_MS));
+      const kind = FAULTS[round % FAULTS.length]!;
+      const at = Date.now();
+      if (kind === 'leader') {
+        const lease = JSON.parse((await kubectl(['get', 'lease', 'tcab-dispatcher', '-n', ns, '-o', 'json'])).stdout || '{}') as V1Lease;
+        const leader = lease.spec?.holderIdentity;
+        const child = leader ? replicas.get(leader) : undefined;
+        if (!leader || !child) continue;
+        child.kill('SIGKILL');
+        await once(child, 'exit');
+        replicas.delete(leader);
+        await startReplica();
+        const [next] = await waitFor<V1Lease>(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`, (items) => items.some((l) => l.metadata?.name === 'tcab-dispatcher' && l.spec?.holderIdentity !== leader && replicas.has(l.spec?.holderIdentity ?? '')), 60_000, { fieldSelector: 'metadata.name=tcab-dispatcher' });
+        faults.push({ kind, target: leader, at, recoveredMs: Date.now() - at });
+        expect(next).toBeDefined();
+        continue;
+      }
+      const pods = (await core.listNamespacedPod({ namespace: ns, labelSelector: 'tcab.dev/run' })).items.filter((p: V1Pod) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp);
+      const pod = pods[round % Math.max(1, pods.length)];
+      if (!pod) continue;
+      const name = pod.metadata!.name!;
+      if (kind === 'delete') await core.deleteNamespacedPod({ name, namespace: ns }).catch(() => undefined);
+      else await core.createNamespacedPodEviction({ name, namespace: ns, body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns } } }).catch(() => undefined);
+      faults.push({ kind, target: name, at });
+    }
+    const done = await waitFor<RunObject>(runsPath, (all) => all.length === RUNS && all.every((r) => isFinal(r.status ?? {})), 60_000);
+    const wallMs = Date.now() - started;
+
+    let attemptsTotal = 0;
+    let retried = 0;
+    let eventsRead = 0;
+    let duplicateResults = 0;
+    let gaps = 0;
+    const exhausted: string[] = [];
+    for (const run of done) {
+      const status = run.status!;
+      const name = run.metadata!.name!;
+      const attempts = status.attempts ?? [];
+      attemptsTotal += attempts.length;
+      // Every attempt before the last was an infrastructure failure that was retried, of a class that is retried.
+      for (const a of attempts.slice(0, -1)) {
+        expect(a, name).toMatchObject({ outcome: 'infrastructure_failed', retried: true });
+        expect(RETRYABLE_REASONS, `${name}: ${a.reason}`).toContain(a.reason);
+        retried += 1;
+      }
+      if (status.phase !== 'Succeeded') {
+        // Only a Run whose attempts are used up (or that had none of its own to blame) may fail, and it says why.
+        expect(status.conditions, `${name}: ${status.message}`).toContainEqual(expect.objectContaining({ type: 'Retrying', reason: 'NotRetried' }));
+        exhausted.push(name);
+      }
+      // The stream: per attempt, events 1..n without a gap, and at most one result (exactly one when it ended with one).
+      const items = await readRun(`${ns}_${name}`, (all) => all.some((i) => i.kind === 'result' && i.result.attempt?.number === attempts.length), status.phase === 'Succeeded' ? 60_000 : 5_000);
+      const results = new Map<number, RunResult[]>();
+      const seqs = new Map<number, number[]>();
+      for (const item of items) {
+        if (item.kind === 'result') results.set(item.result.attempt?.number ?? 1, [...(results.get(item.result.attempt?.number ?? 1) ?? []), item.result]);
+        if (item.kind === 'event' && item.seq > 0) seqs.set(item.attempt ?? 1, [...(seqs.get(item.attempt ?? 1) ?? []), item.seq]);
+      }
+      for (const list of results.values()) if (list.length > 1) duplicateResults += list.length - 1;
+      for (const [attempt, list] of seqs) {
+        eventsRead += list.length;
+        const last = results.get(attempt)?.[0]?.event_count ?? Math.max(...list);
+        if (JSON.stringify(list) !== JSON.stringify(Array.from({ length: last }, (_, i) => i + 1))) gaps += 1;
+      }
+      if (status.phase === 'Succeeded') {
+        const final = results.get(attempts.length)?.[0];
+        expect(final, name).toBeDefined();
+        expect(status.usage ?? null, name).toEqual(final!.tokens);
+      }
+    }
+    const byKind = Object.fromEntries(FAULTS.map((k) => [k, faults.filter((f) => f.kind === k).length]));
+    const leaderRecovery = faults.filter((f) => f.kind === 'leader').map((f) => f.recoveredMs!);
+    process.stderr.write(`chaos soak: ${RUNS} runs, ${attemptsTotal} attempts (${retried} retried), faults ${JSON.stringify(byKind)}, leader failover ms ${JSON.stringify(leaderRecovery)}, attempts used up ${exhausted.length}, events read ${eventsRead}, events lost (gaps) ${gaps}, duplicate results ${duplicateResults}, wall ${Math.round(wallMs / 1000)} s\n`);
+    expect(gaps).toBe(0);
+    expect(duplicateResults).toBe(0);
+    expect(faults.length).toBeGreaterThan(0);
+    expect(retried).toBeGreaterThan(0);
+    expect(Math.max(0, ...leaderRecovery)).toBeLessThan(30_000);
+  }, 1_800_000);
+});
