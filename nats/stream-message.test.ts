@@ -109,6 +109,34 @@ describe('decodeStreamMessage', () => {
   });
 });
 
+describe('the Tcab-Attempt header (issue 35)', () => {
+  const event = JSON.stringify({ type: 'agent', timestamp: '2026-12-04T12:00:00.000Z', message: 'hi' });
+  it.each([
+    ['2', 2],
+    ['1', 1],
+    ['999', 999],
+    ['0', undefined],
+    ['1000', undefined],
+    ['02', undefined],
+    ['-1', undefined],
+    ['1.5', undefined],
+    ['1e2', undefined],
+    [' 2', undefined],
+    ['2\r\nNats-Msg-Id: forged', undefined],
+    ['9'.repeat(100_000), undefined],
+  ])('%j gives attempt %s; the event itself is read either way', (value, attempt) => {
+    const item = decodeStreamMessage(message(event, { [HEADER.runId]: 'run-1', [HEADER.seq]: '3', [HEADER.attempt]: value }), now);
+    expect(item).toMatchObject({ kind: 'event', seq: 3 });
+    expect(item.kind === 'event' ? item.attempt : 'not an event').toBe(attempt);
+  });
+
+  it('a header that throws when read is no attempt', () => {
+    const item = decodeStreamMessage({ subject: 'tcab.run.run-1.event.agent', header: (name) => { if (name === HEADER.attempt) throw new Error('bad header bytes'); return name === HEADER.seq ? '1' : undefined; }, data: bytes(event) }, now);
+    expect(item).toMatchObject({ kind: 'event', seq: 1 });
+    expect(item.kind === 'event' ? item.attempt : 'not an event').toBeUndefined();
+  });
+});
+
 describe('jsonNestsDeeperThan', () => {
   it('counts brackets outside strings only, escapes included', () => {
     expect(jsonNestsDeeperThan('[[[]]]', 3)).toBe(false);
