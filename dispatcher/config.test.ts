@@ -120,3 +120,38 @@ describe('the cluster\'s model gateway (issue 34)', () => {
     expect(() => clusterGateway(dispatcherConfig(values), read)).toThrow(message);
   });
 });
+
+describe('TCAB_DRIVER_PLACEMENT (issue 35)', () => {
+  const defaults = { nodeSelector: {}, tolerations: [], spread: { enabled: true, maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway' }, nodeLostTolerationSeconds: 30 };
+
+  it('unset or {}: the defaults; a partial object fills in the rest', () => {
+    expect(dispatcherConfig({}).TCAB_DRIVER_PLACEMENT).toEqual(defaults);
+    expect(dispatcherConfig({ TCAB_DRIVER_PLACEMENT: '{}' }).TCAB_DRIVER_PLACEMENT).toEqual(defaults);
+    expect(dispatcherConfig({ TCAB_DRIVER_PLACEMENT: '{"spread":{"enabled":false},"nodeLostTolerationSeconds":0}' }).TCAB_DRIVER_PLACEMENT).toEqual({ ...defaults, spread: { ...defaults.spread, enabled: false }, nodeLostTolerationSeconds: 0 });
+  });
+
+  it('reads what the chart renders (every field given)', () => {
+    const chart = { nodeSelector: { pool: 'drivers' }, tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'evals', effect: 'NoSchedule' }], spread: { enabled: true, maxSkew: 2, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule' }, nodeLostTolerationSeconds: 60 };
+    expect(dispatcherConfig({ TCAB_DRIVER_PLACEMENT: JSON.stringify(chart) }).TCAB_DRIVER_PLACEMENT).toEqual(chart);
+  });
+
+  it.each([
+    ['malformed JSON', '{spread:', /in JSON at position/],
+    ['not an object', '[]', /expected object/],
+    ['a string for the seconds', '{"nodeLostTolerationSeconds":"30"}', /nodeLostTolerationSeconds: /],
+    ['negative seconds', '{"nodeLostTolerationSeconds":-1}', /nodeLostTolerationSeconds: /],
+    ['fractional seconds', '{"nodeLostTolerationSeconds":1.5}', /nodeLostTolerationSeconds: /],
+    ['an unknown whenUnsatisfiable', '{"spread":{"whenUnsatisfiable":"Sometimes"}}', /spread\.whenUnsatisfiable: /],
+    ['maxSkew 0', '{"spread":{"maxSkew":0}}', /spread\.maxSkew: /],
+    ['a non-string nodeSelector value', '{"nodeSelector":{"pool":1}}', /nodeSelector\.pool: /],
+    ['tolerations not a list', '{"tolerations":{"key":"a"}}', /tolerations: /],
+    ['a misspelt toleration field', '{"tolerations":[{"key":"a","efect":"NoSchedule"}]}', /tolerations\[0\]: .*efect/],
+    ['a toleration of every key that is not Exists', '{"tolerations":[{"effect":"NoSchedule"}]}', /tolerations\[0\]\.operator: must be Exists/],
+    ['tolerationSeconds without NoExecute', '{"tolerations":[{"key":"a","operator":"Exists","effect":"NoSchedule","tolerationSeconds":5}]}', /tolerations\[0\]\.effect: must be NoExecute/],
+    ['an unknown field', '{"spred":{}}', /spred/],
+  ])('%s stops the dispatcher naming TCAB_DRIVER_PLACEMENT and the field', (_, value, detail) => {
+    expect(() => dispatcherConfig({ TCAB_DRIVER_PLACEMENT: value })).toThrow(InvalidInputError);
+    expect(() => dispatcherConfig({ TCAB_DRIVER_PLACEMENT: value })).toThrow(/TCAB_DRIVER_PLACEMENT: must be a JSON object \{nodeSelector, tolerations, spread, nodeLostTolerationSeconds\}: /);
+    expect(() => dispatcherConfig({ TCAB_DRIVER_PLACEMENT: value })).toThrow(detail);
+  });
+});

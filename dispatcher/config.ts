@@ -7,6 +7,7 @@ import { InvalidInputError } from '../shared/errors.ts';
 import { LogLevel } from '../shared/log.ts';
 import { Cidr, DEFAULT_PROXY_USER_HEADER, DEFAULT_SESSION_MAX_AGE_SECONDS, HeaderName, ReadAuthMode } from '../shared/read-auth.ts';
 import { EgressConfig } from '../shared/egress.ts';
+import { DriverPlacement } from '../shared/driver-placement.ts';
 import { GATEWAY_ENV } from '../shared/gateway.ts';
 import { signingKeyFrom } from '../gateway/token.ts';
 
@@ -38,7 +39,8 @@ function jsonVariable<T>(schema: z.ZodType<T>, fallback: string, what: string) {
       try {
         return schema.parse(JSON.parse(v));
       } catch (cause) {
-        ctx.addIssue({ code: 'custom', message: `must be ${what}: ${(cause as Error).message}` });
+        // A schema's issues by path (spread.maxSkew: ...), not zod's JSON dump of them.
+        ctx.addIssue({ code: 'custom', message: `must be ${what}: ${cause instanceof z.ZodError ? formatIssues(cause) : (cause as Error).message}` });
         return z.NEVER;
       }
     });
@@ -99,6 +101,12 @@ export const DispatcherConfig = z.object({
    * Pods get no proxy, and a Run naming a profile is refused).
    */
   TCAB_EGRESS: jsonVariable(EgressConfig.nullable(), 'null', 'a JSON object {defaultProfile, profiles, noProxy}'),
+  /**
+   * Where driver Pods run (the chart's driver.nodeSelector, .tolerations, .spread, .nodeLostTolerationSeconds;
+   * shared/driver-placement.ts): JSON, or unset = no nodeSelector or tolerations of the operator's, spread over nodes
+   * by harness, evicted 30 s after their node is lost.
+   */
+  TCAB_DRIVER_PLACEMENT: jsonVariable(DriverPlacement, '{}', 'a JSON object {nodeSelector, tolerations, spread, nodeLostTolerationSeconds}'),
   /**
    * How driver Pods resolve names: `cluster` (the cluster's DNS, Kubernetes' default) or `hosts` (no DNS at all:
    * the names the run needs are written into the Pod's /etc/hosts, so an agent cannot enumerate the cluster's

@@ -103,6 +103,9 @@ export async function driverMain(env: NodeJS.ProcessEnv = process.env, log: Driv
 
 async function runDriver(env: NodeJS.ProcessEnv, { settings, spec, logger }: { settings: DriverSettings; spec: RunSpec; logger: Logger }): Promise<number> {
   const runId = settings.TCAB_RUN_ID!;
+  // Which attempt of a cluster Run this is, of how many (the dispatcher's TCAB_RUN_ATTEMPT_NUMBER, TCAB_RUN_ATTEMPTS):
+  // in the result and on every span. Unset (a workstation run, or a Pod from before attempts): not said anywhere.
+  const attemptNumber = settings.TCAB_RUN_ATTEMPT_NUMBER !== undefined ? { number: settings.TCAB_RUN_ATTEMPT_NUMBER, of: Math.max(settings.TCAB_RUN_ATTEMPT_NUMBER, settings.TCAB_RUN_ATTEMPTS ?? 1) } : undefined;
   const abort = new AbortController();
   process.once('SIGTERM', () => abort.abort());
   const sinks: EventSink[] = [new TerminalSink(process.stdout, { format: 'json', resultFile: settings.TCAB_RESULT_FILE })];
@@ -128,7 +131,7 @@ async function runDriver(env: NodeJS.ProcessEnv, { settings, spec, logger }: { s
   }
   // OpenTelemetry (TCAB_OTEL or OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, driver/sinks/otel.ts): spans beside the events.
   if (otelExportEnabled(env)) {
-    sinks.push(new OtelSink({ runId, harness: spec.harness, model: spec.model, env, report: (otel) => (otel.dropped > 0 || otel.messagesLeftOut > 0 ? logger.warn({ otel }, describeOtelStats(otel)) : logger.info({ otel }, describeOtelStats(otel))) }));
+    sinks.push(new OtelSink({ runId, harness: spec.harness, model: spec.model, ...(attemptNumber ? { attempt: attemptNumber } : {}), env, report: (otel) => (otel.dropped > 0 || otel.messagesLeftOut > 0 ? logger.warn({ otel }, describeOtelStats(otel)) : logger.info({ otel }, describeOtelStats(otel))) }));
   }
   const result = await executeRun(spec, {
     runId,
@@ -142,7 +145,7 @@ async function runDriver(env: NodeJS.ProcessEnv, { settings, spec, logger }: { s
     npmAuth: readNpmAuth(settings.TCAB_NPM_AUTH_FILE),
     // The model gateway runs in this process (root); its token names the Run's uid where the dispatcher gave it.
     attempt: settings.TCAB_RUN_ATTEMPT,
-    ...(settings.TCAB_RUN_ATTEMPT_NUMBER !== undefined ? { attemptNumber: { number: settings.TCAB_RUN_ATTEMPT_NUMBER, of: Math.max(settings.TCAB_RUN_ATTEMPT_NUMBER, settings.TCAB_RUN_ATTEMPTS ?? 1) } } : {}),
+    ...(attemptNumber ? { attemptNumber } : {}),
     log: logger,
   });
   return OUTCOME_EXIT[result.outcome];

@@ -5,6 +5,7 @@ import { LogLevel } from './log.ts';
 import { HeaderName, ReadAuthMode, isCidr } from './read-auth.ts';
 import { ANY_HOST } from './egress.ts';
 import { PROVIDER_NAME } from './gateway.ts';
+import { DriverPlacementFields } from './driver-placement.ts';
 
 const quantity = z.union([z.string().regex(/^[0-9]+(\.[0-9]+)?(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/), z.number().positive()]);
 const image = z.strictObject({ repository: z.string().min(1), tag: z.string(), pullPolicy: z.enum(['Always', 'IfNotPresent', 'Never']).optional() });
@@ -31,6 +32,9 @@ export const ChartValues = z.strictObject({
     logLevel: LogLevel,
     nodeSelector: z.record(z.string(), z.string()),
     tolerations: z.array(z.record(z.string(), z.unknown())),
+    // The Pod's affinity (Kubernetes' own shape); {}: the chart's, a preferred anti-affinity that puts the replicas
+    // on different nodes (issue 35: a node lost takes one replica, the other leads).
+    affinity: z.record(z.string(), z.unknown()),
   }),
   console: z.strictObject({
     enabled: z.boolean(),
@@ -56,6 +60,9 @@ export const ChartValues = z.strictObject({
       endpoint: z.union([z.literal(''), z.string().regex(/^https?:\/\/[^\s]+$/, 'an http(s) URL')]),
       headersSecret: z.strictObject({ name: z.union([z.literal(''), secretName]), key: z.string().min(1) }),
     }),
+    // Where driver Pods run (issue 35): nodeSelector, tolerations, spread, nodeLostTolerationSeconds. The dispatcher
+    // parses the same shape from TCAB_DRIVER_PLACEMENT (shared/driver-placement.ts).
+    ...DriverPlacementFields,
   }),
   nats: z.strictObject({
     url: z.union([z.literal(''), z.string().regex(/^(nats|tls|ws|wss):\/\//)]),

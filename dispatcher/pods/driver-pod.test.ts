@@ -303,3 +303,54 @@ describe('the Pod env is the driver env contract (shared/driver-env.ts)', () => 
     expect(() => driverEnvVars({ TCAB_RUN_ATTEMPT: 'uid\nX' })).toThrow(/not a run attempt/);
   });
 });
+
+describe('driver Pod placement (issue 35: TCAB_DRIVER_PLACEMENT)', () => {
+  const placed = (placement: object, harnessSpec = spec) => buildDriverPod(run, harnessSpec, dispatcherConfig({ TCAB_DRIVER_PLACEMENT: JSON.stringify(placement) }), []).spec!;
+  const nodeLost = (seconds: number) => [
+    { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: seconds },
+    { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: seconds },
+  ];
+  const spreadBy = (harness: string, over: object = {}) => [{ maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'tcab-driver', 'tcab.dev/harness': harness } }, nodeTaintsPolicy: 'Honor', ...over }];
+  const userDisk = { key: 'dedicated', operator: 'Equal', value: 'evals', effect: 'NoSchedule' };
+
+  it.each([
+    ['unset (the defaults): spread by harness over nodes, evicted 30 s after the node is lost, no nodeSelector', undefined, { tolerations: nodeLost(30), topologySpreadConstraints: spreadBy('claude') }],
+    ['{} (the same defaults)', {}, { tolerations: nodeLost(30), topologySpreadConstraints: spreadBy('claude') }],
+    ['nodeLostTolerationSeconds 0: evicted at once', { nodeLostTolerationSeconds: 0 }, { tolerations: nodeLost(0), topologySpreadConstraints: spreadBy('claude') }],
+    ['the operator\'s tolerations kept, ours after them', { tolerations: [userDisk] }, { tolerations: [userDisk, ...nodeLost(30)], topologySpreadConstraints: spreadBy('claude') }],
+    [
+      'an operator toleration for node.kubernetes.io/unreachable replaces ours for that key only',
+      { tolerations: [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 600 }] },
+      { tolerations: [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 600 }, nodeLost(30)[0]], topologySpreadConstraints: spreadBy('claude') },
+    ],
+    [
+      'one with no effect tolerates NoExecute too: it replaces ours',
+      { tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists' }] },
+      { tolerations: [{ key: 'node.kubernetes.io/not-ready', operator: 'Exists' }, nodeLost(30)[1]], topologySpreadConstraints: spreadBy('claude') },
+    ],
+    [
+      'one of every taint (no key, Exists) replaces both',
+      { tolerations: [{ operator: 'Exists' }] },
+      { tolerations: [{ operator: 'Exists' }], topologySpreadConstraints: spreadBy('claude') },
+    ],
+    [
+      'a NoSchedule one for the same key does not tolerate the NoExecute taint: ours stays',
+      { tolerations: [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoSchedule' }] },
+      { tolerations: [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoSchedule' }, ...nodeLost(30)], topologySpreadConstraints: spreadBy('claude') },
+    ],
+    ['spread off: no topologySpreadConstraints', { spread: { enabled: false } }, { tolerations: nodeLost(30) }],
+    ['spread by zone, DoNotSchedule, maxSkew 2', { spread: { topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', maxSkew: 2 } }, { tolerations: nodeLost(30), topologySpreadConstraints: spreadBy('claude', { topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', maxSkew: 2 }) }],
+    ['nodeSelector passed as given', { nodeSelector: { 'tcab.dev/pool': 'drivers', 'kubernetes.io/arch': 'amd64' } }, { nodeSelector: { 'tcab.dev/pool': 'drivers', 'kubernetes.io/arch': 'amd64' }, tolerations: nodeLost(30), topologySpreadConstraints: spreadBy('claude') }],
+  ])('%s', (_, placement, want) => {
+    const podSpec = placement === undefined ? buildDriverPod(run, spec, dispatcherConfig({}), []).spec! : placed(placement);
+    expect({ nodeSelector: podSpec.nodeSelector, tolerations: podSpec.tolerations, topologySpreadConstraints: podSpec.topologySpreadConstraints }).toEqual({ nodeSelector: undefined, topologySpreadConstraints: undefined, ...want });
+  });
+
+  it('the spread selects the driver Pods of the Pod\'s own harness, which carry the labels it selects', () => {
+    const gg = RunSpec.parse({ harness: 'gg', model: 'm', prompt: 'p' });
+    const pod = buildDriverPod(run, gg, dispatcherConfig({}), []);
+    const selector = pod.spec!.topologySpreadConstraints![0]!.labelSelector!.matchLabels!;
+    expect(selector).toEqual({ 'app.kubernetes.io/name': 'tcab-driver', 'tcab.dev/harness': 'gg' });
+    expect(pod.metadata!.labels).toMatchObject(selector);
+  });
+});

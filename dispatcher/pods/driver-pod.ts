@@ -15,7 +15,7 @@
 // all; a harness's subscription Secret is mounted read-only (root only), keyed by basename.
 // The driver's own variables are written through the driver env schema (shared/driver-env.ts), which the driver
 // decodes: a renamed or retyped variable breaks this file's build, not a Pod at run time.
-import type { V1EnvVar, V1HostAlias, V1Pod, V1PodSpec, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { V1EnvVar, V1HostAlias, V1Pod, V1PodSpec, V1Toleration, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { RunSpec } from '../../shared/run.ts';
 import type { DispatcherConfig } from '../config.ts';
 import { runSubjects } from '../../nats/envelope.ts';
@@ -26,6 +26,8 @@ import { API_VERSION, GROUP } from '../../shared/api-group.ts';
 import { CREDENTIALS_MOUNT, encodeDriverEnv } from '../../shared/driver-env.ts';
 import type { DriverEnvValues } from '../../shared/driver-env.ts';
 import { GATEWAY_PROVIDER_VARIABLE, GATEWAY_URL_VARIABLE } from '../../shared/gateway.ts';
+import { NODE_LOST_TAINTS, toleratesNoExecute } from '../../shared/driver-placement.ts';
+import type { DriverPlacement } from '../../shared/driver-placement.ts';
 import { EGRESS_ANNOTATION, EGRESS_LABEL, matchesNoProxy, proxyEnv } from './egress.ts';
 import type { RunEgressPlan } from './egress.ts';
 
@@ -165,6 +167,47 @@ export interface DriverPodInput {
  */
 export const NO_DNS: Pick<V1PodSpec, 'dnsPolicy' | 'dnsConfig'> = { dnsPolicy: 'None', dnsConfig: { nameservers: ['127.0.0.1'], searches: [], options: [{ name: 'ndots', value: '1' }, { name: 'attempts', value: '1' }, { name: 'timeout', value: '1' }] } };
 
+/** What every driver Pod carries: its name label (the harness label is HARNESS_LABEL). */
+export const DRIVER_NAME_LABEL = { 'app.kubernetes.io/name': 'tcab-driver' } as const;
+
+/**
+ * Where a driver Pod of `harness` runs (TCAB_DRIVER_PLACEMENT, shared/driver-placement.ts): the operator's
+ * nodeSelector and tolerations, a spread over nodes among the driver Pods of the same harness, and how long it stays
+ * on a node that is lost.
+ *
+ * The node-lost tolerations: without them the apiserver's DefaultTolerationSeconds admission gives every Pod
+ * not-ready and unreachable NoExecute tolerations of 300 s, so a Run whose node died would wait 5 minutes before the
+ * taint manager evicts its Pod (DeletionByTaintManager) and the dispatcher tries it again (status/retry.ts, NodeLost).
+ * Ours say nodeLostTolerationSeconds instead. An operator toleration that already tolerates one of those taints (the
+ * same key, or every key, with effect NoExecute or any) wins: ours for that key is left out, not added next to it
+ * (the taint manager would take the shorter of the two).
+ */
+export function driverPlacement(harness: string, placement: DriverPlacement): Pick<V1PodSpec, 'nodeSelector' | 'tolerations' | 'topologySpreadConstraints'> {
+  const own: V1Toleration[] = placement.tolerations.map((t) => ({ ...t }));
+  const nodeLost: V1Toleration[] = NODE_LOST_TAINTS.filter((key) => !placement.tolerations.some((t) => toleratesNoExecute(t, key))).map((key) => ({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: placement.nodeLostTolerationSeconds }));
+  const tolerations = [...own, ...nodeLost];
+  const { spread } = placement;
+  return {
+    ...(Object.keys(placement.nodeSelector).length > 0 ? { nodeSelector: { ...placement.nodeSelector } } : {}),
+    ...(tolerations.length > 0 ? { tolerations } : {}),
+    ...(spread.enabled
+      ? {
+          topologySpreadConstraints: [
+            {
+              maxSkew: spread.maxSkew,
+              topologyKey: spread.topologyKey,
+              whenUnsatisfiable: spread.whenUnsatisfiable,
+              labelSelector: { matchLabels: { ...DRIVER_NAME_LABEL, [HARNESS_LABEL]: harness } },
+              // Nodes whose taints a driver Pod does not tolerate (a control plane's) are no domain of the spread:
+              // counted, their zero Pods would hold every other node to maxSkew under DoNotSchedule.
+              nodeTaintsPolicy: 'Honor',
+            },
+          ],
+        }
+      : {}),
+  };
+}
+
 /** The egress plan with `host` in its NO_PROXY unless already covered. */
 function withDirectHost(plan: RunEgressPlan | undefined, host: string | undefined): RunEgressPlan | undefined {
   if (!plan || !host || matchesNoProxy(host, plan.noProxy)) return plan;
@@ -269,7 +312,7 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
     metadata: {
       name: driverPodName(run),
       namespace: run.namespace,
-      labels: { 'app.kubernetes.io/name': 'tcab-driver', 'app.kubernetes.io/managed-by': 'tcab-dispatcher', [RUN_LABEL]: run.name, [ATTEMPT_LABEL]: String(run.attempt ?? 1), [HARNESS_LABEL]: spec.harness, ...(input.egress ? { [EGRESS_LABEL]: input.egress.egress.profile } : {}), ...(gateway ? { [GATEWAY_LABEL]: gateway.provider } : {}) },
+      labels: { ...DRIVER_NAME_LABEL, 'app.kubernetes.io/managed-by': 'tcab-dispatcher', [RUN_LABEL]: run.name, [ATTEMPT_LABEL]: String(run.attempt ?? 1), [HARNESS_LABEL]: spec.harness, ...(input.egress ? { [EGRESS_LABEL]: input.egress.egress.profile } : {}), ...(gateway ? { [GATEWAY_LABEL]: gateway.provider } : {}) },
       ...(input.egress ? { annotations: { [EGRESS_ANNOTATION]: JSON.stringify(input.egress.egress) } } : {}),
       ownerReferences: [{ apiVersion: API_VERSION, kind: 'Run', name: run.name, uid: run.uid, controller: true, blockOwnerDeletion: true }],
     },
@@ -278,6 +321,7 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
       automountServiceAccountToken: false,
       enableServiceLinks: false,
       ...(config.TCAB_DRIVER_DNS === 'hosts' ? { ...NO_DNS, hostAliases: input.hostAliases ?? [] } : {}),
+      ...driverPlacement(spec.harness, config.TCAB_DRIVER_PLACEMENT),
       // The driver's own deadline is the run's; the Pod gets a margin for install and teardown reporting.
       activeDeadlineSeconds: spec.maxRuntimeSeconds + 120,
       terminationGracePeriodSeconds: 30,

@@ -7,14 +7,14 @@
 // background; `close` gives the last flush a bounded time. Spans that never reached the collector (queue full,
 // export failed, flush cut short) are counted: every span ended minus every span the collector acknowledged.
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
-import type { Span, Tracer } from '@opentelemetry/api';
+import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import { ExportResultCode } from '@opentelemetry/core';
 import type { ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { RunResult } from '../../shared/run.ts';
+import type { RunAttemptNumber, RunResult } from '../../shared/run.ts';
 import { RunSpanFold } from '../../export/otel/fold.ts';
 import type { LeftOut, RunIdentity, SpanOperation } from '../../export/otel/fold.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
@@ -50,6 +50,13 @@ export interface OtelSpanOptions extends RunIdentity {
   exporter?: SpanExporter;
   /** Longest the last flush may take at close (default 2 s): a dead collector must not hold the driver's exit. */
   closeTimeoutMs?: number;
+  /** Which attempt of a cluster Run this is, of how many (checked by the sink, otel.ts); unknown: not said. */
+  attempt?: RunAttemptNumber;
+}
+
+/** The attempt, beside the run id's attribute: `tcab.run.attempt` (from 1) and `tcab.run.attempts` (how many it may make). */
+export function attemptAttributes(attempt: RunAttemptNumber | undefined): Attributes {
+  return attempt ? { 'tcab.run.attempt': attempt.number, 'tcab.run.attempts': attempt.of } : {};
 }
 
 /** Our default where the standard variable is unset: a run is short, so spans go out within a second. */
@@ -111,6 +118,8 @@ export class OtelSpanWriter {
   private readonly tracer: Tracer;
   private readonly fold: RunSpanFold;
   private readonly spans = new Map<string, Span>();
+  /** On every span, so a tool or session span filtered out of its trace still says which attempt it belongs to. */
+  private readonly attempt: Attributes;
   /** Tool spans left out over the budget: never built, counted as dropped. */
   private toolsLeftOut = 0;
   private sawResult = false;
@@ -119,6 +128,7 @@ export class OtelSpanWriter {
 
   constructor(options: OtelSpanOptions) {
     this.options = options;
+    this.attempt = attemptAttributes(options.attempt);
     const { env } = options;
     const secrets = otelSecrets(env);
     // The endpoint, headers and protocol details come from the environment (the SDK reads them); the timeout too if set.
@@ -187,7 +197,10 @@ export class OtelSpanWriter {
       case 'start': {
         const parent = op.parent === null ? undefined : this.spans.get(op.parent);
         const ctx = parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
-        this.spans.set(op.span, this.tracer.startSpan(op.name, { kind: SpanKind.INTERNAL, startTime: new Date(op.at), attributes: op.attributes, root: parent === undefined }, ctx));
+        // The run span is a new root: its trace id is the SDK's random one, never derived from the run id. Each
+        // attempt of a Run is a new driver Pod with its own sink, so each attempt is its own trace and two attempts
+        // never share (or collide in) one; `tcab.run.id` groups a Run's attempts, `tcab.run.attempt` tells them apart.
+        this.spans.set(op.span, this.tracer.startSpan(op.name, { kind: SpanKind.INTERNAL, startTime: new Date(op.at), attributes: { ...this.attempt, ...op.attributes }, root: parent === undefined }, ctx));
         break;
       }
       case 'event':

@@ -5,7 +5,7 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HarnessEvent } from '../../shared/events.ts';
-import type { RunResult } from '../../shared/run.ts';
+import type { RunAttemptNumber, RunResult } from '../../shared/run.ts';
 import type { LeftOut, RunIdentity } from '../../export/otel/fold.ts';
 import { OtelSpanWriter } from './otel-spans.ts';
 import { warmUp } from './otel-warm-up.ts';
@@ -36,8 +36,8 @@ function lowerThisThreadsPriority(): void {
 }
 lowerThisThreadsPriority();
 
-const { identity, closeTimeoutMs } = workerData as { identity: RunIdentity; closeTimeoutMs?: number };
-const writer = new OtelSpanWriter({ ...identity, env: process.env, closeTimeoutMs });
+const { identity, attempt, closeTimeoutMs } = workerData as { identity: RunIdentity; attempt?: RunAttemptNumber; closeTimeoutMs?: number };
+const writer = new OtelSpanWriter({ ...identity, attempt, env: process.env, closeTimeoutMs });
 parentPort!.on('message', (message: ToWorker) => {
   if (message.kind === 'events') {
     for (const item of message.items) {

@@ -1,12 +1,16 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { fc, test } from '@fast-check/vitest';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import type { HarnessEvent } from '../../shared/events.ts';
+import { RunAttemptNumber } from '../../shared/run.ts';
 import type { RunResult } from '../../shared/run.ts';
+import { parseDriverEnvFields } from '../../shared/driver-env.ts';
+import { InvalidInputError } from '../../shared/errors.ts';
 import { freePort } from '../../test/support/nats-server.ts';
 import { OtelSink, otelExportEnabled, otelSecrets } from './otel.ts';
 import type { OtelStats } from './otel.ts';
@@ -185,6 +189,107 @@ describe('OtelSink in its worker thread (how tcab-driver and tcab run export)', 
       await new Promise((r) => silent.close(r));
     }
   });
+});
+
+/** The spans one sink exported for the run above, with its result. */
+async function spansOf(options: Partial<ConstructorParameters<typeof OtelSink>[0]>): Promise<{ spans: ReadableSpan[]; report: OtelStats | undefined }> {
+  const memory = new KeepingExporter();
+  let report: OtelStats | undefined;
+  const sink = new OtelSink({ ...identity, env: {}, exporter: memory, report: (s) => (report = s), ...options });
+  feed(sink);
+  await sink.close();
+  return { spans: memory.getFinishedSpans(), report };
+}
+
+/** The protobuf bytes of an int attribute (KeyValue{key, AnyValue{int_value}}), as the OTLP exporter writes it. */
+const intAttribute = (key: string, value: number) => Buffer.concat([Buffer.from([0x0a, key.length]), Buffer.from(key), Buffer.from([0x12, 0x02, 0x18, value])]);
+
+describe('OtelSink: which attempt of a Run (issue 35)', () => {
+  it('puts the attempt on every span, beside the run id', async () => {
+    const { spans, report } = await spansOf({ attempt: { number: 2, of: 3 } });
+    expect(spans).toHaveLength(4);
+    for (const span of spans) expect(span.attributes).toMatchObject({ 'tcab.run.attempt': 2, 'tcab.run.attempts': 3 });
+    expect(spans.find((s) => s.name === 'invoke_workflow tcab.run')!.attributes).toMatchObject({ 'tcab.run.id': 'run-otel', 'tcab.run.attempt': 2 });
+    // The run's attributes are on the run span, not the resource: so is the attempt.
+    expect(spans[0]!.resource.attributes['tcab.run.attempt']).toBeUndefined();
+    expect(report).toEqual({ ended: 4, exported: 4, dropped: 0, messagesLeftOut: 0 });
+  });
+
+  it('makes each attempt of one Run its own trace: same run id, distinct trace ids', async () => {
+    const first = await spansOf({ attempt: { number: 1, of: 2 } });
+    const second = await spansOf({ attempt: { number: 2, of: 2 } });
+    const traces = (spans: ReadableSpan[]) => new Set(spans.map((s) => s.spanContext().traceId));
+    expect(traces(first.spans).size).toBe(1);
+    expect(traces(second.spans).size).toBe(1);
+    expect([...traces(first.spans)][0]).not.toBe([...traces(second.spans)][0]);
+    const root = (spans: ReadableSpan[]) => spans.find((s) => s.name === 'invoke_workflow tcab.run')!.attributes;
+    expect([root(first.spans)['tcab.run.id'], root(first.spans)['tcab.run.attempt']]).toEqual(['run-otel', 1]);
+    expect([root(second.spans)['tcab.run.id'], root(second.spans)['tcab.run.attempt']]).toEqual(['run-otel', 2]);
+  });
+
+  it('says nothing of an attempt it was not given (a workstation run)', async () => {
+    const { spans } = await spansOf({});
+    expect(spans).toHaveLength(4);
+    for (const span of spans) {
+      expect(span.attributes).not.toHaveProperty('tcab.run.attempt');
+      expect(span.attributes).not.toHaveProperty('tcab.run.attempts');
+    }
+  });
+
+  it('hands the attempt to its worker thread: the OTLP request carries it on the spans', async () => {
+    const bodies: Buffer[] = [];
+    const silent = createServer((req) => req.on('data', (chunk: Buffer) => bodies.push(chunk)));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const sink = new OtelSink({ ...identity, attempt: { number: 2, of: 3 }, env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_TIMEOUT: '600000' }, closeTimeoutMs: 300 });
+      feed(sink);
+      await sink.close();
+      const sent = Buffer.concat(bodies);
+      expect(sent.includes(intAttribute('tcab.run.attempt', 2))).toBe(true);
+      expect(sent.includes(intAttribute('tcab.run.attempts', 3))).toBe(true);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((r) => silent.close(r));
+    }
+  });
+
+  it('never sees a malformed TCAB_RUN_ATTEMPT_NUMBER: the driver\'s parse refuses it (exit 2, naming it) before any sink exists', () => {
+    for (const text of ['0', '-1', '1e3', 'abc', ' 2', '2 ', '+2', '0x2', '2.0', '١', '9999999999', '2\n']) {
+      expect(() => parseDriverEnvFields({ TCAB_RUN_ATTEMPT_NUMBER: text }, ['TCAB_RUN_ATTEMPT_NUMBER']), JSON.stringify(text)).toThrow(InvalidInputError);
+    }
+    expect(() => parseDriverEnvFields({ TCAB_RUN_ATTEMPTS: '0' }, ['TCAB_RUN_ATTEMPTS'])).toThrow(/TCAB_RUN_ATTEMPTS/);
+    // Empty is unset, as for every driver variable: no attempt, so no attribute.
+    expect(parseDriverEnvFields({ TCAB_RUN_ATTEMPT_NUMBER: '' }, ['TCAB_RUN_ATTEMPT_NUMBER'])).toEqual({});
+    expect(parseDriverEnvFields({ TCAB_RUN_ATTEMPT_NUMBER: '2', TCAB_RUN_ATTEMPTS: '3' }, ['TCAB_RUN_ATTEMPT_NUMBER', 'TCAB_RUN_ATTEMPTS'])).toEqual({ TCAB_RUN_ATTEMPT_NUMBER: 2, TCAB_RUN_ATTEMPTS: 3 });
+  });
+
+  it('leaves out an attempt no result could carry, and still exports the run', async () => {
+    const hostile = [
+      { number: 0, of: 1 }, { number: -1, of: 3 }, { number: 1000, of: 1000 }, { number: Number.NaN, of: 1 }, { number: Infinity, of: Infinity },
+      { number: 1.5, of: 3 }, { number: 3, of: 2 }, { number: 2 }, { number: '2', of: '3' }, null, 'attempt-2', 2, [],
+      new Proxy({}, { get: () => { throw new Error('hostile getter'); } }),
+    ];
+    for (const [i, attempt] of hostile.entries()) {
+      const { spans, report } = await spansOf({ attempt: attempt as RunAttemptNumber });
+      expect(spans, `hostile[${i}]`).toHaveLength(4);
+      for (const span of spans) expect(span.attributes).not.toHaveProperty('tcab.run.attempt');
+      expect(report).toEqual({ ended: 4, exported: 4, dropped: 0, messagesLeftOut: 0 });
+    }
+  });
+
+  test.prop([fc.oneof(fc.record({ number: fc.oneof(fc.integer(), fc.double()), of: fc.oneof(fc.integer(), fc.double()) }), fc.record({ number: fc.integer({ min: 1, max: 11 }), of: fc.integer({ min: 1, max: 11 }) }), fc.anything())], { numRuns: 60 })(
+    'any attempt value: the run is exported whole, with the attempt exactly when it is a valid one',
+    async (attempt) => {
+      const { spans, report } = await spansOf({ attempt: attempt as RunAttemptNumber });
+      expect(report).toEqual({ ended: 4, exported: 4, dropped: 0, messagesLeftOut: 0 });
+      const valid = RunAttemptNumber.safeParse(attempt);
+      for (const span of spans) {
+        if (valid.success) expect(span.attributes).toMatchObject({ 'tcab.run.attempt': valid.data.number, 'tcab.run.attempts': valid.data.of });
+        else expect(span.attributes).not.toHaveProperty('tcab.run.attempt');
+      }
+    },
+  );
 });
 
 describe('OpenTelemetry settings', () => {

@@ -8,6 +8,7 @@
 // bounded time for the last flush and then ends the worker (and with it any export still in flight), and the
 // summary says how many spans were exported and dropped and how many messages were left out.
 import { Worker } from 'node:worker_threads';
+import { RunAttemptNumber } from '../../shared/run.ts';
 import type { RunResult } from '../../shared/run.ts';
 import type { LeftOut, RunIdentity } from '../../export/otel/fold.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
@@ -45,6 +46,23 @@ export interface OtelSinkOptions extends RunIdentity {
   closeTimeoutMs?: number;
   /** Where the closing summary goes (exported/dropped/left-out counts). */
   report?: (stats: OtelStats) => void;
+  /**
+   * Which attempt of a cluster Run this is, of how many (driver/main.ts: TCAB_RUN_ATTEMPT_NUMBER, TCAB_RUN_ATTEMPTS,
+   * as the driver env schema decoded them): `tcab.run.attempt` and `tcab.run.attempts` on every span. Unset (a
+   * workstation run) or not a valid attempt (the result's own schema): the attributes are left out, never guessed.
+   */
+  attempt?: RunAttemptNumber;
+}
+
+/** The attempt if the result could carry it (its schema: whole numbers, 1 <= number <= of <= MAX_RETRIES + 1), else unknown. */
+function checkedAttempt(attempt: unknown): RunAttemptNumber | undefined {
+  try {
+    const parsed = RunAttemptNumber.safeParse(attempt);
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    // A value whose reading throws: unknown too. The export never fails the run.
+    return undefined;
+  }
 }
 
 /** The harness session an event names (stage events name none). */
@@ -80,15 +98,16 @@ export class OtelSink implements EventSink {
     options = this.options;
     const env = Object.fromEntries(Object.entries({ ...process.env, ...options.env }).filter((e): e is [string, string] => e[1] !== undefined));
     this.admission = new ExportAdmission(env, performance.now());
+    const attempt = checkedAttempt(options.attempt);
     let ready = () => {};
     this.ready = new Promise((resolve) => (ready = resolve));
     if (options.exporter) {
       ready();
-      this.local = new OtelSpanWriter({ runId: options.runId, harness: options.harness, model: options.model, startedAt: options.startedAt, env: options.env, exporter: options.exporter, closeTimeoutMs: options.closeTimeoutMs });
+      this.local = new OtelSpanWriter({ runId: options.runId, harness: options.harness, model: options.model, startedAt: options.startedAt, attempt, env: options.env, exporter: options.exporter, closeTimeoutMs: options.closeTimeoutMs });
       return;
     }
     // Its heap is capped: a worker that outgrows it dies alone (the summary says so), never the driver.
-    this.worker = new Worker(new URL('./otel-worker.ts', import.meta.url), { workerData: { identity: { runId: options.runId, harness: options.harness, model: options.model, startedAt: options.startedAt }, closeTimeoutMs: options.closeTimeoutMs }, env, resourceLimits: { maxOldGenerationSizeMb: 128 } });
+    this.worker = new Worker(new URL('./otel-worker.ts', import.meta.url), { workerData: { identity: { runId: options.runId, harness: options.harness, model: options.model, startedAt: options.startedAt }, attempt, closeTimeoutMs: options.closeTimeoutMs }, env, resourceLimits: { maxOldGenerationSizeMb: 128 } });
     // Never the run's failure: the export stops and the summary says why.
     this.worker.on('error', (error) => (this.failure = `export worker failed: ${error.message}`));
     this.worker.on('message', (message: FromWorker) => (message.kind === 'ready' ? ready() : this.stats?.(message.stats)));
