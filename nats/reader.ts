@@ -4,16 +4,19 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { PermissionViolationError } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import type { ConsumerMessages } from '@nats-io/jetstream';
+import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { HarnessEventType } from '../shared/events.ts';
 import { InfrastructureError } from '../shared/exit-codes.ts';
 import { anotherAttemptMayFollow } from '../shared/run.ts';
+import type { RunResult } from '../shared/run.ts';
 import { ALL_RUNS_SUBJECT, eventSubject, eventTypeSubject, resultSubject, runSubjects } from './envelope.ts';
 import { STREAM_NAME, ensureRunStream } from './stream.ts';
 import { connectNats } from './settings.ts';
 import type { NatsSettings } from './settings.ts';
 import { reasonOf, shownServers } from './server-urls.ts';
 import { decodeStreamMessage } from './stream-message.ts';
+import { nextAttemptOverdue, nextAttemptWait } from './next-attempt.ts';
+import type { NextAttemptWait } from './next-attempt.ts';
 import { READER_INBOX_PREFIX } from './auth/permissions.ts';
 import type { StreamItem } from './stream-message.ts';
 
@@ -28,8 +31,31 @@ export interface ReadOptions {
   replay: boolean;
   /** Stop after the run's result (follow): its last attempt's, read past a result another attempt may follow. */
   untilResult: boolean;
+  /**
+   * With untilResult: how long to read on, after a result another attempt may follow, for a message of a later
+   * attempt (nats/next-attempt.ts). None by then: the iteration ends there (that result stands) and
+   * onNoNextAttempt is told. Omitted: no bound (the dispatcher is trusted to start the attempt).
+   */
+  nextAttemptWithinMs?: number;
+  onNoNextAttempt?: (result: RunResult) => void;
   signal?: AbortSignal;
   now?: () => Date;
+  /** Milliseconds of a monotonic clock, for the bound above (performance.now). */
+  clock?: () => number;
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+/** `promise`, or TIMED_OUT once `ms` have passed first (a value already there wins: it settles before any timer). */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  // setTimeout fires at once past 2^31-1 ms: a longer wait is taken in steps (the caller asks again).
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), Math.min(Math.max(0, ms), 2 ** 31 - 1))));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -81,15 +107,39 @@ export async function* readRunStream(options: ReadOptions): AsyncGenerator<Strea
     }
     void refusal.promise.then((error) => messages.stop(error));
     options.signal?.addEventListener('abort', () => void messages.stop(), { once: true });
+    const clock = options.clock ?? (() => performance.now());
+    const bound = options.untilResult ? options.nextAttemptWithinMs : undefined;
+    const iterator = messages[Symbol.asyncIterator]();
+    let next: Promise<IteratorResult<JsMsg>> | undefined;
+    let wait: NextAttemptWait | undefined;
     try {
-      for await (const m of messages) {
-        if (!wanted(options, m.subject)) continue;
+      for (;;) {
+        next ??= iterator.next();
+        // The timer only wakes the reader; whether it stops is nextAttemptOverdue's to say.
+        const got = wait ? await within(next, wait.deadline - clock()) : await next;
+        if (got === TIMED_OUT) {
+          if (!nextAttemptOverdue(wait, clock())) continue;
+          options.onNoNextAttempt?.(wait!.result);
+          break;
+        }
+        next = undefined;
+        if (got.done) break;
+        const m = got.value;
+        // A type the reader did not ask for still shows a later attempt (never a result: those are always wanted).
+        const asked = wanted(options, m.subject);
+        if (!asked && !wait) continue;
         const item = decodeStreamMessage({ subject: m.subject, header: (name) => m.headers?.get(name), data: m.data }, now);
+        if (bound !== undefined) wait = nextAttemptWait(wait, item, clock(), bound);
+        if (!asked) continue;
         yield item;
         if (options.untilResult && ((item.kind === 'result' && !anotherAttemptMayFollow(item.result)) || (item.kind === 'invalid' && item.isResult))) break;
       }
     } catch (error) {
       throw cannotRead(error);
+    } finally {
+      // A pull still pending (the bound passed) settles when the consumer stops: nobody awaits it any more.
+      next?.catch(() => undefined);
+      messages.stop();
     }
   } finally {
     await nc.close();

@@ -17,6 +17,9 @@ import type { RunResult } from '../../shared/run.ts';
 import { clusterRunOf, parseRunId } from '../../shared/run-id.ts';
 import { InfrastructureError } from '../../shared/exit-codes.ts';
 import { readRunStream } from '../../nats/reader.ts';
+import type { StreamItem } from '../../nats/reader.ts';
+import { noNextAttemptMessage } from '../../nats/next-attempt.ts';
+import { nextAttemptOption, nextAttemptWithinMs } from './next-attempt-option.ts';
 import { runHasResult } from '../../nats/run-has-result.ts';
 import { checkServerUrls, reasonOf, shownServers } from '../../nats/server-urls.ts';
 import { NATS_ENV, natsSettingsFromEnv } from '../../nats/settings.ts';
@@ -28,6 +31,7 @@ interface ExportOptions {
   out?: string;
   kubeconfig?: string;
   context?: string;
+  nextAttemptTimeout?: string;
 }
 
 /**
@@ -60,22 +64,40 @@ function settingsOf(options: ExportOptions): NatsSettings {
   return natsSettingsFromEnv(env, options.nats, '--nats')!;
 }
 
-async function readFinishedRun(settings: NatsSettings, runId: string): Promise<{ events: HarnessEvent[]; result: RunResult; attempt: string | undefined }> {
+/**
+ * The run's events and result, read to its last attempt's result. A result another attempt may follow is read past;
+ * when no message of a later attempt comes within `withinMs` (the Run cancelled or deleted during the back-off),
+ * that result stands and is exported, with a warning.
+ */
+async function readFinishedRun(settings: NatsSettings, runId: string, withinMs: number): Promise<{ events: HarnessEvent[]; result: RunResult; attempt: string | undefined }> {
   const events: { event: HarnessEvent; attempt?: number }[] = [];
-  for await (const item of readRunStream({ settings, runId, replay: true, untilResult: true })) {
+  // The last attempt's events: those its driver published (Tcab-Attempt) and the cluster's (which carry none).
+  const exported = (item: Extract<StreamItem, { kind: 'result' }>) => {
+    const last = item.result.attempt?.number;
+    const kept = last === undefined ? events : events.filter((e) => e.attempt === undefined || e.attempt === last);
+    return { events: kept.map((e) => e.event), result: item.result, attempt: item.attempt };
+  };
+  let pending: Extract<StreamItem, { kind: 'result' }> | undefined;
+  let standing = false;
+  const onNoNextAttempt = (result: RunResult) => {
+    standing = true;
+    process.stderr.write(`tcab: run ${runId}: ${noNextAttemptMessage(result, withinMs)}\n`);
+  };
+  for await (const item of readRunStream({ settings, runId, replay: true, untilResult: true, nextAttemptWithinMs: withinMs, onNoNextAttempt })) {
     if (item.kind === 'result') {
-      // An earlier attempt's result (another followed): the trajectory is the last attempt's, read on.
-      if (anotherAttemptMayFollow(item.result)) continue;
-      // The last attempt's events: those its driver published (Tcab-Attempt) and the cluster's (which carry none).
-      const last = item.result.attempt?.number;
-      const kept = last === undefined ? events : events.filter((e) => e.attempt === undefined || e.attempt === last);
-      return { events: kept.map((e) => e.event), result: item.result, attempt: item.attempt };
+      // An earlier attempt's result (another may follow): the trajectory is the last attempt's, read on.
+      if (anotherAttemptMayFollow(item.result)) {
+        pending = item;
+        continue;
+      }
+      return exported(item);
     }
     if (item.kind === 'invalid' && item.isResult) throw new InfrastructureError(`run ${runId}: its result record (${item.subject}) is invalid: ${item.reason}`);
     if (item.kind === 'invalid') process.stderr.write(`tcab: the message on ${item.subject} is not a valid event (${item.reason}); left out of the trajectory\n`);
     // An invalid message stays in order as the `unknown` event it decodes to: the trajectory counts it as left out.
     events.push({ event: item.event, ...(item.kind === 'event' && item.attempt !== undefined ? { attempt: item.attempt } : {}) });
   }
+  if (standing && pending) return exported(pending);
   throw new InfrastructureError(`the stream from NATS at ${shownServers(settings.servers)} ended before run ${runId}'s result`);
 }
 
@@ -90,16 +112,18 @@ export function registerExportCommands(program: Command): void {
     .option('--out <file>', 'write the trajectory to this file (default: standard output)')
     .option('--kubeconfig <file>', "read the cluster Run's prompt through this kubeconfig (the stream holds no prompt)")
     .option('--context <name>', 'kubeconfig context (default: its current one); implies reading the Run')
-    .addHelpText('after', "\nExample:\n  tcab export atif default_fix-tests --nats nats://127.0.0.1:4222 --kubeconfig ~/.kube/config --out trajectory.json\n\nExit status: 0 written; 2 a bad run id or option; 3 NATS or the cluster unreachable, the run has no result yet (running, or unknown), or its result is invalid.")
+    .addOption(nextAttemptOption())
+    .addHelpText('after', "\nExample:\n  tcab export atif default_fix-tests --nats nats://127.0.0.1:4222 --kubeconfig ~/.kube/config --out trajectory.json\n\nExit status: 0 written; 2 a bad run id or option; 3 NATS or the cluster unreachable, the run has no result yet (running, or unknown), or its result is invalid.\nA result another attempt may follow with no attempt after it within --next-attempt-timeout: that attempt is exported (0, with a warning).")
     .action(async (runIdArgument: string, options: ExportOptions) => {
       const runId = parseRunId(runIdArgument, '<run-id>');
+      const withinMs = nextAttemptWithinMs(options.nextAttemptTimeout ?? '');
       const clusterRun = options.kubeconfig || options.context ? clusterRunOf(runId) : undefined;
       if ((options.kubeconfig || options.context) && !clusterRun) throw new InvalidInputError('<run-id>', `${runId} is not the id of a cluster Run (<namespace>_<name>), so --kubeconfig has no Run to read`);
       const settings = settingsOf(options);
       if (!(await runHasResult(settings, runId))) {
         throw new InfrastructureError(`run ${runId} has no result on NATS at ${shownServers(settings.servers)}: it is still running or was never run (\`tcab events follow ${runId}\` shows it live)`);
       }
-      const { events, result, attempt } = await readFinishedRun(settings, runId);
+      const { events, result, attempt } = await readFinishedRun(settings, runId, withinMs);
       const fromCluster = clusterRun ? await specFromCluster(clusterRun, attempt, options) : undefined;
       // Without the Run, harness and model come from the result and the prompt is not known.
       const trajectory = toAtif({ runId, events, result, spec: fromCluster ?? { harness: result.harness_slug, model: result.model } });

@@ -12,6 +12,9 @@ import type { NatsSettings } from '../../../nats/settings.ts';
 import { createEventWriter, outputDrained, resolveFormat } from '../../../shared/format/event-writer.ts';
 import { formatRunResult } from '../../../shared/format/run-result.ts';
 import { anotherAttemptMayFollow } from '../../../shared/run.ts';
+import type { RunResult } from '../../../shared/run.ts';
+import { noNextAttemptMessage } from '../../../nats/next-attempt.ts';
+import { nextAttemptOption, nextAttemptWithinMs } from '../next-attempt-option.ts';
 import { EXIT, InfrastructureError } from '../../../shared/exit-codes.ts';
 import { OUTCOME_EXIT } from '../../../shared/outcome-exit.ts';
 
@@ -20,6 +23,7 @@ interface FollowOptions {
   type?: HarnessEventType;
   json?: boolean;
   pretty?: boolean;
+  nextAttemptTimeout?: string;
 }
 
 const natsOption = () => new Option('--nats <url>', 'NATS server (several: comma-separated)').env('TCAB_NATS_URL').default('nats://127.0.0.1:4222');
@@ -48,21 +52,30 @@ export function registerEventsCommands(program: Command): void {
     .addOption(typeOption())
     .addOption(new Option('--json', 'NDJSON (default when piped)').conflicts('pretty'))
     .addOption(new Option('--pretty', 'human view (default on a terminal)'))
+    .addOption(nextAttemptOption())
     .addHelpText(
       'after',
-      '\nExit status: the run outcome (0 succeeded, 1 harness failed, 3 infrastructure, 4 timed out, 130 cancelled or interrupted);\n2 a bad run id or option; 3 also when NATS cannot be reached or the run\'s result record is invalid.',
+      '\nExit status: the run outcome (0 succeeded, 1 harness failed, 3 infrastructure, 4 timed out, 130 cancelled or interrupted);\n2 a bad run id or option; 3 also when NATS cannot be reached or the run\'s result record is invalid.\nNo next attempt within --next-attempt-timeout: the status of the last result (3), after a line saying so (on stderr with --json).',
     )
     .action(async (runIdArgument: string, options: FollowOptions) => {
       // '*' or 'a.b' would be a subject pattern: following it would wait forever on nothing (or on other runs).
       const runId = parseRunId(runIdArgument, '<run-id>');
+      const withinMs = nextAttemptWithinMs(options.nextAttemptTimeout ?? '');
       const format = resolveFormat(options, process.stdout.isTTY === true);
       const writer = createEventWriter(process.stdout, format);
       const abort = new AbortController();
       process.once('SIGINT', () => abort.abort());
-      let exitCode: number | undefined;
+      let last: RunResult | undefined;
+      let standing: RunResult | undefined;
       let attempt: number | undefined;
+      const onNoNextAttempt = (result: RunResult) => {
+        standing = result;
+        // NDJSON stays events and results on stdout; what tcab says about them goes to stderr, as everywhere.
+        if (format === 'json') process.stderr.write(`tcab: run ${runId}: ${noNextAttemptMessage(result, withinMs)}\n`);
+        else writer.line(noNextAttemptMessage(result, withinMs));
+      };
       try {
-        for await (const item of readRunStream({ settings: settingsOf(options.nats), runId, type: options.type, replay: true, untilResult: true, signal: abort.signal })) {
+        for await (const item of readRunStream({ settings: settingsOf(options.nats), runId, type: options.type, replay: true, untilResult: true, nextAttemptWithinMs: withinMs, onNoNextAttempt, signal: abort.signal })) {
           if (item.kind === 'event') {
             // A later attempt's first message (its sequence counts from 1 again): said once, in the human view.
             if (format !== 'json' && item.attempt !== undefined && item.attempt !== attempt) writer.line(`── attempt ${item.attempt} ──`);
@@ -73,7 +86,7 @@ export function registerEventsCommands(program: Command): void {
             else writer.line(formatRunResult(item.result, { color: process.stdout.isTTY === true }));
             // An attempt that failed on infrastructure with attempts left: the Run goes again, so follow reads on.
             if (format !== 'json' && anotherAttemptMayFollow(item.result)) writer.line(`attempt ${item.result.attempt!.number} of ${item.result.attempt!.of} failed on infrastructure; the Run tries again`);
-            exitCode = OUTCOME_EXIT[item.result.outcome];
+            last = item.result;
           } else if (item.isResult) {
             throw new InfrastructureError(`run ${runId}: its result record (${item.subject}) is invalid: ${item.reason}`);
           } else {
@@ -86,7 +99,10 @@ export function registerEventsCommands(program: Command): void {
       } finally {
         await writer.close();
       }
-      if (exitCode !== undefined) process.exitCode = exitCode;
+      // The run's result: its last attempt's, or one no attempt followed within the bound. Interrupted while another
+      // attempt may still come (or before any result): cancelled.
+      const final = last && !anotherAttemptMayFollow(last) ? last : standing;
+      if (final) process.exitCode = OUTCOME_EXIT[final.outcome];
       else if (abort.signal.aborted) process.exitCode = EXIT.cancelled;
       else throw new InfrastructureError(`the stream from NATS at ${shownServers(options.nats)} ended before run ${runId}'s result`);
     });
