@@ -75,7 +75,7 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
   const natsAuth = settings.TCAB_NATS_AUTH_SECRET ? await startNatsAuth(config.makeApiClient(CoreV1Api), settings, natsBase, log.child({ part: 'nats-auth' })) : undefined;
   const runStream = await RunStream.connect(natsAuth?.settings ?? natsBase, { waitOnFirstConnect: true, streamReplicas: settings.TCAB_NATS_STREAM_REPLICAS });
   live.stream = runStream;
-  const running = new Dispatcher({ config, settings, events: runStream, metrics, log, natsAuth, gateway });
+  const running = new Dispatcher({ config, settings, events: runStream, results: runStream, metrics, log, natsAuth, gateway });
   live.dispatcher = running;
   await running.start();
   let consoleNats: ConsoleNats | undefined;

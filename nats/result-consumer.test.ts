@@ -127,3 +127,45 @@ describe('RunStream.consumeResults', () => {
     await stream.close();
   });
 });
+
+describe('RunStream.lastResult', () => {
+  it('reads the last result of a run from the stream, whatever the consumer did; none for a run without one', async () => {
+    nats = await NatsServer.start();
+    const stream = await RunStream.connect(natsSettings(nats.url));
+    try {
+      await driverRun(nats.url, 'ns_looked-up', 'uid-1', ['one', 'two']);
+      // Nobody consumes results here: the read goes to the stream itself.
+      const found = await stream.lastResult('ns_looked-up');
+      expect(found).toMatchObject({ run_id: 'ns_looked-up', message: 'uid-1 done', event_count: 2 });
+      await driverRun(nats.url, 'ns_looked-up', 'uid-2', ['three']);
+      expect(await stream.lastResult('ns_looked-up')).toMatchObject({ message: 'uid-2 done', event_count: 1 });
+      expect(await stream.lastResult('ns_no-result-yet')).toBeUndefined();
+    } finally {
+      await stream.close();
+    }
+  });
+
+  it('rejects when the server does not answer (the caller waits another grace instead of declaring no result)', async () => {
+    nats = await NatsServer.start();
+    const stream = await RunStream.connect(natsSettings(nats.url));
+    try {
+      nats.freeze();
+      await expect(stream.lastResult('ns_frozen')).rejects.toThrow();
+    } finally {
+      await stream.close(200);
+    }
+  });
+
+  it('says nothing for a result that is not a RunResult', async () => {
+    nats = await NatsServer.start();
+    const stream = await RunStream.connect(natsSettings(nats.url));
+    const nc = await connect({ servers: nats.url });
+    try {
+      await nc.request('tcab.run.ns_forged.result', new TextEncoder().encode('{"outcome":"succeeded"}'), { timeout: 5000 });
+      expect(await stream.lastResult('ns_forged')).toBeUndefined();
+    } finally {
+      await nc.close();
+      await stream.close();
+    }
+  });
+});

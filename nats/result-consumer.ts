@@ -7,7 +7,7 @@ import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/
 import type { ConsumerMessages } from '@nats-io/jetstream';
 import type { HarnessEvent } from '../shared/events.ts';
 import { RunResult } from '../shared/run.ts';
-import { ALL_RESULTS_SUBJECT, clusterEventEnvelope, parseSubject, runSubjects } from './envelope.ts';
+import { ALL_RESULTS_SUBJECT, clusterEventEnvelope, parseSubject, resultSubject, runSubjects } from './envelope.ts';
 import { STREAM_NAME, ensureRunStream } from './stream.ts';
 import { connectNats } from './settings.ts';
 import type { NatsSettings } from './settings.ts';
@@ -81,6 +81,19 @@ export class RunStream {
   async forget(runId: string): Promise<void> {
     const jsm = await jetstreamManager(this.nc);
     await jsm.streams.purge(STREAM_NAME, { filter: runSubjects(runId) });
+  }
+
+  /**
+   * The last result on the run's result subject, read from the stream directly (whatever the results consumer's
+   * state: it stalls for a while when its server goes and its leader moves); undefined when there is none or it does
+   * not parse. Rejects when NATS does not answer.
+   */
+  async lastResult(runId: string): Promise<RunResult | undefined> {
+    const jsm = await jetstreamManager(this.nc);
+    const stored = await jsm.streams.getMessage(STREAM_NAME, { last_by_subj: resultSubject(runId) });
+    if (!stored) return undefined;
+    const parsed = RunResult.safeParse(jsonOf(stored.data));
+    return parsed.success ? parsed.data : undefined;
   }
 
   /** Starts delivering driver results (leader only). A malformed result is terminated, never retried forever. */

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../shared/errors.ts';
-import { connectionOptions, natsSecrets, natsSettings, natsSettingsFromEnv } from './settings.ts';
+import { connectNats, connectionOptions, natsSecrets, natsSettings, natsSettingsFromEnv } from './settings.ts';
+import { NatsServer } from '../test/support/nats-server.ts';
 import { generateBundle } from './auth/bundle.ts';
 import { mintReaderCredentials } from './auth/mint.ts';
 
@@ -70,7 +71,7 @@ describe('NATS settings from the environment', () => {
 describe('one connect policy', () => {
   it('reconnects forever every 250 ms once connected, gives up a silent handshake in 2 s, names the client', () => {
     const options = connectionOptions(natsSettings('nats://127.0.0.1:4222'), { name: 'tcab-driver' });
-    expect(options).toMatchObject({ servers: ['nats://127.0.0.1:4222'], name: 'tcab-driver', maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 2000 });
+    expect(options).toMatchObject({ servers: ['nats://127.0.0.1:4222'], name: 'tcab-driver', maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 2000, pingInterval: 5000, maxPingOut: 2 });
     expect(options.authenticator).toBeUndefined();
     expect(options.tls).toBeUndefined();
   });
@@ -92,4 +93,31 @@ describe('one connect policy', () => {
     expect(options.inboxPrefix).toBe('_INBOX_r1');
     expect(connectionOptions(natsSettings('nats://127.0.0.1:4222'), { name: 'x' }).inboxPrefix).toBeUndefined();
   });
+});
+
+describe('a server that goes silent on an open connection (its node lost)', () => {
+  it('is given up by the pings, not after nats.js\'s minutes: the client reports the stale connection and goes reconnecting', async () => {
+    const server = await NatsServer.start();
+    const nc = await connectNats(natsSettings(server.url), { name: 'tcab-test' });
+    try {
+      const seen: string[] = [];
+      const stale = (async () => {
+        for await (const s of nc.status()) {
+          seen.push(s.type);
+          if (s.type === 'disconnect' || s.type === 'reconnecting') return s.type;
+        }
+      })();
+      const frozenAt = Date.now();
+      server.freeze();
+      // No FIN, no RST: only unanswered pings tell. The test's own timeout (60 s) is far below nats.js's default
+      // (2 pings 2 minutes apart), so this fails if the ping policy is lost.
+      await expect(stale).resolves.toMatch(/disconnect|reconnecting/);
+      expect(seen).toContain('staleConnection');
+      process.stderr.write(`silent server given up after ${Date.now() - frozenAt} ms\n`);
+    } finally {
+      server.freeze(false);
+      await nc.close();
+      await server.dispose();
+    }
+  }, 60_000);
 });

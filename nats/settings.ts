@@ -7,6 +7,10 @@
 // first unacknowledged message; Nats-Msg-Id drops the copies that had landed). The first connection is not
 // retried here: each caller decides (the driver's sink retries until the run's deadline, the dispatcher exits and
 // its Pod restarts, `tcab events` exits 3). A server that accepts TCP but never answers fails the handshake in 2 s.
+// A server that goes silent on an open connection (its node lost: no FIN, no RST) is noticed by pings: one every
+// PING_INTERVAL_MS, the connection given up after MAX_PINGS_OUT unanswered, then the client reconnects to another
+// server of the cluster. nats.js's default (2 minutes, 2 pings) left the dispatcher's requests timing out for
+// minutes after a node died in the three-node test (test/cluster/multi-node.test.ts), its drivers' results unread.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { connect, credsAuthenticator } from '@nats-io/transport-node';
@@ -93,6 +97,9 @@ export function natsSecrets(settings: NatsSettings): string[] {
   return [settings.pass, settings.token, ...serverCredentials(settings.servers), ...credsSeeds(settings.credsText)].filter((s): s is string => Boolean(s));
 }
 
+export const PING_INTERVAL_MS = 5_000;
+export const MAX_PINGS_OUT = 2;
+
 export interface ConnectOptions {
   /** The client name the server shows (`nats server report connections`): tcab-driver, tcab-dispatcher, tcab-events. */
   name: string;
@@ -118,6 +125,8 @@ export function connectionOptions(settings: NatsSettings, { name, waitOnFirstCon
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
     timeout: 2000,
+    pingInterval: PING_INTERVAL_MS,
+    maxPingOut: MAX_PINGS_OUT,
     ...(waitOnFirstConnect ? { waitOnFirstConnect } : {}),
   };
 }

@@ -52,10 +52,16 @@ describe('the run credential as data', () => {
 });
 
 describe('RunCredentialIssuer.retire', () => {
-  const issuer = (revoked: string[], fail = false) => {
+  /** fail: how many revocations fail before they succeed (Infinity: all). */
+  const issuer = (revoked: string[], fail = 0, onRevoke: () => void = () => undefined) => {
     const memory = new RunMemory();
-    const revoke = (key: string, expiresAt?: Date) => (revoked.push(expiresAt ? `${key}@${expiresAt.toISOString()}` : key), fail ? Promise.reject(new Error('no NATS')) : Promise.resolve());
-    return { memory, credentials: new RunCredentialIssuer({ core: {} as CoreV1Api, memory, bundle: {} as never, revoke, log: createLogger({ component: 't', level: 'silent' }) }) };
+    let failures = 0;
+    const revoke = (key: string, expiresAt?: Date) => {
+      revoked.push(expiresAt ? `${key}@${expiresAt.toISOString()}` : key);
+      onRevoke();
+      return failures++ < fail ? Promise.reject(new Error('no NATS')) : Promise.resolve();
+    };
+    return { memory, credentials: new RunCredentialIssuer({ core: {} as CoreV1Api, memory, bundle: {} as never, revoke, log: createLogger({ component: 't', level: 'silent' }), retryMinTimeoutMs: 1 }) };
   };
 
   it('revokes the key on the Run\'s Pod once, however often the final Run is looked at', () => {
@@ -69,14 +75,38 @@ describe('RunCredentialIssuer.retire', () => {
 
   it('uses the key this dispatcher minted when the Pod is gone, and nothing without a key or for another Run\'s Pod', async () => {
     const revoked: string[] = [];
-    const { credentials, memory } = issuer(revoked, true);
+    const { credentials, memory } = issuer(revoked, Infinity);
     memory.entry('evals/fix-bug', ref.uid).natsUser = { publicKey: 'UMINTED' };
     credentials.retire('evals/fix-bug', ref, undefined, 'final');
     credentials.retire('evals/other', { ...ref, name: 'other', uid: 'u2' }, podOf('an-earlier-run', 'UFOREIGN'), 'deleted');
     credentials.retire('evals/none', { ...ref, name: 'none', uid: 'u3' }, undefined, 'final');
     expect(revoked).toEqual(['UMINTED']);
-    // A failed revocation is logged, not thrown (the expiry is the backstop), and not retried in a loop.
+    // A failed revocation is logged, not thrown (the expiry is the backstop), and not retried forever.
     await Promise.resolve();
     expect(memory.peek('evals/fix-bug', ref.uid)?.natsRetired).toBe(true);
+  });
+
+  it('tries a failed revocation again (a system connection hung on a lost NATS server) until it goes through, a bounded number of times', async () => {
+    const revoked: string[] = [];
+    const third = Promise.withResolvers<void>();
+    const { credentials } = issuer(revoked, 2, () => revoked.length === 3 && third.resolve());
+    credentials.retire('evals/fix-bug', ref, podOf(ref.uid, 'UPOD'), 'retried');
+    await third.promise;
+    expect(revoked).toEqual(['UPOD', 'UPOD', 'UPOD']);
+
+    // Never going through: 1 + 5 tries, then the give-up line (the expiry is the backstop), and no more tries.
+    const never: string[] = [];
+    const gaveUp = Promise.withResolvers<void>();
+    const lines: string[] = [];
+    const log = createLogger({ component: 't', level: 'warn', destination: { write: (line: string) => {
+      lines.push(line);
+      if (line.includes('it expires on its own')) gaveUp.resolve();
+    } } });
+    let calls = 0;
+    const failing = new RunCredentialIssuer({ core: {} as CoreV1Api, memory: new RunMemory(), bundle: {} as never, log, retryMinTimeoutMs: 1, revoke: (key) => (never.push(key), calls++, Promise.reject(new Error('no NATS'))) });
+    failing.retire('evals/x', { ...ref, name: 'x', uid: 'ux' }, podOf('ux', 'UX'), 'final');
+    await gaveUp.promise;
+    expect(calls).toBe(6);
+    expect(lines.filter((l) => l.includes('trying again'))).toHaveLength(5);
   });
 });

@@ -10,6 +10,7 @@
 // are in the Run's memory until the Pod shows them: the dispatcher cannot read Secrets (its Role may only create
 // them), and a dispatcher that took over leadership finds them on the cached Pod.
 import type { CoreV1Api, V1Pod, V1Secret } from '@kubernetes/client-node';
+import pRetry from 'p-retry';
 import { API_VERSION, GROUP } from '../../shared/api-group.ts';
 import type { Logger } from '../../shared/log.ts';
 import { MAX_RUN_CREDENTIAL_LIFETIME_MS, mintRunCredentials } from '../../nats/auth/index.ts';
@@ -98,7 +99,16 @@ export interface RunCredentialIssuerDeps {
   revoke: (publicKey: string, expiresAt?: Date) => Promise<void>;
   log: Logger;
   now?: () => Date;
+  /** The first wait before a failed revocation is tried again (doubling; REVOKE_RETRIES times). */
+  retryMinTimeoutMs?: number;
 }
+
+/**
+ * Revocations tried again: the system connection hangs for a while when its NATS server goes (a node lost) until
+ * the client's pings notice and it reconnects to another; 2+4+...+32 s outlasts that, and a fence that waits for
+ * the credential's expiry (hours) is no fence.
+ */
+const REVOKE_RETRIES = 5;
 
 export class RunCredentialIssuer {
   private readonly deps: RunCredentialIssuerDeps;
@@ -138,7 +148,14 @@ export class RunCredentialIssuer {
     const publicKey = user.publicKey;
     // Marked before the revocation ends: a second look at the final Run must not send it again.
     this.deps.memory.entry(key, ref.uid).natsRetired = true;
-    this.deps.revoke(publicKey, user.expiresAt).then(
+    pRetry(() => this.deps.revoke(publicKey, user.expiresAt), {
+      retries: REVOKE_RETRIES,
+      minTimeout: this.deps.retryMinTimeoutMs ?? 2000,
+      factor: 2,
+      onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
+        if (retriesLeft > 0) this.deps.log.warn({ run: key, user: publicKey, why, attempt: attemptNumber, err: errorMessage(error) }, 'revoking the run\'s NATS user failed; trying again');
+      },
+    }).then(
       () => this.deps.log.info({ run: key, user: publicKey, why }, 'revoked the run\'s NATS user'),
       (error: unknown) => this.deps.log.warn({ run: key, user: publicKey, why, err: errorMessage(error) }, 'revoking the run\'s NATS user failed; it expires on its own'),
     );

@@ -34,6 +34,7 @@ import { PodLifecycle } from './pod-lifecycle.ts';
 import type { SystemEventPublisher } from './pod-lifecycle.ts';
 import { ResultInbox, RunMemory } from './run-memory.ts';
 import { RunReconciler } from './run-reconciler.ts';
+import type { ResultStore } from './run-reconciler.ts';
 import { countSlots, setGauges } from './gauges.ts';
 import { effectiveStatus, objectKey, runKeyOfRunId, runRef } from './run-view.ts';
 import { StatusWriter } from './status-writer.ts';
@@ -69,6 +70,8 @@ export interface DispatcherDeps {
    * per-run token instead of the key, revoked when the Run is over. Unset: keys are injected as before.
    */
   gateway?: ClusterGateway;
+  /** The run stream read directly (RunStream.lastResult): a result the consumer has not delivered, before NoResult. */
+  results?: ResultStore;
 }
 
 /** The claim pass's one key. */
@@ -130,7 +133,7 @@ export class Dispatcher {
     this.lifecycle = new PodLifecycle({ caches, memory, events: deps.events, enqueue, capacityChanged, statusOf, log });
     const credentials = (this.credentials = deps.natsAuth && new RunCredentialIssuer({ core, memory, ...deps.natsAuth, log }));
     const gatewayTokens = (this.gatewayTokens = deps.gateway && new GatewayTokenIssuer({ core, memory, gateway: deps.gateway, log }));
-    const reconciler = new RunReconciler({ core, caches, memory, inbox: this.inbox, lifecycle: this.lifecycle, settings, metrics, recorder: this.recorder, credentials, gatewayTokens, statusOf, write, clock, log });
+    const reconciler = new RunReconciler({ core, caches, memory, inbox: this.inbox, lifecycle: this.lifecycle, settings, metrics, recorder: this.recorder, credentials, gatewayTokens, results: deps.results, statusOf, write, clock, log });
     const throttleGateway = deps.throttleGateway === undefined ? throttleGatewayOf(settings) : (deps.throttleGateway ?? undefined);
     const throttles = (this.throttles = throttleGateway && new ThrottlePoller({
       gateway: throttleGateway,

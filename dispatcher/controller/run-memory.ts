@@ -20,6 +20,8 @@ export interface RunMemo {
   seenEvents?: Set<string>;
   /** When this dispatcher first saw the driver exit (ms): the result's grace period runs from here. */
   exitedAt?: number;
+  /** Reads of the run stream for that result that failed (NATS not answering): each waits another grace. */
+  resultLookups?: number;
   /** The driver Pod's deletion this dispatcher asked for (teardown): when asked, and when the cache showed it gone. */
   teardown?: { pod: string; startedAt: string; goneAt?: string };
   /** How someone else stopped the Run's Pod (deleted, evicted, ...): ends the Run Failed, not Cancelled. */
@@ -41,7 +43,7 @@ export interface RunMemo {
  * and token is dropped (their revocations are already under way), so the next attempt starts clean.
  */
 export function startNextAttempt(memo: RunMemo): void {
-  for (const field of ['claimed', 'exitedAt', 'teardown', 'disruption', 'natsUser', 'natsRetired', 'gatewayToken', 'gatewayRetired', 'pullFailingSince'] as const) delete memo[field];
+  for (const field of ['claimed', 'exitedAt', 'resultLookups', 'teardown', 'disruption', 'natsUser', 'natsRetired', 'gatewayToken', 'gatewayRetired', 'pullFailingSince'] as const) delete memo[field];
 }
 
 export class RunMemory {

@@ -23,10 +23,11 @@ import type { RunObject } from '../kube/resources.ts';
 import { driverPodName } from '../pods/driver-pod.ts';
 import type { RunRef } from '../pods/driver-pod.ts';
 import { RunSpec } from '../../shared/run.ts';
+import type { RunResult } from '../../shared/run.ts';
 import { currentAttempt, decideRetry, IMAGE_PULL_FAILED } from '../status/retry.ts';
 import type { AttemptEnd, RetryDecision, RetryPolicy } from '../status/retry.ts';
-import { judgeResult, RESULT_REJECTED } from '../status/first-result.ts';
-import { POD_DELETED, podDisruption } from '../status/pod-disruption.ts';
+import { attemptOfResult, judgeResult, RESULT_REJECTED } from '../status/first-result.ts';
+import { POD_DELETED, deletionOverdueInMs, podDisruption } from '../status/pod-disruption.ts';
 import type { Disruption } from '../status/pod-disruption.ts';
 import { isFinal } from '../status/transitions.ts';
 import type { Observation } from '../status/transitions.ts';
@@ -38,6 +39,15 @@ import type { ResultInbox, RunMemory } from './run-memory.ts';
 import { objectKey, ownedBy, runRef, splitKey } from './run-view.ts';
 import type { WriteOutcome } from './status-writer.ts';
 import type { Clock, ReconcileResult } from './work-queue.ts';
+
+/** The run stream read directly (nats/result-consumer.ts RunStream): a result the results consumer has not delivered. */
+export interface ResultStore {
+  /** The last result on the run's result subject, if any; rejects when NATS does not answer. */
+  lastResult(runId: string): Promise<RunResult | undefined>;
+}
+
+/** Times a driver's exit waits for its result (the grace each) while the stream cannot be read, before NoResult. */
+const RESULT_LOOKUPS = 4;
 
 export interface RunReconcilerDeps {
   core: CoreV1Api;
@@ -53,6 +63,12 @@ export interface RunReconcilerDeps {
   credentials?: RunCredentialIssuer;
   /** With the cluster's model gateway: revokes a final Run's token. */
   gatewayTokens?: GatewayTokenIssuer;
+  /**
+   * The stream, read before a driver that exited is declared to have left no result: the results consumer stalls
+   * while its NATS server goes and its leader moves (longer than the grace), and the result is in the stream all
+   * the same. Unset: the grace alone decides.
+   */
+  results?: ResultStore;
   statusOf: (run: RunObject) => RunStatus;
   write: (run: RunObject, observation: Observation) => Promise<WriteOutcome>;
   clock: Clock;
@@ -167,12 +183,41 @@ export class RunReconciler {
       // The driver's exit: its result message settles the Run. Without one after a grace period, the exit does.
       const exited = this.deps.memory.entry(key, uid);
       exited.exitedAt ??= this.deps.clock.now();
-      const left = exited.exitedAt + this.deps.settings.TCAB_RESULT_GRACE_SECONDS * 1000 - this.deps.clock.now();
+      const graceMs = this.deps.settings.TCAB_RESULT_GRACE_SECONDS * 1000;
+      const left = exited.exitedAt + graceMs - this.deps.clock.now();
       if (left > 0) return { requeueAfterMs: left };
+      const runId = clusterRunIdOf(run.metadata!.namespace!, run.metadata!.name!);
+      if (this.deps.results && runId !== undefined) {
+        const found = await this.deps.results.lastResult(runId).then((result) => ({ result }), (error: unknown) => ({ error }));
+        if ('result' in found && found.result && attemptOfResult(found.result) === currentAttempt(status)) {
+          // Not delivered yet, but there: settled as if delivered (the consumer's copy comes later as a redelivery).
+          this.deps.log.info({ run: key, attempt: currentAttempt(status) }, 'the driver\'s result read from the stream (the results consumer had not delivered it)');
+          this.deps.inbox.put(runId, found.result, () => undefined, false);
+          return this.settleResult(run, runId);
+        }
+        if ('error' in found) {
+          // NATS does not answer: the result may be there. Wait another grace, a few times, before saying there is none.
+          exited.resultLookups = (exited.resultLookups ?? 0) + 1;
+          this.deps.log.warn({ run: key, err: String(found.error), lookups: exited.resultLookups }, 'the run stream could not be read for the driver\'s result');
+          if (exited.resultLookups < RESULT_LOOKUPS) return { requeueAfterMs: graceMs };
+        }
+      }
       const message = `the driver exited (code ${terminated?.exitCode ?? 0}) without publishing a result`;
       return after(await this.deps.write(run, { kind: 'pod', phase: 'Failed', reason: 'NoResult', message, at: at() }));
     }
     const node = pod.spec?.nodeName;
+    // A Pod still here past the end of its deletion: its node is lost (the taint manager or the Pod GC deleted it,
+    // and no kubelet confirms the end) or its kubelet hangs. It may never leave the API, so the attempt ends here:
+    // tried again (the Pod force-deleted, the attempt fenced) or, when it is not, the Run ends as disrupted.
+    const overdueIn = deletionOverdueInMs(pod, this.deps.clock.now(), this.deps.settings.TCAB_RESULT_GRACE_SECONDS * 1000);
+    if (overdueIn !== undefined && overdueIn <= 0) {
+      const disruption = podDisruption(pod) ?? POD_DELETED;
+      const decision = decideRetry(status, { kind: 'disruption', disruption }, this.policyOf(run), run.spec.cancel === true);
+      if (decision.retry) return this.retry(run, status, decision, disruption.message, pod, node, true);
+      const written = await this.deps.write(run, { kind: 'pod-gone', disruption, noRetry: noRetryOf(decision), at: at() });
+      if (written === 'written') this.countExhausted(decision);
+      return after(written);
+    }
     const scheduled = Boolean(node) || pod.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'True') === true;
     // An image that does not come (the registry down or answering 5xx) ends the attempt after the pull grace,
     // instead of holding it until the Pod's deadline: the next attempt may find the registry back.
@@ -191,7 +236,9 @@ export class RunReconciler {
     }
     if (entry?.pullFailingSince !== undefined) entry.pullFailingSince = undefined;
     if (phase === 'Failed' || phase === 'Unknown') return this.podFailed(run, status, pod, { phase, reason: pod.status?.reason, message: pod.status?.message, exitCode: terminated?.exitCode, node });
-    return after(await this.deps.write(run, { kind: 'pod', phase, scheduled, ...(node ? { node } : {}), reason: pod.status?.reason, message: pod.status?.message, exitCode: terminated?.exitCode, at: at() }));
+    const written = await this.deps.write(run, { kind: 'pod', phase, scheduled, ...(node ? { node } : {}), reason: pod.status?.reason, message: pod.status?.message, exitCode: terminated?.exitCode, at: at() });
+    // Being deleted: looked at again when that is overdue (nothing else may ever happen to a lost node's Pod).
+    return written !== 'conflict' && overdueIn !== undefined ? { requeueAfterMs: overdueIn } : after(written);
   }
 
   /** The attempt's Pod failed (or its node stopped reporting it) without a result: tried again when that is infrastructure. */
@@ -220,7 +267,7 @@ export class RunReconciler {
    * Another attempt: the current one closed as it ended, the Run Pending until the back-off is over, and the old
    * attempt fenced (its Pod deleted, its NATS user and gateway token revoked). The claim pass makes the next Pod.
    */
-  private async retry(run: RunObject, status: RunStatus, decision: Extract<RetryDecision, { retry: true }>, message: string, pod: V1Pod | undefined, node?: string): Promise<ReconcileResult> {
+  private async retry(run: RunObject, status: RunStatus, decision: Extract<RetryDecision, { retry: true }>, message: string, pod: V1Pod | undefined, node?: string, overdue = false): Promise<ReconcileResult> {
     const key = objectKey(run);
     const nextAttemptAt = new Date(this.deps.clock.now() + decision.backoffMs).toISOString();
     const written = await this.deps.write(run, { kind: 'retry', outcome: 'infrastructure_failed', reason: decision.reason, message, attempt: decision.attempt, of: decision.of, nextAttemptAt, ...(node ? { node } : {}), at: at() });
@@ -232,7 +279,8 @@ export class RunReconciler {
     this.deps.gatewayTokens?.retire(key, old, pod, 'retried');
     startNextAttempt(this.deps.memory.entry(key, old.uid));
     const name = pod?.metadata?.name ?? status.pod;
-    if (name && !pod?.metadata?.deletionTimestamp) {
+    // Grace 0 also for a Pod already being deleted when that is overdue: removed from the API, its node lost.
+    if (name && (overdue || !pod?.metadata?.deletionTimestamp)) {
       await this.deps.core.deleteNamespacedPod({ name, namespace: old.namespace, gracePeriodSeconds: 0 }).then(
         () => this.deps.metrics.podWrites.inc(),
         (error: unknown) => {
@@ -256,8 +304,21 @@ export class RunReconciler {
       if (isFinal(run.status ?? {}) && tornDown) this.deps.memory.forget(key);
       return;
     }
+    // A lost node's Pod never goes by itself: past the end of its deletion it is removed from the API (grace 0); the
+    // Run is over and its NATS user and token are revoked, so nothing of it that may still run can act for it.
+    const overdueIn = deletionOverdueInMs(pod, this.deps.clock.now(), this.deps.settings.TCAB_RESULT_GRACE_SECONDS * 1000);
+    if (overdueIn !== undefined) {
+      if (overdueIn > 0) return { requeueAfterMs: overdueIn };
+      await this.deps.core.deleteNamespacedPod({ name: pod.metadata!.name!, namespace: run.metadata!.namespace!, gracePeriodSeconds: 0 }).then(
+        () => this.deps.metrics.podWrites.inc(),
+        (error: unknown) => {
+          if (!isNotFound(error)) throw error;
+        },
+      );
+      return;
+    }
     // Asked once: until the watch shows the deletion, a second look must not send the delete again.
-    if (pod.metadata?.deletionTimestamp || memo?.teardown) return;
+    if (memo?.teardown) return;
     await this.deps.lifecycle.publishKubeletEvents(run, pod);
     await this.deletePod(run, pod.metadata!.name!);
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { V1Pod } from '@kubernetes/client-node';
-import { podDisruption } from './pod-disruption.ts';
+import { deletionOverdueInMs, podDisruption } from './pod-disruption.ts';
 
 const deleting = (conditions: NonNullable<V1Pod['status']>['conditions'] = []): V1Pod => ({
   metadata: { name: 'tcab-run-a', deletionTimestamp: new Date('2026-12-04T00:00:00Z') },
@@ -28,5 +28,22 @@ describe('podDisruption', () => {
     ],
   ])('%s', (_, pod, expected) => {
     expect(podDisruption(pod)).toEqual(expected);
+  });
+});
+
+describe('deletionOverdueInMs', () => {
+  const at = (deletionTimestamp: unknown) => ({ metadata: { name: 'p', deletionTimestamp } }) as unknown as V1Pod;
+  const now = Date.parse('2026-12-06T17:00:00.000Z');
+  it.each([
+    ['not being deleted', { metadata: { name: 'p' } } as V1Pod, undefined],
+    ['its grace running (10 s of it left, 30 s margin)', at(new Date(now + 10_000)), 40_000],
+    ['a string timestamp, as JSON gives it', at('2026-12-06T17:00:10.000Z'), 40_000],
+    ['the grace over, the margin not', at(new Date(now - 20_000)), 10_000],
+    ['overdue: a lost node\'s Pod, its end long past', at(new Date(now - 300_000)), -270_000],
+    ['exactly due', at(new Date(now - 30_000)), 0],
+    ['a timestamp that does not parse', at('not a time'), undefined],
+    ['null', at(null), undefined],
+  ])('%s', (_, pod, expected) => {
+    expect(deletionOverdueInMs(pod, now, 30_000)).toBe(expected);
   });
 });

@@ -13,16 +13,13 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import type { V1Lease, V1Pod } from '@kubernetes/client-node';
 import type { RunObject } from '../../dispatcher/kube/resources.ts';
 import { isFinal } from '../../dispatcher/status/transitions.ts';
-import { RETRYABLE_REASONS } from '../../dispatcher/status/retry.ts';
 import { startStubModelServer } from '../../driver/stub-models/server.ts';
 import type { StubModelServer } from '../../driver/stub-models/server.ts';
-import type { RunResult } from '../../shared/run.ts';
 import { NatsServer, freePort } from '../support/nats-server.ts';
 import { clusterConfig, createNamespace, kubectl, waitFor } from './support.ts';
-import { readRunStream } from '../../nats/reader.ts';
-import type { StreamItem } from '../../nats/reader.ts';
 import { natsSettings } from '../../nats/settings.ts';
 import { ggDriverEnv } from './gg-driver-env.ts';
+import { auditSoak, runReader } from './soak-audit.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const RUNS = Number(process.env.TCAB_SOAK_RUNS ?? 24);
@@ -85,21 +82,6 @@ afterAll(async () => {
   await removeNs();
 });
 
-/** A run's stream from its first message until `done`, or what was there when `ms` ran out (an attempt may end without a result). */
-async function readRun(runId: string, done: (items: StreamItem[]) => boolean, ms: number): Promise<StreamItem[]> {
-  const items: StreamItem[] = [];
-  const signal = AbortSignal.timeout(ms);
-  try {
-    for await (const item of readRunStream({ settings: natsSettings(nats.url), runId, replay: true, untilResult: false, signal })) {
-      items.push(item);
-      if (done(items)) break;
-    }
-  } catch (error) {
-    if (!signal.aborted) throw error;
-  }
-  return items;
-}
-
 describe('chaos soak', () => {
   it(`${RUNS} gg Runs with driver Pods deleted and evicted and the dispatcher leader SIGKILLed: every Run final, only infrastructure retried, every attempt's stream whole`, async () => {
     const runsPath = `/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`;
@@ -147,56 +129,14 @@ describe('chaos soak', () => {
     const done = await waitFor<RunObject>(runsPath, (all) => all.length === RUNS && all.every((r) => isFinal(r.status ?? {})), 60_000);
     const wallMs = Date.now() - started;
 
-    let attemptsTotal = 0;
-    let retried = 0;
-    let eventsRead = 0;
-    let duplicateResults = 0;
-    let gaps = 0;
-    const exhausted: string[] = [];
-    for (const run of done) {
-      const status = run.status!;
-      const name = run.metadata!.name!;
-      const attempts = status.attempts ?? [];
-      attemptsTotal += attempts.length;
-      // Every attempt before the last was an infrastructure failure that was retried, of a class that is retried.
-      for (const a of attempts.slice(0, -1)) {
-        expect(a, name).toMatchObject({ outcome: 'infrastructure_failed', retried: true });
-        expect(RETRYABLE_REASONS, `${name}: ${a.reason}`).toContain(a.reason);
-        retried += 1;
-      }
-      if (status.phase !== 'Succeeded') {
-        // Only a Run whose attempts are used up (or that had none of its own to blame) may fail, and it says why.
-        expect(status.conditions, `${name}: ${status.message}`).toContainEqual(expect.objectContaining({ type: 'Retrying', reason: 'NotRetried' }));
-        exhausted.push(name);
-      }
-      // The stream: per attempt, events 1..n without a gap, and at most one result (exactly one when it ended with one).
-      const items = await readRun(`${ns}_${name}`, (all) => all.some((i) => i.kind === 'result' && i.result.attempt?.number === attempts.length), status.phase === 'Succeeded' ? 60_000 : 5_000);
-      const results = new Map<number, RunResult[]>();
-      const seqs = new Map<number, number[]>();
-      for (const item of items) {
-        if (item.kind === 'result') results.set(item.result.attempt?.number ?? 1, [...(results.get(item.result.attempt?.number ?? 1) ?? []), item.result]);
-        if (item.kind === 'event' && item.seq > 0) seqs.set(item.attempt ?? 1, [...(seqs.get(item.attempt ?? 1) ?? []), item.seq]);
-      }
-      for (const list of results.values()) if (list.length > 1) duplicateResults += list.length - 1;
-      for (const [attempt, list] of seqs) {
-        eventsRead += list.length;
-        const last = results.get(attempt)?.[0]?.event_count ?? Math.max(...list);
-        if (JSON.stringify(list) !== JSON.stringify(Array.from({ length: last }, (_, i) => i + 1))) gaps += 1;
-      }
-      if (status.phase === 'Succeeded') {
-        const final = results.get(attempts.length)?.[0];
-        // The last attempt's own result, which the status agrees with.
-        expect(final, name).toMatchObject({ outcome: 'succeeded', attempt: { number: attempts.length, of: 4 } });
-        expect(status.usage ?? null, name).toEqual(final!.tokens);
-      }
-    }
+    const audit = await auditSoak(done, ns, runReader(natsSettings(nats.url)), 4);
     const byKind = Object.fromEntries(FAULTS.map((k) => [k, faults.filter((f) => f.kind === k).length]));
     const leaderRecovery = faults.filter((f) => f.kind === 'leader').map((f) => f.recoveredMs!);
-    process.stderr.write(`chaos soak: ${RUNS} runs, ${attemptsTotal} attempts (${retried} retried), faults ${JSON.stringify(byKind)}, leader failover ms ${JSON.stringify(leaderRecovery)}, attempts used up ${exhausted.length}, events read ${eventsRead}, events lost (gaps) ${gaps}, duplicate results ${duplicateResults}, wall ${Math.round(wallMs / 1000)} s\n`);
-    expect(gaps).toBe(0);
-    expect(duplicateResults).toBe(0);
+    process.stderr.write(`chaos soak: ${RUNS} runs, ${audit.attempts} attempts (${audit.retried} retried: ${JSON.stringify(audit.retriedBy)}), faults ${JSON.stringify(byKind)}, leader failover ms ${JSON.stringify(leaderRecovery)}, attempts used up ${audit.exhausted.length}, events read ${audit.eventsRead}, events lost (gaps) ${audit.gaps}, duplicate results ${audit.duplicateResults}, wall ${Math.round(wallMs / 1000)} s\n`);
+    expect(audit.gaps).toBe(0);
+    expect(audit.duplicateResults).toBe(0);
     expect(faults.length).toBeGreaterThan(0);
-    expect(retried).toBeGreaterThan(0);
+    expect(audit.retried).toBeGreaterThan(0);
     expect(Math.max(0, ...leaderRecovery)).toBeLessThan(30_000);
   }, 1_800_000);
 });

@@ -37,6 +37,12 @@ export interface UpOptions {
   dieWithParent: boolean;
   /** Benchmarks of the API alone leave out the scheduler (default true): Pods stay Pending with no scheduler writes. */
   withScheduler?: boolean;
+  /**
+   * How long a node may stop renewing its Lease before the node lifecycle controller marks it unreachable (its
+   * Pods then go by their not-ready/unreachable tolerations). Kubernetes' default (50 s) unless set: a multi-node
+   * test that kills a node sets it short, with its kubelets renewing often (real-node.ts nodeLeaseDurationSeconds).
+   */
+  nodeMonitorGracePeriodSeconds?: number;
 }
 
 /** The binaries, built or reused (prints the cold/warm time on stderr). */
@@ -149,6 +155,7 @@ export async function up(options: UpOptions): Promise<ControlPlane> {
       '--bind-address', '127.0.0.1', '--secure-port', '0', '--leader-elect=false', '--use-service-account-credentials=true',
       '--service-account-private-key-file', pki.serviceAccountKey, '--root-ca-file', pki.caCert,
       '--cluster-signing-cert-file', pki.caCert, '--cluster-signing-key-file', pki.caKey, '--service-cluster-ip-range', SERVICE_CIDR,
+      ...(options.nodeMonitorGracePeriodSeconds === undefined ? [] : ['--node-monitor-grace-period', `${options.nodeMonitorGracePeriodSeconds}s`]),
       '--v=1',
     ]);
     if (options.withScheduler !== false) start('kube-scheduler', [

@@ -141,6 +141,8 @@ export interface InstallOptions {
   /** The bundled NATS's servers: 1 (the default) or a JetStream cluster of 3. */
   natsReplicas?: 1 | 3;
   stubScripts: Record<keyof typeof STUB_PORTS, object>;
+  /** Values over the suite's (a second `-f` file: helm merges maps, replaces lists), e.g. { dispatcher: { replicas: 2 } }. */
+  overrides?: object;
   /** Where values.json is written. */
   workDir: string;
   timeoutSeconds: number;
@@ -161,7 +163,9 @@ export async function installChart(cluster: ClusterAccess, options: InstallOptio
   await must('stub models', kubectl(['apply', '-f', '-'], JSON.stringify(stubModels(options.namespace, options.images.driver!, options.stubScripts))));
   const valuesFile = join(options.workDir, 'values.json');
   writeFileSync(valuesFile, JSON.stringify(chartValues(options.namespace, options.images, 'provider-keys', Object.keys(keys), options.gateway ?? false, options.natsReplicas ?? 1)));
-  const install = await helmOf(cluster)(['install', RELEASE, CHART, '-n', options.namespace, '-f', valuesFile, '--wait', '--timeout', `${options.timeoutSeconds}s`]);
+  const overridesFile = join(options.workDir, 'overrides.json');
+  writeFileSync(overridesFile, JSON.stringify(options.overrides ?? {}));
+  const install = await helmOf(cluster)(['install', RELEASE, CHART, '-n', options.namespace, '-f', valuesFile, '-f', overridesFile, '--wait', '--timeout', `${options.timeoutSeconds}s`]);
   if (install.code !== 0) return install;
   await must('stub models Ready', kubectl(['rollout', 'status', 'deployment/stub-models', '-n', options.namespace, `--timeout=${options.timeoutSeconds}s`]));
   return install;

@@ -165,3 +165,47 @@ export function removeOrphans(liveIds: Set<string>): void {
   }
   removeRules((id) => !liveIds.has(id));
 }
+
+/**
+ * The links between the nodes of one cluster (linkNodes): 198.18.254.0/24, a /30 per pair of nodes, addresses that
+ * exist only inside node namespaces (the host never routes a Pod CIDR: several test clusters use the same ones).
+ */
+const PEER_LINK_PREFIX = '198.18.254';
+export const MAX_PEER_LINKS = 63;
+
+/** What linkNodes needs of a node: its namespace, its node IP and its Pod CIDR. */
+export interface PeerNode {
+  netns: string;
+  ip: string;
+  podCidr: string;
+}
+
+/**
+ * A direct link between two nodes of one cluster (a veth pair `peer<pair>` whose ends live in the two namespaces),
+ * and routes over it to the other node's Pod CIDR and node IP: Pod to Pod across nodes with no NAT (NetworkPolicy
+ * sees the real source), and Pods of one node reach another node's IP (the `kubernetes` Service's endpoint, a
+ * kubelet). Nothing of it is on the host: it goes with either namespace, so a node's cleanup needs no new step.
+ */
+export function linkNodes(a: PeerNode, b: PeerNode, pair: number): void {
+  if (!Number.isInteger(pair) || pair < 0 || pair >= MAX_PEER_LINKS) throw new Error(`linkNodes: pair ${pair} is not in 0..${MAX_PEER_LINKS - 1}`);
+  const link = `peer${pair}`;
+  const ends = [
+    { node: a, ip: `${PEER_LINK_PREFIX}.${4 * pair + 1}`, other: b },
+    { node: b, ip: `${PEER_LINK_PREFIX}.${4 * pair + 2}`, other: a },
+  ];
+  run(['ip', '-n', a.netns, 'link', 'add', link, 'type', 'veth', 'peer', 'name', link, 'netns', b.netns]);
+  for (const end of ends) {
+    run(['ip', '-n', end.node.netns, 'addr', 'add', `${end.ip}/30`, 'dev', link]);
+    run(['ip', '-n', end.node.netns, 'link', 'set', link, 'up']);
+  }
+  for (const [end, far] of [[ends[0]!, ends[1]!], [ends[1]!, ends[0]!]] as const) {
+    run(['ip', '-n', end.node.netns, 'route', 'add', far.node.podCidr, 'via', far.ip, 'dev', link]);
+    run(['ip', '-n', end.node.netns, 'route', 'add', `${far.node.ip}/32`, 'via', far.ip, 'dev', link]);
+  }
+}
+
+/** A node's links to the others and its uplink, down: what a node that lost power looks like to everyone else (silence, not refusals). */
+export function cutNodeLinks(netns: string): void {
+  const links = run(['ip', '-n', netns, '-o', 'link', 'show']);
+  for (const m of links.matchAll(/^\d+: ((?:peer\d+)|uplink)@/gm)) run(['ip', '-n', netns, 'link', 'set', m[1]!, 'down']);
+}

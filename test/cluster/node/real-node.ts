@@ -29,7 +29,7 @@ import { stringify } from 'yaml';
 import { startProcess, waitFor } from '../processes.ts';
 import type { Managed } from '../processes.ts';
 import { CLUSTER_DNS_IP, SERVICE_CIDR, kubeconfig } from '../control-plane.ts';
-import { HOST_SERVICES_IP, allocateTransfer, egressDestinations, hostResolvers, NODE_UPLINK, removeOrphans, removeUplink, setUpUplink } from './network.ts';
+import { HOST_SERVICES_IP, allocateTransfer, cutNodeLinks, egressDestinations, hostResolvers, NODE_UPLINK, removeOrphans, removeUplink, setUpUplink } from './network.ts';
 export { HOST_SERVICES_IP };
 import { STAND_IN_SERVER, removeStandInNetwork, setUpStandInNetwork, standInHostsEntries } from './stand-ins.ts';
 import type { StandIns } from './stand-ins.ts';
@@ -37,7 +37,16 @@ import type { Transfer } from './network.ts';
 
 export const STATE_ROOT = '/run/tcab-real-node';
 export const REGISTRY = 'registry.tcab.test:5000';
+/** Node 0's Pod CIDR (podSubnet 0): the only node of a one-node cluster. */
 export const POD_CIDR = '198.18.0.0/24';
+/** Every node's Pod CIDR is a /24 of this (kube-proxy's clusterCIDR); the Service CIDR (198.18.128.0/20) is outside it. */
+export const CLUSTER_POD_CIDR = '198.18.0.0/17';
+const MAX_POD_SUBNET = 127;
+/** The Pod CIDR of node `podSubnet` of a cluster: 198.18.<podSubnet>.0/24. */
+export function podCidrOf(podSubnet: number): { cidr: string; gateway: string } {
+  if (!Number.isInteger(podSubnet) || podSubnet < 0 || podSubnet > MAX_POD_SUBNET) throw new Error(`podSubnet ${podSubnet} is not in 0..${MAX_POD_SUBNET}`);
+  return { cidr: `198.18.${podSubnet}.0/24`, gateway: `198.18.${podSubnet}.1` };
+}
 export const TAINT_KEY = 'tcab.test/real-node';
 export const PAUSE_IMAGE = `${REGISTRY}/tcab/pause:3.10.2`;
 export const BUSYBOX_IMAGE = `${REGISTRY}/tcab/busybox:1.35`;
@@ -90,6 +99,22 @@ export interface RealNodeOptions {
    * helper Pod of the node's busybox.
    */
   storage?: boolean;
+  /**
+   * Which /24 of CLUSTER_POD_CIDR the node's Pods get (podCidrOf; default 0). The nodes of one cluster need distinct
+   * ones: linkNodes routes each node's Pod CIDR to the others.
+   */
+  podSubnet?: number;
+  /**
+   * Whether this node writes the cluster's own objects (the `kubernetes` Service's endpoint at this node's IP,
+   * CoreDNS, the provisioner, kube-router's RBAC), pinned to it (default true). The further nodes of a multi-node
+   * cluster: false (they start after the first, whose objects they use).
+   */
+  clusterServices?: boolean;
+  /**
+   * The kubelet's node Lease duration (it renews every quarter of it; Kubernetes' default 40 s). A cluster whose
+   * control plane declares nodes lost quickly (control-plane.ts nodeMonitorGracePeriodSeconds) needs it short.
+   */
+  nodeLeaseDurationSeconds?: number;
   dieWithParent: boolean;
 }
 
@@ -99,6 +124,8 @@ export interface RealNode {
   dir: string;
   /** The node's IP: Pods reach the node (and exposeHostPort's servers) there; it is the Node's InternalIP. */
   ip: string;
+  /** Its Pods' addresses (podCidrOf(podSubnet).cidr). */
+  podCidr: string;
   /** The registry name Pods' images use (`${registry}/tcab/<name>:<tag>`), served by the node's local registry. */
   registry: string;
   /** The local registry's address inside the node's network namespace, for pushes run through nodeArgv/inNode. */
@@ -128,6 +155,12 @@ export interface RealNode {
    * (a socket bridge per port; idempotent). Returns that `host:port`.
    */
   exposeHostPort(port: number): Promise<string>;
+  /**
+   * The node loses power: every process of it (kubelet, containerd, shims, Pods, bridges) SIGKILLed at once and its
+   * links down, so the apiserver and the other nodes hear nothing more from it (no refusals). Its Node object and
+   * Pods stay in the API for the control plane to deal with, as after a real power cut. down() still cleans up.
+   */
+  kill(): void;
   down(): Promise<void>;
 }
 
@@ -481,6 +514,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
   });
   const transfer = state.transfer!;
   const nodeIp = transfer.nodeIp;
+  const pods = podCidrOf(options.podSubnet ?? 0);
   const logDir = join(dir, 'logs');
   for (const d of [dir, logDir, join(dir, 'pki'), join(dir, 'images')]) mkdirSync(d, { recursive: true, mode: 0o700 });
   const processes: Managed[] = [];
@@ -552,7 +586,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     // Pod egress: one static rule masquerades the Pod CIDR to the node IP on its way out of the uplink (it goes with
     // the namespace). The CNI bridge's own ipMasq did the same per Pod with ~20 iptables runs at each Pod's start and
     // stop (chain, rules, teardown, each under the xtables lock): the largest share of a sandbox's CPU (churn.ts).
-    inNode(['iptables', '-w', '5', '-t', 'nat', '-A', 'POSTROUTING', '-s', POD_CIDR, '-o', NODE_UPLINK, '-j', 'MASQUERADE']);
+    inNode(['iptables', '-w', '5', '-t', 'nat', '-A', 'POSTROUTING', '-s', pods.cidr, '-o', NODE_UPLINK, '-j', 'MASQUERADE']);
     // Host-wide, recorded in host.json above; the last node out restores it.
     if (readSysctl('net/ipv4/ip_forward') !== '1') writeFileSync('/proc/sys/net/ipv4/ip_forward', '1');
     mark('netns_ms');
@@ -589,6 +623,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     for (const applet of sh(['/bin/busybox', '--list']).split('\n').filter((a) => a && a !== 'busybox')) busyboxFiles[`bin/${applet}`] = '->busybox';
     const withServices = options.withServices !== false;
     const withStorage = withServices && options.storage !== false;
+    const clusterServices = options.clusterServices !== false;
     const digests: RealNode['digests'] = {
       pause: push('pause', '3.10.2', { pause: bin('pause') }, ['/pause']),
       busybox: push('busybox', '1.35', busyboxFiles, ['/bin/sh']),
@@ -612,7 +647,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       plugins: [
         // No ipMasq (the static MASQUERADE rule above) and no portmap plugin (nothing here uses hostPort; portmap ran
         // iptables and ip6tables at every Pod's teardown even without port mappings).
-        { type: 'bridge', bridge: 'tcab0', isGateway: true, ipMasq: false, hairpinMode: true, ipam: { type: 'host-local', ranges: [[{ subnet: POD_CIDR, gateway: '198.18.0.1' }]], routes: [{ dst: '0.0.0.0/0' }], dataDir: join(dir, 'cni', 'ipam') } },
+        { type: 'bridge', bridge: 'tcab0', isGateway: true, ipMasq: false, hairpinMode: true, ipam: { type: 'host-local', ranges: [[{ subnet: pods.cidr, gateway: pods.gateway }]], routes: [{ dst: '0.0.0.0/0' }], dataDir: join(dir, 'cni', 'ipam') } },
       ],
     }, null, 2)}\n`);
     const socket = join(containerdDir, 'containerd.sock');
@@ -698,6 +733,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       enforceNodeAllocatable: ['pods'],
       syncFrequency: '10s',
       nodeStatusUpdateFrequency: '5s',
+      ...(options.nodeLeaseDurationSeconds === undefined ? {} : { nodeLeaseDurationSeconds: options.nodeLeaseDurationSeconds }),
     }));
     const kubelet = start('kubelet', [
       bin('kubelet'), '--config', kubeletConfig, '--kubeconfig', kubeletKubeconfig, '--root-dir', kubeletDir,
@@ -717,7 +753,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
         clientConnection: { kubeconfig: proxyKubeconfig },
         hostnameOverride: options.nodeName,
         mode: 'iptables',
-        clusterCIDR: POD_CIDR,
+        clusterCIDR: CLUSTER_POD_CIDR,
         detectLocalMode: 'ClusterCIDR',
         // nf_conntrack_max is read-only outside the initial network namespace (and host-wide): leave it alone.
         conntrack: { maxPerCore: 0, min: 0 },
@@ -729,7 +765,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       const proxy = start('kube-proxy', [bin('kube-proxy'), '--config', proxyConfig, '--v=2']);
       await waitFor('kube-proxy\'s first iptables sync', async () => /^:KUBE-SERVICES /m.test(inNode(['iptables-save', '-t', 'nat'])), { timeoutMs: 30_000, process: proxy });
       mark('kube_proxy_ms');
-      applyServices(kubectl, options.nodeName, nodeIp, storageDir);
+      if (clusterServices) applyServices(kubectl, options.nodeName, nodeIp, storageDir);
       // NetworkPolicy: kube-router's network policy controller alone (no routing, no service proxy), in the node's
       // namespace as kube-proxy is. Its RBAC came with applyServices.
       const routerClient = signedCert(pkiDir, 'kube-router', `/CN=${KUBE_ROUTER_USER}`, { cert: options.caCert, key: options.caKey });
@@ -742,9 +778,9 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       ]);
       await waitFor('kube-router\'s network policy chains', async () => /^:KUBE-ROUTER-FORWARD /m.test(inNode(['iptables-save', '-t', 'filter'])), { timeoutMs: 60_000, process: router });
       mark('network_policy_ms');
-      await waitFor('CoreDNS to be ready', async () => kubectl(['get', 'deployment', 'coredns', '-n', 'kube-system', '-o', 'jsonpath={.status.readyReplicas}']) === '1', { timeoutMs: 120_000, process: kubelet });
+      if (clusterServices) await waitFor('CoreDNS to be ready', async () => kubectl(['get', 'deployment', 'coredns', '-n', 'kube-system', '-o', 'jsonpath={.status.readyReplicas}']) === '1', { timeoutMs: 120_000, process: kubelet });
       mark('coredns_ms');
-      if (storageDir) {
+      if (storageDir && clusterServices) {
         await waitFor('the local-path provisioner to be ready', async () => kubectl(['get', 'deployment', 'local-path-provisioner', '-n', STORAGE_NAMESPACE, '-o', 'jsonpath={.status.readyReplicas}']) === '1', { timeoutMs: 120_000, process: kubelet });
         mark('storage_ms');
       }
@@ -754,6 +790,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       name: options.nodeName,
       dir,
       ip: nodeIp,
+      podCidr: pods.cidr,
       registry: REGISTRY,
       registryInNode: registryAddress,
       netns: state.netns,
@@ -769,6 +806,18 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       inNode,
       nodeArgv: inNodeArgv,
       exposeHostPort,
+      kill: () => {
+        cutNodeLinks(state.netns);
+        for (const p of processes) p.child.kill('SIGKILL');
+        killCgroupProcesses(state.cgroupRoot);
+        for (const pid of processesNaming(dir)) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // gone
+          }
+        }
+      },
       down,
     };
   } catch (error) {
