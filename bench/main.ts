@@ -6,6 +6,7 @@ import { benchNatsLatency } from './nats-latency.ts';
 import { benchOtelExport } from './otel-export.ts';
 import { benchDispatcher } from './dispatcher.ts';
 import { benchRunLatency } from './run-latency.ts';
+import { benchClusterThroughput } from './cluster-throughput.ts';
 import { benchConsole } from './console.ts';
 import { benchGateway } from './gateway.ts';
 import { readdirSync, statSync } from 'node:fs';
@@ -79,6 +80,13 @@ if (want('e2e')) {
   // Its own control plane + real node; the chart as users install it; not in CI (minutes, the npm registry).
   log('kubectl apply -> scheduled -> pulled -> started -> first NATS event -> install/probe harness -> Succeeded on a real node (gg; Claude Code cold, then warm npm cache)');
   report.run_latency = await benchRunLatency(Number(process.env.TCAB_BENCH_E2E_RUNS || 3), log);
+}
+
+if (want('nodes')) {
+  // Its own control plane and real nodes, once with one node and once with three; the chart as users install it; not
+  // in CI. TCAB_BENCH_NODES_RUNS (60) gg Runs at dispatcher.maxInFlight TCAB_BENCH_NODES_CAP (8).
+  log('gg Runs per minute end to end at a fixed cap: one real node, then three');
+  report.nodes = await benchClusterThroughput(log, Number(process.env.TCAB_BENCH_NODES_RUNS || 60), Number(process.env.TCAB_BENCH_NODES_CAP || 8));
 }
 
 report.finished_at = new Date().toISOString();

@@ -153,6 +153,15 @@ describe('envelopes: Nats-Msg-Id, Tcab-* and CloudEvents headers, one implementa
     });
   });
 
+  it('a cluster event of an attempt carries it (header and id): attempt 2\'s pull is attempt 2\'s, and the same kubelet event of two attempts in one second are two messages', () => {
+    const pulled = { type: 'system', timestamp: t, stage: 'pull_image', status: 'completed', message: 'Pulled' } as const;
+    const second = clusterEventEnvelope('run-1', pulled, 2);
+    expect(second.headers['Tcab-Attempt']).toBe('2');
+    expect(second.msgId).toBe(`run-1:k8s:a2:pull_image:completed:${t}`);
+    expect(clusterEventEnvelope('run-1', pulled, 1).msgId).not.toBe(second.msgId);
+    expect(clusterEventEnvelope('run-1', pulled).headers['Tcab-Attempt']).toBeUndefined();
+  });
+
   it('header values never carry a line break (a header line could be forged): every part comes from the id grammar', () => {
     fc.assert(
       fc.property(runId, runId, fc.nat(), (id, attempt, seq) => {

@@ -68,9 +68,12 @@ export function attemptOfResultMsgId(runId: string, msgId: string | undefined): 
   return isRunId(attempt) ? attempt : undefined;
 }
 
-/** The Nats-Msg-Id of a cluster event the dispatcher relays: no driver sequence; the kubelet's time tells repeats apart. */
-export function clusterMsgId(runId: string, event: HarnessEvent): string {
-  return `${runId}:k8s:${event.type === 'system' ? `${event.stage}:${event.status}` : event.type}:${event.timestamp}`;
+/**
+ * The Nats-Msg-Id of a cluster event the dispatcher relays: no driver sequence; the kubelet's time tells repeats
+ * apart, and the attempt (when known) the same event of two attempts in one second.
+ */
+export function clusterMsgId(runId: string, event: HarnessEvent, attemptNumber?: number): string {
+  return `${runId}:k8s:${attemptNumber !== undefined ? `a${attemptNumber}:` : ''}${event.type === 'system' ? `${event.stage}:${event.status}` : event.type}:${event.timestamp}`;
 }
 
 /** One message as it is published: subject, dedup id and headers; the payload travels beside it. */
@@ -125,8 +128,11 @@ export function resultEnvelope(result: RunResult, attempt: string | undefined, a
   return envelope({ subject: resultSubject(result.run_id), msgId, runId: result.run_id, seq: result.event_count + 1, kind: 'result', source: 'driver', ceType: 'dev.tcab.run.result', time: result.finished_at, attemptNumber });
 }
 
-/** A cluster event (pull_image, start_container, the Pod's teardown) the dispatcher relays into the run's subjects. */
-export function clusterEventEnvelope(runId: string, event: HarnessEvent): Envelope {
-  const msgId = clusterMsgId(runId, event);
-  return envelope({ subject: eventSubject(runId, event.type), msgId, runId, seq: 0, kind: 'event', source: 'dispatcher', ceType: `dev.tcab.harness.event.${event.type}`, time: event.timestamp });
+/**
+ * A cluster event (pull_image, start_container, the Pod's teardown) the dispatcher relays into the run's subjects,
+ * with the attempt whose Pod it is about (the Tcab-Attempt header readers sort attempts by) when known.
+ */
+export function clusterEventEnvelope(runId: string, event: HarnessEvent, attemptNumber?: number): Envelope {
+  const msgId = clusterMsgId(runId, event, attemptNumber);
+  return envelope({ subject: eventSubject(runId, event.type), msgId, runId, seq: 0, kind: 'event', source: 'dispatcher', ceType: `dev.tcab.harness.event.${event.type}`, time: event.timestamp, attemptNumber });
 }

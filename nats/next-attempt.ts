@@ -13,8 +13,9 @@ export interface NextAttemptWait {
 }
 
 /**
- * The attempt a message says it is of: an event's Tcab-Attempt header, a result's `attempt`. None for the cluster's
- * own events (Pod start, teardown: they carry no header) and for invalid messages, which therefore prove nothing.
+ * The attempt a message says it is of: an event's Tcab-Attempt header (the driver's, and the dispatcher's on the
+ * cluster events of an attempt's Pod: its pull, start, teardown), a result's `attempt`. None for cluster events of
+ * a dispatcher from before attempts, and for invalid messages, which therefore prove nothing.
  */
 export function attemptNumberOf(item: StreamItem): number | undefined {
   if (item.kind === 'event') return item.attempt;

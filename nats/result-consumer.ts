@@ -66,10 +66,10 @@ export class RunStream {
     }
   }
 
-  async publish(runId: string, events: HarnessEvent[]): Promise<void> {
+  async publish(runId: string, events: HarnessEvent[], attemptNumber?: number): Promise<void> {
     const js = jetstream(this.nc);
     for (const event of events) {
-      const envelope = clusterEventEnvelope(runId, event);
+      const envelope = clusterEventEnvelope(runId, event, attemptNumber);
       await js.publish(envelope.subject, JSON.stringify(event), { msgID: envelope.msgId, headers: messageHeaders(envelope) });
     }
   }

@@ -8,7 +8,8 @@
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import type { HarnessEvent } from '../../shared/events.ts';
 import type { Logger } from '../../shared/log.ts';
-import { clusterRunId, driverPodName } from '../pods/driver-pod.ts';
+import { attemptOfPod, clusterRunId, driverPodName } from '../pods/driver-pod.ts';
+import { currentAttempt } from '../status/retry.ts';
 import { POD_DELETED, podDisruption } from '../status/pod-disruption.ts';
 import { lifecycleEvent, teardownEvents } from '../status/lifecycle-events.ts';
 import { isFinal } from '../status/transitions.ts';
@@ -24,7 +25,7 @@ export const DRIVER_POD_PREFIX = driverPodName({ namespace: '', name: '', uid: '
 
 export interface SystemEventPublisher {
   /** Publishes cluster-side system events to the run's NATS subjects. */
-  publish(runId: string, events: HarnessEvent[]): Promise<void>;
+  publish(runId: string, events: HarnessEvent[], attemptNumber?: number): Promise<void>;
   /** Drops every message the stream holds for a run id (an earlier Run's of the same name). */
   forget?(runId: string): Promise<void>;
 }
@@ -101,7 +102,7 @@ export class PodLifecycle {
     if (!teardown?.goneAt) return teardown === undefined;
     memo!.teardown = undefined;
     await this.deps.events
-      .publish(clusterRunId(runRef(run)), teardownEvents(teardown.pod, teardown.startedAt, teardown.goneAt))
+      .publish(clusterRunId(runRef(run)), teardownEvents(teardown.pod, teardown.startedAt, teardown.goneAt), currentAttempt(this.deps.statusOf(run)))
       .catch((error: unknown) => this.deps.log.warn({ run: `${run.metadata!.namespace}/${run.metadata!.name}`, pod: teardown.pod, err: errorMessage(error) }, 'publishing teardown events failed'));
     return true;
   }
@@ -139,6 +140,6 @@ export class PodLifecycle {
       const system = lifecycleEvent({ reason: e.reason ?? '', message: e.message ?? '', time });
       if (system) systemEvents.push(system);
     }
-    if (systemEvents.length > 0) await this.deps.events.publish(clusterRunId(runRef(run)), systemEvents);
+    if (systemEvents.length > 0) await this.deps.events.publish(clusterRunId(runRef(run)), systemEvents, attemptOfPod(pod));
   }
 }

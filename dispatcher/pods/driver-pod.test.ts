@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { V1Pod } from '@kubernetes/client-node';
 import { GATEWAY_PROVIDER_VARIABLE, GATEWAY_URL_VARIABLE } from '../../shared/gateway.ts';
-import { AWAIT_POD_START_SECONDS, CREDENTIALS_MOUNT, GATEWAY_LABEL, GATEWAY_TOKEN_KEY, NATS_CREDS_DIR, NATS_CREDS_PATH, NPM_AUTH_DIR, buildDriverPod, clusterRunId, driverEnvVars, driverPodName } from './driver-pod.ts';
+import { ATTEMPT_LABEL, AWAIT_POD_START_SECONDS, attemptOfPod, CREDENTIALS_MOUNT, GATEWAY_LABEL, GATEWAY_TOKEN_KEY, NATS_CREDS_DIR, NATS_CREDS_PATH, NPM_AUTH_DIR, buildDriverPod, clusterRunId, driverEnvVars, driverPodName } from './driver-pod.ts';
 import { runInboxPrefix } from '../../nats/auth/index.ts';
 import { BASE_URL_VARIABLE, DriverEnvFields, parseDriverEnv } from '../../shared/driver-env.ts';
 import { clusterAvailability } from './availability.ts';
@@ -352,5 +353,14 @@ describe('driver Pod placement (issue 35: TCAB_DRIVER_PLACEMENT)', () => {
     const selector = pod.spec!.topologySpreadConstraints![0]!.labelSelector!.matchLabels!;
     expect(selector).toEqual({ 'app.kubernetes.io/name': 'tcab-driver', 'tcab.dev/harness': 'gg' });
     expect(pod.metadata!.labels).toMatchObject(selector);
+  });
+});
+
+describe('attemptOfPod', () => {
+  const pod = (label?: string): V1Pod => ({ metadata: { name: 'p', labels: label === undefined ? {} : { [ATTEMPT_LABEL]: label } } });
+  it.each([
+    ['1', 1], ['2', 2], ['11', 11], [undefined, undefined], ['0', undefined], ['01', undefined], ['-1', undefined], ['1e1', undefined], ['abc', undefined], ['100', undefined], ['', undefined],
+  ] as const)('label %j -> %j', (label, expected) => {
+    expect(attemptOfPod(pod(label))).toBe(expected);
   });
 });

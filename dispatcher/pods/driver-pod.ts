@@ -84,6 +84,12 @@ export interface RunRef {
 
 export const ATTEMPT_LABEL = `${GROUP}/attempt`;
 
+/** The attempt a driver Pod is of, from its label (undefined for a Pod without one or with one no attempt has). */
+export function attemptOfPod(pod: V1Pod): number | undefined {
+  const label = pod.metadata?.labels?.[ATTEMPT_LABEL];
+  return label !== undefined && /^[1-9][0-9]?$/.test(label) ? Number(label) : undefined;
+}
+
 /**
  * The attempt's id in NATS message ids, gateway tokens and per-run credentials: the Run's uid for the first attempt
  * (as before attempts existed), `<uid>-<n>` for attempt n after it. A Run re-created under its name has another uid.

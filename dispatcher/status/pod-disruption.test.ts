@@ -43,6 +43,16 @@ describe('deletionOverdueInMs', () => {
     ['exactly due', at(new Date(now - 30_000)), 0],
     ['a timestamp that does not parse', at('not a time'), undefined],
     ['null', at(null), undefined],
+    [
+      'deleted by the taint manager (a node unreachable): no kubelet runs its 30 s grace, the margin counts from the deletion',
+      { metadata: { name: 'p', deletionTimestamp: new Date(now + 10_000), deletionGracePeriodSeconds: 30 }, status: { conditions: [{ type: 'DisruptionTarget', status: 'True', reason: 'DeletionByTaintManager' }] } } as unknown as V1Pod,
+      10_000,
+    ],
+    [
+      'evicted (a kubelet that runs the grace): the grace counts',
+      { metadata: { name: 'p', deletionTimestamp: new Date(now + 10_000), deletionGracePeriodSeconds: 30 }, status: { conditions: [{ type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI' }] } } as unknown as V1Pod,
+      40_000,
+    ],
   ])('%s', (_, pod, expected) => {
     expect(deletionOverdueInMs(pod, now, 30_000)).toBe(expected);
   });

@@ -50,12 +50,16 @@ export function podDisruption(pod: V1Pod | undefined): Disruption | undefined {
 /**
  * Milliseconds until a Pod's deletion is overdue (<= 0: it is): its deletionTimestamp is the latest its kubelet
  * stops it (the end of its grace period); `marginMs` more for its driver's last result. A Pod still in the API past
- * that is on a node that is lost (the taint manager or the Pod GC deleted it, and no kubelet will ever confirm the
- * end) or whose kubelet hangs. undefined: the Pod is not being deleted (or its deletionTimestamp does not parse).
+ * that is on a node that is lost or whose kubelet hangs. When the taint manager or the Pod GC deleted it (its node
+ * unreachable or gone), no kubelet will run the grace period at all: the margin counts from the deletion itself.
+ * undefined: the Pod is not being deleted (or its deletionTimestamp does not parse).
  */
 export function deletionOverdueInMs(pod: V1Pod, nowMs: number, marginMs: number): number | undefined {
   const deletion = pod.metadata?.deletionTimestamp;
   if (deletion === undefined || deletion === null) return undefined;
   const ends = new Date(deletion).getTime();
-  return Number.isFinite(ends) ? ends + marginMs - nowMs : undefined;
+  if (!Number.isFinite(ends)) return undefined;
+  const nodeGone = podDisruption(pod)?.reason === 'NodeLost';
+  const graceMs = nodeGone ? Math.max(0, pod.metadata?.deletionGracePeriodSeconds ?? 0) * 1000 : 0;
+  return ends - graceMs + marginMs - nowMs;
 }

@@ -120,6 +120,19 @@ describe('a Run through its attempts (nextStatus)', () => {
     expect(RunStatus.safeParse(status).success).toBe(true);
   });
 
+  it('a Run tried again whose last attempt failed in a way never retried (a harness failure) says so in its Retrying condition', () => {
+    const retried = [claimed('p'), retry(1, 'InstallFailed'), claimed('p-a2')];
+    const status = fold([...retried, { kind: 'result', result: result({ attempt: { number: 2, of: 3 }, outcome: 'harness_failed', message: 'session 1 exited with 1' }), at }]);
+    expect(status).toMatchObject({ phase: 'Failed', outcome: 'harness_failed' });
+    expect(status.conditions?.find((c) => c.type === 'Retrying')).toMatchObject({ status: 'False', reason: 'NotRetryable', message: expect.stringMatching(/^attempt 2 ended harness_failed, which is never retried: only an infrastructure failure of a retried class is \(NodeLost, .*InstallFailed\)$/) });
+    expect(RunStatus.safeParse(status).success).toBe(true);
+    // A Pod failure of no retried class names it; a Run never tried again gets no Retrying condition.
+    const noResult = fold([...retried, { kind: 'pod', phase: 'Failed', reason: 'NoResult', message: 'no result', at }]);
+    expect(noResult.conditions?.find((c) => c.type === 'Retrying')?.message).toMatch(/^attempt 2 ended infrastructure_failed \(NoResult\), which is never retried/);
+    const once = fold([claimed('p'), { kind: 'result', result: result({ attempt: { number: 1, of: 3 }, outcome: 'harness_failed' }), at }]);
+    expect(once.conditions?.some((c) => c.type === 'Retrying')).toBe(false);
+  });
+
   it('first result wins per attempt: an earlier attempt\'s result is stale, whatever the current attempt\'s state', () => {
     const waiting = fold([claimed('p'), retry(1, 'NodeLost')]);
     const late = result({ attempt: { number: 1, of: 3 }, outcome: 'succeeded' });

@@ -6,6 +6,7 @@ import { FINAL_PHASES, RUN_PHASES } from '../../shared/run-status.ts';
 import type { RunAttempt, RunStatus } from '../../shared/run-status.ts';
 import type { RunEgress } from '../../shared/egress.ts';
 import { POD_DELETED } from './pod-disruption.ts';
+import { RETRYABLE_REASONS } from './retry.ts';
 import type { Disruption } from './pod-disruption.ts';
 
 /** An infrastructure failure that ends the Run because it is not tried again: its class and why not (status/retry.ts). */
@@ -149,10 +150,25 @@ const loginBusy = (status: RunStatus, waiting: boolean, message: string, at: str
 export function nextStatus(status: RunStatus, observation: Observation): RunStatus {
   if (isFinal(status)) return status;
   const next = transition(status, observation);
+  if (!isFinal(next)) return next;
   // A Run ended by an infrastructure failure it does not try again says so (a Run whose attempts are used up).
   const noRetry = 'noRetry' in observation ? observation.noRetry : undefined;
-  if (!noRetry || !isFinal(next)) return next;
-  return { ...next, conditions: withCondition(next, condition('Retrying', 'False', 'NotRetried', `${noRetry.reason} is retried, but not this time: ${noRetry.why}`, observation.at)) };
+  if (noRetry) return { ...next, conditions: withCondition(next, condition('Retrying', 'False', 'NotRetried', `${noRetry.reason} is retried, but not this time: ${noRetry.why}`, observation.at)) };
+  return notRetryable(next, observation.at);
+}
+
+/**
+ * A Run that was tried again (it has a Retrying condition) and whose last attempt failed in a way that is never
+ * retried (an agent or harness failure, a timeout, a budget, an infrastructure failure of no retried class): its
+ * Retrying condition says why no attempt follows, instead of still saying that attempt started.
+ */
+function notRetryable(status: RunStatus, at: string): RunStatus {
+  const last = status.attempts?.at(-1);
+  // Ended between attempts (the last one recorded was retried): that attempt is not what ended the Run.
+  if (status.phase !== 'Failed' || !last || last.retried || !status.conditions?.some((c) => c.type === 'Retrying')) return status;
+  const how = `${status.outcome}${last.reason && last.reason !== camel(status.outcome ?? '') ? ` (${last.reason})` : ''}`;
+  const message = `attempt ${last.number} ended ${how}, which is never retried: only an infrastructure failure of a retried class is (${RETRYABLE_REASONS.join(', ')})`;
+  return { ...status, conditions: withCondition(status, condition('Retrying', 'False', 'NotRetryable', message, at)) };
 }
 
 function transition(status: RunStatus, observation: Observation): RunStatus {

@@ -84,6 +84,7 @@ export async function startLocalCluster(dir: string): Promise<LocalCluster> {
       exposeSocket: join(dir, 'expose.sock'),
       standIns: node.standIns,
       egressDestinations: node.egressDestinations,
+      registryHostsDir: join(node.dir, 'containerd', 'certs.d'),
     };
     await pushImages(PUSHED, context);
     // Job images: the node's busybox with another entrypoint (crane mutate writes a new config, same layer).

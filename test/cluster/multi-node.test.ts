@@ -74,6 +74,11 @@ afterAll(async () => {
 });
 
 describe('three real nodes', () => {
+  // Its bare Pods (no controller) would stop a later drain of their node.
+  afterAll(() => {
+    kubectl(['delete', 'namespace', NS, '--wait=true', '--timeout=120s']);
+  });
+
   it('registers three Ready nodes, each with its own node IP and Pod CIDR', () => {
     const nodes = JSON.parse(kubectl(['get', 'nodes', '-o', 'json'])) as { items: { metadata: { name: string }; status: { addresses: { type: string; address: string }[]; conditions: { type: string; status: string }[] } }[] };
     expect(nodes.items.map((n) => n.metadata.name).sort()).toEqual(NODES);

@@ -24,6 +24,9 @@
 //               node's namespace) and `internet` (198.51.100.10:80, named internet.tcab.test by CoreDNS); each
 //               answers `tcab stand-in <name>`; Pods without a NetworkPolicy reach both
 //   egressDestinations  the only addresses outside the node Pods' traffic is routed to (registries, resolvers)
+//   registryHostsDir  containerd's registry hosts directory (certs.d): containerd reads
+//               <registryHostsDir>/<registry name>/hosts.toml at each pull, so a test can add a registry name that
+//               is served by something of its own inside the node's namespace (and must remove what it adds)
 // The nats, npm-cache and egress-proxy images are not pushed at start (no test/cluster test needs them); pushImages()
 // adds them.
 import { execFile } from 'node:child_process';
@@ -49,6 +52,7 @@ export interface RealNodeContext {
   exposeSocket: string;
   standIns: StandIns;
   egressDestinations: string[];
+  registryHostsDir: string;
 }
 
 declare module 'vitest' {
