@@ -33,7 +33,8 @@ const NS = 'multi-node';
 
 let cluster: PlaneWithNodes;
 
-const kubectl = (args: string[], input?: string) => execFileSync(join(cluster.plane.binDir, 'kubectl'), ['--kubeconfig', cluster.plane.kubeconfig, ...args], { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'] });
+// maxBuffer: 300 Runs as JSON are more than execFileSync's 1 MiB default (a waitFor would read "not yet" for ever).
+const kubectl = (args: string[], input?: string) => execFileSync(join(cluster.plane.binDir, 'kubectl'), ['--kubeconfig', cluster.plane.kubeconfig, ...args], { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'], maxBuffer: 256 << 20 });
 const apply = (manifest: object) => kubectl(['apply', '-f', '-'], JSON.stringify(manifest));
 
 interface PodJson {
