@@ -114,7 +114,7 @@ describe('three real nodes', () => {
 });
 
 interface PodList {
-  items: { metadata: { name: string; labels?: Record<string, string>; deletionTimestamp?: string }; spec: { nodeName?: string }; status: { phase?: string; conditions?: { type: string; status: string }[] } }[];
+  items: { metadata: { name: string; labels?: Record<string, string>; deletionTimestamp?: string }; spec: { nodeName?: string }; status: { phase?: string; conditions?: { type: string; status: string }[]; containerStatuses?: { state?: { running?: { startedAt?: string } } }[] } }[];
 }
 const podsIn = (namespace: string, selector: string): PodList['items'] => (JSON.parse(kubectl(['get', 'pods', '-n', namespace, '-l', selector, '-o', 'json'])) as PodList).items;
 const runsIn = (namespace: string): RunObject[] => (JSON.parse(kubectl(['get', 'runs', '-n', namespace, '-o', 'json'])) as { items: RunObject[] }).items;
@@ -182,14 +182,19 @@ describe('the chart on three nodes: a node drained and a node killed while Runs 
     const seenNodes = new Set<string>();
     const faults: { kind: 'drain' | 'kill'; node: string; at: number; pods: { run: string; attempt: number }[]; recoveredMs?: number; dispatcherLeader?: boolean }[] = [];
 
-    /** Waits until a node other than the first runs a driver; the drivers running there then. */
-    const driversOn = async (candidates: string[]) => {
+    /**
+     * Waits until one of `candidates` runs a driver (with `freshMs`, one whose container started that recently, so
+     * its session is still ahead: a drain's eviction must find it mid-run, not finishing); the drivers there then.
+     */
+    const driversOn = async (candidates: string[], freshMs?: number) => {
       let found: { node: string; pods: ReturnType<typeof drivers> } | undefined;
       await waitFor(`a driver Pod running on ${candidates.join(' or ')}`, async () => {
         const running = drivers();
         for (const p of running) seenNodes.add(p.spec.nodeName!);
+        const started = (p: (typeof running)[number]) => Date.parse(p.status.containerStatuses?.[0]?.state?.running?.startedAt ?? '');
         for (const node of candidates) {
           const pods = running.filter((p) => p.spec.nodeName === node);
+          if (freshMs !== undefined && !pods.some((p) => Date.now() - started(p) < freshMs)) continue;
           if (pods.length > 0) found = { node, pods };
           if (found) return true;
         }
@@ -214,7 +219,7 @@ describe('the chart on three nodes: a node drained and a node killed while Runs 
     // the PDBs), then uncordoned; its NATS server (its volume is on that node) comes back.
     const first = leader();
     const drainCandidates = NODES.slice(1).filter((n) => n !== first.node);
-    const drained = await driversOn(drainCandidates);
+    const drained = await driversOn(drainCandidates, 3_000);
     const drainAt = Date.now();
     const drain = execFileSync(join(cluster.plane.binDir, 'kubectl'), ['--kubeconfig', cluster.plane.kubeconfig, 'drain', drained.node, '--ignore-daemonsets', '--delete-emptydir-data', '--timeout=180s'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     expect(drain).toContain(`node/${drained.node} drained`);
