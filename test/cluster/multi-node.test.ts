@@ -267,7 +267,9 @@ describe('the chart on three nodes: a node drained and a node killed while Runs 
     expect(audit.duplicateResults).toBe(0);
     expect(seenNodes.size).toBeGreaterThanOrEqual(2);
     expect(faults.map((f) => f.pods.length).every((n) => n > 0)).toBe(true);
-    expect(audit.retriedBy.PodEvicted ?? 0).toBeGreaterThan(0);
+    // Not required: PodEvicted > 0. An evicted driver whose session ends within its termination grace (the harness
+    // finishes the command it is in) publishes a succeeded result, and the Run is done: in CI both drained drivers did.
+    // Each drained Pod's attempt is checked above (succeeded, or PodEvicted and retried).
     expect(audit.retriedBy.NodeLost ?? 0).toBeGreaterThan(0);
   }, Math.max(1_800_000, RUNS * 12_000));
 });
