@@ -1,6 +1,8 @@
 // A cluster Run's attempts on a real nats-server, as its drivers and the dispatcher publish them (nats/envelope.ts):
 // each attempt's events with Tcab-Attempt and a sequence from 1, its result with `attempt: {number, of}`, and the
 // cluster's own events (no attempt). For the readers' tests of what follows a result another attempt may follow.
+import { afterAll, beforeAll } from 'vitest';
+import { NatsServer } from './nats-server.ts';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -68,4 +70,22 @@ export class AttemptPublisher {
   async close(): Promise<void> {
     await this.nc.close();
   }
+}
+
+/**
+ * A nats-server and an AttemptPublisher on it for the whole test file (beforeAll/afterAll registered here); the
+ * getters read them once they are up.
+ */
+export function attemptStreamPerFile(): { server: () => NatsServer; publisher: () => AttemptPublisher } {
+  let server: NatsServer | undefined;
+  let publisher: AttemptPublisher | undefined;
+  beforeAll(async () => {
+    server = await NatsServer.start();
+    publisher = await AttemptPublisher.connect(server.url);
+  });
+  afterAll(async () => {
+    await publisher?.close();
+    await server?.dispose();
+  });
+  return { server: () => server!, publisher: () => publisher! };
 }

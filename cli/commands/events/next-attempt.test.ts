@@ -5,22 +5,13 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NatsServer, REFUSING_PORT } from '../../../test/support/nats-server.ts';
-import { AttemptPublisher } from '../../../test/support/run-attempts.ts';
+import { describe, expect, it } from 'vitest';
+import { REFUSING_PORT } from '../../../test/support/nats-server.ts';
+import { attemptStreamPerFile } from '../../../test/support/run-attempts.ts';
 import { DEFAULT_NEXT_ATTEMPT_SECONDS, nextAttemptWithinMs } from '../next-attempt-option.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
-let server: NatsServer;
-let publisher: AttemptPublisher;
-beforeAll(async () => {
-  server = await NatsServer.start();
-  publisher = await AttemptPublisher.connect(server.url);
-});
-afterAll(async () => {
-  await publisher?.close();
-  await server?.dispose();
-});
+const perFile = attemptStreamPerFile();
 
 interface Cli {
   child: ChildProcess;
@@ -67,8 +58,8 @@ const summary = (lines: string[]) =>
 describe('tcab events follow --next-attempt-timeout', () => {
   it('no attempt after a retryable attempt 1 of 3 within the bound: a line on stderr (--json), the last result\'s status', async () => {
     const runId = 'ns_follow-no-next';
-    await publisher.attempt(runId, 1, 3, 'infrastructure_failed', true);
-    const cli = startCli(['events', 'follow', runId, '--json', '--nats', server.url, '--next-attempt-timeout', '1']);
+    await perFile.publisher().attempt(runId, 1, 3, 'infrastructure_failed', true);
+    const cli = startCli(['events', 'follow', runId, '--json', '--nats', perFile.server().url, '--next-attempt-timeout', '1']);
     expect(await cli.exited).toBe(3);
     expect(summary(cli.lines)).toEqual(['attempt 1 event 1', 'attempt 1 event 2', 'result infrastructure_failed 1']);
     expect(cli.stderr()).toBe(`tcab: run ${runId}: no attempt after attempt 1 of 3 within 1 s; the last result stands\n`);
@@ -76,8 +67,8 @@ describe('tcab events follow --next-attempt-timeout', () => {
 
   it('in the human view the line follows the result on stdout', async () => {
     const runId = 'ns_follow-no-next-pretty';
-    await publisher.attempt(runId, 2, 5, 'infrastructure_failed', true);
-    const cli = startCli(['events', 'follow', runId, '--pretty', '--nats', server.url, '--next-attempt-timeout', '1']);
+    await perFile.publisher().attempt(runId, 2, 5, 'infrastructure_failed', true);
+    const cli = startCli(['events', 'follow', runId, '--pretty', '--nats', perFile.server().url, '--next-attempt-timeout', '1']);
     expect(await cli.exited).toBe(3);
     expect(cli.lines.slice(-2)).toEqual(['attempt 2 of 5 failed on infrastructure; the Run tries again', 'no attempt after attempt 2 of 5 within 1 s; the last result stands']);
     expect(cli.stderr()).toBe('');
@@ -85,14 +76,14 @@ describe('tcab events follow --next-attempt-timeout', () => {
 
   it('attempt 2 begins within the bound: follow goes on to its result and exits with its outcome', async () => {
     const runId = 'ns_follow-next-in-time';
-    await publisher.attempt(runId, 1, 3, 'infrastructure_failed', true);
-    const cli = startCli(['events', 'follow', runId, '--json', '--nats', server.url, '--next-attempt-timeout', '30']);
+    await perFile.publisher().attempt(runId, 1, 3, 'infrastructure_failed', true);
+    const cli = startCli(['events', 'follow', runId, '--json', '--nats', perFile.server().url, '--next-attempt-timeout', '30']);
     await cli.line((l) => l.includes('"infrastructure_failed"'));
     expect(cli.child.exitCode).toBeNull();
-    await publisher.event(runId, 2, 1);
+    await perFile.publisher().event(runId, 2, 1);
     await cli.line((l) => l.includes('attempt 2 event 1'));
-    await publisher.event(runId, 2, 2);
-    await publisher.result(runId, 2, 3, 'succeeded', false);
+    await perFile.publisher().event(runId, 2, 2);
+    await perFile.publisher().result(runId, 2, 3, 'succeeded', false);
     expect(await cli.exited).toBe(0);
     expect(summary(cli.lines)).toEqual(['attempt 1 event 1', 'attempt 1 event 2', 'result infrastructure_failed 1', 'attempt 2 event 1', 'attempt 2 event 2', 'result succeeded 2']);
     expect(cli.stderr()).toBe('');
@@ -100,8 +91,8 @@ describe('tcab events follow --next-attempt-timeout', () => {
 
   it('interrupted while waiting for the next attempt: cancelled (130), not the earlier attempt\'s status', async () => {
     const runId = 'ns_follow-next-interrupted';
-    await publisher.attempt(runId, 1, 3, 'infrastructure_failed', true);
-    const cli = startCli(['events', 'follow', runId, '--json', '--nats', server.url]);
+    await perFile.publisher().attempt(runId, 1, 3, 'infrastructure_failed', true);
+    const cli = startCli(['events', 'follow', runId, '--json', '--nats', perFile.server().url]);
     await cli.line((l) => l.includes('"infrastructure_failed"'));
     cli.child.kill('SIGINT');
     expect(await cli.exited).toBe(130);
