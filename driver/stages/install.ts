@@ -1,13 +1,52 @@
 // install_harness: the manifest's install command, run as the run user into the per-run prefix, bounded by the
 // run's maximum runtime. Installing at run time means every run exercises the newest published release.
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HarnessManifest } from '../../shared/manifest.ts';
 import { runProcess } from '../process.ts';
 import { OutputTail, StageFailure, stage } from './context.ts';
 import { resolveNewestInstallable } from './newest-version.ts';
 import { withNpmAuth } from './npm-auth.ts';
-import { isTransientInstallFailure } from './transient.ts';
+import { isTransientInstallFailure, unfetchedInNpmLog } from './transient.ts';
 import type { StageContext } from './context.ts';
+import { HeldDir, openRegularFileIn } from '../confined-fs.ts';
+
+/** npm's debug logs of the install, in the run's TMPDIR (npm makes the directory, as the run user). */
+const NPM_LOGS = 'npm-install-logs';
+/** More than npm writes for any harness here (Claude Code's install: ~100 KB); a larger file is read this far. */
+const MAX_LOG_BYTES = 8 << 20;
+
+/** The text of npm's debug logs in `<tmp>/npm-install-logs`, read without following a link ('' when there are none). */
+async function npmLogs(tmp: string): Promise<string> {
+  let dir: HeldDir;
+  try {
+    const parent = await HeldDir.open(tmp, { follow: false });
+    try {
+      dir = await parent.sub(NPM_LOGS);
+    } finally {
+      await parent.close();
+    }
+  } catch {
+    return ''; // no log written (an npm that writes none, or none of ours)
+  }
+  try {
+    const texts: string[] = [];
+    for (const name of (await readdir(dir.path)).filter((n) => n.endsWith('.log')).sort()) {
+      const file = await openRegularFileIn(dir, name).catch(() => undefined);
+      if (!file) continue;
+      try {
+        const buffer = Buffer.alloc(Math.min(file.info.size, MAX_LOG_BYTES));
+        const { bytesRead } = await file.handle.read(buffer, 0, buffer.length, 0);
+        texts.push(buffer.subarray(0, bytesRead).toString('utf8'));
+      } finally {
+        await file.handle.close();
+      }
+    }
+    return texts.join('\n');
+  } finally {
+    await dir.close();
+  }
+}
 
 /** The manifest's install section; a built-in harness has none and never reaches the install stage. */
 function installOf(manifest: HarnessManifest): NonNullable<HarnessManifest['install']> {
@@ -40,7 +79,7 @@ export async function installHarness(ctx: StageContext, manifest: HarnessManifes
     const outcome = await withNpmAuth(ctx, (auth) => runProcess({
       argv: installArgv(manifest, ctx.dirs.prefix, ctx.npmRegistry, version),
       cwd: ctx.dirs.home,
-      env: { ...ctx.baseEnv, ...auth, npm_config_cache: ctx.dirs.npmCache, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' },
+      env: { ...ctx.baseEnv, ...auth, npm_config_cache: ctx.dirs.npmCache, npm_config_logs_dir: join(ctx.dirs.tmp, NPM_LOGS), npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' },
       user: ctx.user,
       deadline: ctx.deadline,
       signal: ctx.signal,
@@ -53,6 +92,13 @@ export async function installHarness(ctx: StageContext, manifest: HarnessManifes
     if (outcome.code !== 0) {
       const output = tail.text();
       throw new StageFailure('install_harness', 'infrastructure', `install of ${what} failed (exit ${outcome.code ?? outcome.signal}): ${output || 'no output'}`, { transient: isTransientInstallFailure(output) });
+    }
+    // exit 0 is not the whole story: npm leaves out an optional dependency it could not fetch (Claude Code's
+    // per-platform binary package, when the registry answered 503 or the connection failed) without an error.
+    const unfetched = unfetchedInNpmLog(await npmLogs(ctx.dirs.tmp));
+    if (unfetched.length > 0) {
+      const list = unfetched.slice(0, 5).map((u) => `${u.url} (${u.error})`).join(', ');
+      throw new StageFailure('install_harness', 'infrastructure', `npm ended the install of ${what} with exit 0 but gave up fetching ${list}${unfetched.length > 5 ? ` and ${unfetched.length - 5} more` : ''}: npm leaves out an optional dependency it cannot fetch (a per-platform binary) without an error, so the install is incomplete`, { transient: true });
     }
     return { value: undefined, message: `installed ${what}${version ? `@${version} (newest with ${platform})` : ''} in ${(outcome.durationMs / 1000).toFixed(1)}s` };
   });

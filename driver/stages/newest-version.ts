@@ -4,6 +4,8 @@
 import type { StageContext } from './context.ts';
 import { runProcess } from '../process.ts';
 import { withNpmAuth } from './npm-auth.ts';
+import { OutputTail, StageFailure } from './context.ts';
+import { isTransientInstallFailure } from './transient.ts';
 
 /**
  * What counts as a release unless the manifest says otherwise (`install.release_pattern`): x.y.z, so a pre-release
@@ -37,6 +39,7 @@ export function newestCommonRelease(wrapper: readonly string[], platform: readon
 
 async function publishedVersions(ctx: StageContext, pkg: string): Promise<string[]> {
   let out = '';
+  const tail = new OutputTail();
   const outcome = await withNpmAuth(ctx, (auth) => runProcess({
     argv: ['npm', 'view', pkg, 'versions', '--json', '--registry', ctx.npmRegistry],
     cwd: ctx.dirs.home,
@@ -45,8 +48,10 @@ async function publishedVersions(ctx: StageContext, pkg: string): Promise<string
     deadline: ctx.deadline,
     signal: ctx.signal,
     onStdout: (line) => void (out += line.text),
+    onStderr: tail.add,
   }));
-  if (outcome.code !== 0) throw new Error(`npm view ${pkg} versions failed (exit ${outcome.code ?? outcome.signal})`);
+  // On the registry's 503 or a refused connection, another attempt may find it back (as for the install itself).
+  if (outcome.code !== 0) throw new StageFailure('install_harness', 'infrastructure', `npm view ${pkg} versions failed (exit ${outcome.code ?? outcome.signal}): ${tail.text() || 'no output'}`, { transient: isTransientInstallFailure(tail.text()) });
   const parsed = JSON.parse(out) as unknown;
   return Array.isArray(parsed) ? parsed.filter((v): v is string => typeof v === 'string') : typeof parsed === 'string' ? [parsed] : [];
 }

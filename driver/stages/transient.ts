@@ -12,3 +12,28 @@ const TRANSIENT_WORDS = /\bnpm (?:error|ERR!) (?:network request to \S+ failed|n
 export function isTransientInstallFailure(output: string): boolean {
   return TRANSIENT_CODES.test(output) || TRANSIENT_WORDS.test(output);
 }
+
+/**
+ * The fetches npm gave up on, read from its debug log (npm writes one per command, at every level, into its
+ * logs-dir). npm ends an install with exit 0 when what it could not fetch was an optional dependency (a CLI's
+ * per-platform binary package: Claude Code's), leaving the CLI unable to start: measured, a 503 or a connection reset
+ * on the optional package's packument gives "added 1 package", exit 0. A URL counts when npm's last word on it is
+ *   http fetch GET <url> attempt <n> failed with <code>     (a connection error: no final line follows)
+ *   http fetch GET <500|502|503|504|429> <url> ...          (the registry's answer after npm's own retries)
+ * and not when a later `http fetch GET <2xx|304> <url>` fetched it. A 404 is not transient and not counted here.
+ */
+export function unfetchedInNpmLog(log: string): { url: string; error: string }[] {
+  const last = new Map<string, string | undefined>();
+  for (const line of log.split('\n')) {
+    const failed = /\bhttp fetch GET (\S+) attempt \d+ failed with (\S+)/.exec(line);
+    if (failed) {
+      last.set(failed[1]!, failed[2]!);
+      continue;
+    }
+    const answered = /\bhttp fetch GET (\d{3}) (\S+)/.exec(line);
+    if (!answered) continue;
+    const status = Number(answered[1]);
+    last.set(answered[2]!, status === 429 || (status >= 500 && status <= 504 && status !== 501) ? String(status) : undefined);
+  }
+  return [...last].flatMap(([url, error]) => (error === undefined ? [] : [{ url, error }]));
+}

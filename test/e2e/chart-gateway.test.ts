@@ -27,6 +27,8 @@ describe('charts/tcab model gateway (issue 34)', () => {
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } });
     expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
     expect(container.readinessProbe).toMatchObject({ httpGet: { path: '/tcab/healthz', port: 'http' } });
+    expect(container.startupProbe).toMatchObject({ httpGet: { path: '/tcab/healthz', port: 'http' }, periodSeconds: 2, failureThreshold: 90 });
+    expect(container.livenessProbe).toMatchObject({ timeoutSeconds: 5, failureThreshold: 6 });
     const env = Object.fromEntries(container.env!.map((e) => [e.name, e.value ?? e.valueFrom]));
     expect(env.ANTHROPIC_API_KEY).toEqual({ secretKeyRef: { name: 'provider-keys', key: 'anthropic', optional: true } });
     expect(env.OPENAI_API_KEY).toEqual({ secretKeyRef: { name: 'provider-keys', key: 'openai', optional: true } });

@@ -91,7 +91,10 @@ describe('charts/tcab', () => {
     expect(pod.volumes).toContainEqual({ name: 'api-token', secret: { secretName: 't-tcab-api-token', defaultMode: 440 } });
     expect(container.ports).toEqual([{ name: 'http', containerPort: 8080 }, { name: 'metrics', containerPort: 9090 }]);
     // The kubelet's probes stay on the API port, which answers them without a credential.
-    expect([container.livenessProbe!.httpGet!.port, container.readinessProbe!.httpGet!.port]).toEqual(['http', 'http']);
+    expect([container.startupProbe!.httpGet!.port, container.livenessProbe!.httpGet!.port, container.readinessProbe!.httpGet!.port]).toEqual(['http', 'http', 'http']);
+    // Liveness counts only once the startup probe passed (up to 3 minutes to start), then a minute of silence.
+    expect(container.startupProbe).toMatchObject({ httpGet: { path: '/healthz' }, periodSeconds: 2, failureThreshold: 90 });
+    expect(container.livenessProbe).toMatchObject({ periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 6 });
     expect(service.spec!.ports).toEqual([{ name: 'http', port: 80, targetPort: 'http' }, { name: 'metrics', port: 9090, targetPort: 'metrics' }]);
 
     // An existing read token Secret: none rendered, that one mounted; another metrics port everywhere.
