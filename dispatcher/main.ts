@@ -73,7 +73,11 @@ export async function dispatcherMain(env: NodeJS.ProcessEnv = process.env): Prom
   const natsBase = natsSettingsFromEnv(env, settings.TCAB_NATS_URL)!;
   // With auth: the install's keys first (created on the first start), then NATS as the dispatcher's own user.
   const natsAuth = settings.TCAB_NATS_AUTH_SECRET ? await startNatsAuth(config.makeApiClient(CoreV1Api), settings, natsBase, log.child({ part: 'nats-auth' })) : undefined;
-  const runStream = await RunStream.connect(natsAuth?.settings ?? natsBase, { waitOnFirstConnect: true, streamReplicas: settings.TCAB_NATS_STREAM_REPLICAS });
+  const runStream = await RunStream.connect(natsAuth?.settings ?? natsBase, {
+    waitOnFirstConnect: true,
+    streamReplicas: settings.TCAB_NATS_STREAM_REPLICAS,
+    onStreamRetry: (error, attempt) => log.warn({ err: error.message, attempt }, `JetStream not up yet (${error.message}): trying the run stream again`),
+  });
   live.stream = runStream;
   const running = new Dispatcher({ config, settings, events: runStream, results: runStream, metrics, log, natsAuth, gateway });
   live.dispatcher = running;

@@ -9,8 +9,9 @@ import { natsSettings } from './settings.ts';
 import { NatsSink } from '../driver/sinks/nats.ts';
 import type { HarnessEvent } from '../shared/events.ts';
 import type { RunResult } from '../shared/run.ts';
-import { NatsServer } from '../test/support/nats-server.ts';
-import { RunStream } from './result-consumer.ts';
+import { spawn } from 'node:child_process';
+import { NatsServer, freePort, natsServerBinary } from '../test/support/nats-server.ts';
+import { RunStream, isJetStreamStarting } from './result-consumer.ts';
 
 let nats: NatsServer | undefined;
 afterEach(async () => {
@@ -166,6 +167,42 @@ describe('RunStream.lastResult', () => {
     } finally {
       await nc.close();
       await stream.close();
+    }
+  });
+});
+
+describe('isJetStreamStarting (what the dispatcher waits out at start)', () => {
+  const named = (name: string, message: string) => Object.assign(new Error(message), { name });
+  it.each([
+    ['a clustered JetStream without its meta leader yet', named('JetStreamApiError', 'JetStream system temporarily unavailable'), true],
+    ['nats.js\'s request timeout', named('TimeoutError', 'timeout'), true],
+    ['"timeout" under another name (as the dispatcher logged it)', new Error('timeout'), true],
+    ['a permission', named('PermissionViolationError', 'Permissions Violation for Publish to "$JS.API.STREAM.INFO.TCAB_RUNS"'), false],
+    ['JetStream not enabled', named('JetStreamApiError', 'jetstream not enabled for account'), false],
+    ['no responders (no JetStream on the server at all)', named('NoRespondersError', 'no responders: \'$JS.API.INFO\''), false],
+    ['a word that contains timeout', new Error('connection timeout reached while reading config'), false],
+    ['not an Error', 'JetStream system temporarily unavailable', true],
+    ['nothing', undefined, false],
+  ])('%s', (_, error, starting) => {
+    expect(isJetStreamStarting(error)).toBe(starting);
+  });
+
+  it('a stream setup that fails for another reason is not retried: against a server without JetStream, connect rejects with that error and never retries', async () => {
+    const port = await freePort();
+    const server = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let log = '';
+        server.stderr!.on('data', (d: Buffer) => ((log += d.toString()), log.includes('Server is ready') && resolve()));
+        server.once('exit', (code) => reject(new Error(`nats-server exited ${code}: ${log}`)));
+      });
+      const retries: string[] = [];
+      const error = await RunStream.connect(natsSettings(`nats://127.0.0.1:${port}`), { onStreamRetry: (e) => retries.push(e.message) }).then(() => undefined, (e: unknown) => e as Error);
+      expect(error).toBeInstanceOf(Error);
+      expect(isJetStreamStarting(error)).toBe(false);
+      expect(retries).toEqual([]);
+    } finally {
+      server.kill('SIGKILL');
     }
   });
 });

@@ -18,6 +18,7 @@ import { connectNats, natsSettings } from '../../nats/settings.ts';
 import type { NatsSettings } from '../../nats/settings.ts';
 import { STREAM_NAME, ensureRunStream } from '../../nats/stream.ts';
 import { readRunStream } from '../../nats/reader.ts';
+import { RunStream } from '../../nats/result-consumer.ts';
 import type { StreamItem } from '../../nats/reader.ts';
 import { NatsSink } from '../../driver/sinks/nats.ts';
 import type { RunResult } from '../../shared/run.ts';
@@ -106,12 +107,27 @@ describe('charts/tcab nats.bundled.replicas 3', () => {
         // Public keys and JWTs, as the auth Secret's auth.conf; the resolver's directory on this server's store.
         writeFileSync(join(d, 'auth.conf'), renderAuthConf(bundle, join(d, 'data', 'jwt')));
       }
-      await Promise.all(NAMES.map((_, i) => start(i, local(i).text)));
+      // One server first: alone it has no JetStream (no meta leader without a quorum of 2), as while an install starts.
+      await start(0, local(0).text);
       const urls = servers.map((s) => `nats://127.0.0.1:${s.client}`);
       const as = (creds: string): NatsSettings => natsSettings(urls, { credsText: creds });
       const dispatcherCreds = (await mintDispatcherCredentials(bundle)).creds;
+      // The dispatcher's start meets that and tries again (it used to exit); the other two servers start at its first
+      // retry, and its stream setup then goes through.
+      const retried: string[] = [];
+      let others: Promise<unknown> | undefined;
+      const starting = await RunStream.connect(as(dispatcherCreds), {
+        onStreamRetry: (error) => {
+          retried.push(error.message);
+          others ??= Promise.all([1, 2].map((i) => start(i, local(i).text)));
+        },
+      });
+      await others;
+      await starting.close(2000);
+      expect(retried.length).toBeGreaterThan(0);
+      expect(retried.every((m) => /temporarily unavailable|^timeout$/i.test(m)), retried.join('; ')).toBe(true);
 
-      // A driver (or a reader) makes the stream first, with no replicas asked: 1. The dispatcher scales it to 3.
+      // That first start asked for no replicas (as a driver or a reader making the stream would): 1. Now scaled to 3.
       const nc = await connectNats(as(dispatcherCreds), { name: 'dispatcher' });
       try {
         // Until the servers have formed the cluster and elected JetStream's leader (the account's JetStream answers).
