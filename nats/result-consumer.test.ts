@@ -11,7 +11,9 @@ import type { HarnessEvent } from '../shared/events.ts';
 import type { RunResult } from '../shared/run.ts';
 import { spawn } from 'node:child_process';
 import { NatsServer, freePort, natsServerBinary } from '../test/support/nats-server.ts';
-import { RunStream, isJetStreamStarting } from './result-consumer.ts';
+import { JetStreamApiError } from '@nats-io/jetstream';
+import { errors as natsErrors } from '@nats-io/nats-core';
+import { RunStream, jetStreamNotUp } from './result-consumer.ts';
 
 let nats: NatsServer | undefined;
 afterEach(async () => {
@@ -171,38 +173,114 @@ describe('RunStream.lastResult', () => {
   });
 });
 
-describe('isJetStreamStarting (what the dispatcher waits out at start)', () => {
+/** A nats-server without JetStream (no -js); resolves once it accepts clients. */
+async function serverWithoutJetStream(): Promise<{ url: string; kill: () => void }> {
+  const port = await freePort();
+  const server = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let log = '';
+      server.stderr!.on('data', (d: Buffer) => ((log += d.toString()), log.includes('Server is ready') && resolve()));
+      server.once('exit', (code) => reject(new Error(`nats-server exited ${code}: ${log}`)));
+    });
+  } catch (error) {
+    server.kill('SIGKILL');
+    throw error;
+  }
+  return { url: `nats://127.0.0.1:${port}`, kill: () => server.kill('SIGKILL') };
+}
+
+describe('jetStreamNotUp (what the dispatcher waits out at start, and how long)', () => {
   const named = (name: string, message: string) => Object.assign(new Error(message), { name });
+  const apiError = (errCode: number, status: number, description: string) => new JetStreamApiError({ err_code: errCode, code: status, description });
   it.each([
-    ['a clustered JetStream without its meta leader yet', named('JetStreamApiError', 'JetStream system temporarily unavailable'), true],
-    ['nats.js\'s request timeout', named('TimeoutError', 'timeout'), true],
-    ['"timeout" under another name (as the dispatcher logged it)', new Error('timeout'), true],
-    ['a permission', named('PermissionViolationError', 'Permissions Violation for Publish to "$JS.API.STREAM.INFO.TCAB_RUNS"'), false],
-    ['JetStream not enabled', named('JetStreamApiError', 'jetstream not enabled for account'), false],
-    ['no responders (no JetStream on the server at all)', named('NoRespondersError', 'no responders: \'$JS.API.INFO\''), false],
-    ['a word that contains timeout', new Error('connection timeout reached while reading config'), false],
-    ['not an Error', 'JetStream system temporarily unavailable', true],
-    ['nothing', undefined, false],
-  ])('%s', (_, error, starting) => {
-    expect(isJetStreamStarting(error)).toBe(starting);
+    ['a clustered JetStream without its meta leader yet', named('JetStreamApiError', 'JetStream system temporarily unavailable'), 'unavailable'],
+    ['nats.js\'s JetStreamApiError for it (err_code 10008, 503)', apiError(10008, 503, 'JetStream system temporarily unavailable'), 'unavailable'],
+    ['err_code 10008 in other words', apiError(10008, 503, 'cluster not available'), 'unavailable'],
+    ['JetStream not enabled, also a 503 (err_code 10076): not starting', apiError(10076, 503, 'JetStream not enabled'), undefined],
+    ['JetStream not enabled for the account, also a 503 (err_code 10039)', apiError(10039, 503, 'jetstream not enabled for account'), undefined],
+    ['nats.js\'s request timeout (JetStream silent: waited briefly)', new natsErrors.TimeoutError(), 'silent'],
+    ['a TimeoutError by name', named('TimeoutError', 'timeout'), 'silent'],
+    ['"timeout" under another name (as the dispatcher logged it)', new Error('timeout'), 'silent'],
+    ['a permission', named('PermissionViolationError', 'Permissions Violation for Publish to "$JS.API.STREAM.INFO.TCAB_RUNS"'), undefined],
+    ['JetStream not enabled', named('JetStreamApiError', 'jetstream not enabled for account'), undefined],
+    ['no responders (no JetStream on the server at all)', named('NoRespondersError', 'no responders: \'$JS.API.INFO\''), undefined],
+    ['nats.js\'s words for no responders', named('JetStreamNotEnabled', 'jetstream is not enabled'), undefined],
+    ['a word that contains timeout', new Error('connection timeout reached while reading config'), undefined],
+    ['connect\'s own "did not answer" error (never retried again)', new Error('JetStream did not answer for 60 s since the dispatcher connected (its API requests time out): check …'), undefined],
+    ['not an Error', 'JetStream system temporarily unavailable', 'unavailable'],
+    ['nothing', undefined, undefined],
+  ])('%s', (_, error, notUp) => {
+    expect(jetStreamNotUp(error)).toBe(notUp);
   });
 
   it('a stream setup that fails for another reason is not retried: against a server without JetStream, connect rejects with that error and never retries', async () => {
-    const port = await freePort();
-    const server = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const server = await serverWithoutJetStream();
     try {
-      await new Promise<void>((resolve, reject) => {
-        let log = '';
-        server.stderr!.on('data', (d: Buffer) => ((log += d.toString()), log.includes('Server is ready') && resolve()));
-        server.once('exit', (code) => reject(new Error(`nats-server exited ${code}: ${log}`)));
-      });
       const retries: string[] = [];
-      const error = await RunStream.connect(natsSettings(`nats://127.0.0.1:${port}`), { onStreamRetry: (e) => retries.push(e.message) }).then(() => undefined, (e: unknown) => e as Error);
+      const error = await RunStream.connect(natsSettings(server.url), { onStreamRetry: (e) => retries.push(e.message) }).then(() => undefined, (e: unknown) => e as Error);
       expect(error).toBeInstanceOf(Error);
-      expect(isJetStreamStarting(error)).toBe(false);
+      expect(jetStreamNotUp(error)).toBeUndefined();
       expect(retries).toEqual([]);
     } finally {
-      server.kill('SIGKILL');
+      server.kill();
+    }
+  });
+
+  it('a JetStream that never answers (its requests taken and dropped) is retried only within the silent bound, then connect rejects saying what to check', async () => {
+    const server = await serverWithoutJetStream();
+    // Something takes $JS.API requests and never answers (no "no responders": a wrong import, a leaf without JetStream).
+    const sink = await connect({ servers: server.url });
+    try {
+      sink.subscribe('$JS.API.>', { callback: () => undefined });
+      await sink.flush();
+      const retries: string[] = [];
+      const started = performance.now();
+      const error = await RunStream.connect(natsSettings(server.url), { silentMs: 2000, requestMs: 500, onStreamRetry: (e) => retries.push(e.message) }).then(() => undefined, (e: unknown) => e as Error);
+      const elapsed = performance.now() - started;
+      expect(error?.message).toMatch(/^JetStream did not answer for \d+ s since the dispatcher connected \(its API requests time out\): check that the NATS server \(TCAB_NATS_URL\) runs with JetStream enabled/);
+      expect(jetStreamNotUp((error?.cause))).toBe('silent');
+      // Retried while within the bound (0.5 s, 1 s back-off), not for the 10 minutes left to "temporarily unavailable".
+      expect(retries.length).toBeGreaterThan(0);
+      expect(retries.every((m) => m === 'timeout'), retries.join('; ')).toBe(true);
+      expect(elapsed).toBeGreaterThanOrEqual(2000);
+      // The bound, plus at most one back-off (5 s) and one request (0.5 s) past it.
+      expect(elapsed).toBeLessThan(2000 + 5000 + 500 + 2000);
+    } finally {
+      await sink.close();
+      server.kill();
+    }
+  });
+
+  it('"temporarily unavailable" answers are waited out past the silent bound, and each restarts it: silence after them rejects only a bound after the last', async () => {
+    const server = await serverWithoutJetStream();
+    // A JetStream electing its leader: three "temporarily unavailable" answers (0 s, 0.5 s, 1.5 s), then silence. The
+    // first silent request ends at 4 s: past the bound counted from the start (3 s), within the one counted from the
+    // last answer (2.5 s), so it is retried (next at 7.5 s, ending 8 s: past both, rejected).
+    const fake = await connect({ servers: server.url });
+    let answered = 0;
+    try {
+      fake.subscribe('$JS.API.>', {
+        callback: (_, m) => {
+          if (answered >= 3) return;
+          answered++;
+          m.respond(JSON.stringify({ type: 'io.nats.jetstream.api.v1.account_info_response', error: { code: 503, err_code: 10008, description: 'JetStream system temporarily unavailable' } }));
+        },
+      });
+      await fake.flush();
+      const retries: string[] = [];
+      const started = performance.now();
+      const error = await RunStream.connect(natsSettings(server.url), { silentMs: 3000, requestMs: 500, onStreamRetry: (e) => retries.push(e.message) }).then(() => undefined, (e: unknown) => e as Error);
+      const elapsed = performance.now() - started;
+      expect(retries.length, retries.join('; ')).toBeGreaterThan(3);
+      expect(retries.slice(0, 3)).toEqual(Array(3).fill('JetStream system temporarily unavailable'));
+      expect(retries.slice(3).every((m) => m === 'timeout'), retries.join('; ')).toBe(true);
+      expect(error?.message).toMatch(/^JetStream did not answer for \d+ s since it last answered "temporarily unavailable"/);
+      // A bound after the last answer (1.5 s), not after the start.
+      expect(elapsed).toBeGreaterThanOrEqual(1500 + 3000);
+    } finally {
+      await fake.close();
+      server.kill();
     }
   });
 });

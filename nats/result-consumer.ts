@@ -4,7 +4,7 @@
 // dispatcher resumes there.
 import type { NatsConnection } from '@nats-io/transport-node';
 import pRetry, { AbortError } from 'p-retry';
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, JetStreamApiError, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ConsumerMessages } from '@nats-io/jetstream';
 import type { HarnessEvent } from '../shared/events.ts';
 import { RunResult } from '../shared/run.ts';
@@ -16,18 +16,40 @@ import { messageHeaders } from './publisher.ts';
 
 export const RESULTS_CONSUMER = 'tcab-dispatcher-results';
 
+/** JetStream's err_code for "JetStream system temporarily unavailable" (HTTP-like status 503): no meta leader yet. */
+const JS_CLUSTER_NOT_AVAILABLE = 10008;
+
 /**
- * What JetStream answers while a clustered NATS has not yet elected its meta leader (the bundled 3-server NATS while
- * an install starts, or after it lost a quorum): "JetStream system temporarily unavailable" (503, err_code 10008) or
- * a request that times out. Another try may succeed; anything else (a permission, JetStream not enabled) will not.
+ * Whether a failed stream setup means JetStream is not up yet, and how sure that is:
+ *   'unavailable'  JetStream answered "JetStream system temporarily unavailable" (err_code 10008, status 503): a
+ *                  clustered NATS that has not yet elected its meta leader (the bundled 3-server NATS while an install
+ *                  starts, or after it lost a quorum). JetStream is there and configured; it is waited for long.
+ *   'silent'       the request timed out (nats.js's TimeoutError): a NATS still forming its cluster can do that for a
+ *                  while (test/e2e/chart-nats-cluster.test.ts allows either answer from a lone server), but so does a
+ *                  misconfigured one forever (something takes $JS.API requests and never answers: a wrong account
+ *                  import, a leaf node or gateway without JetStream behind it), so it is waited for only briefly.
+ *   undefined      anything else (a permission, JetStream not enabled, no responders): another try would meet it again.
  */
-export function isJetStreamStarting(error: unknown): boolean {
+export function jetStreamNotUp(error: unknown): 'unavailable' | 'silent' | undefined {
+  // By err_code, not by status: JetStream not enabled (10076, 10039) answers 503 as well.
+  if (error instanceof JetStreamApiError && error.code === JS_CLUSTER_NOT_AVAILABLE) return 'unavailable';
   const { name, message } = error instanceof Error ? error : { name: '', message: String(error) };
-  return /temporarily unavailable/i.test(message) || name === 'TimeoutError' || /^timeout$/i.test(message);
+  if (/temporarily unavailable/i.test(message)) return 'unavailable';
+  if (name === 'TimeoutError' || /^timeout$/i.test(message)) return 'silent';
+  return undefined;
 }
 
 /** How long the dispatcher waits for JetStream to come up at start before it gives up (and its Pod restarts). */
 const JETSTREAM_START_MS = 10 * 60_000;
+
+/**
+ * How long JetStream may stay silent (its requests time out) before the dispatcher gives up: counted from the
+ * connect's start and again from each "temporarily unavailable" answer (a JetStream that said so exists and is
+ * electing; its servers may be silent in between). Meant to outlast a 3-server NATS forming its cluster once its
+ * servers run; without the bound, a NATS whose JetStream never answers kept the dispatcher waiting the whole 10
+ * minutes before it exited.
+ */
+export const JETSTREAM_SILENT_MS = 60_000;
 
 /** 'done', 'failed' or, after `ms`, 'timeout'; never rejects (a step of a shutdown must end). */
 async function within(work: () => Promise<unknown>, ms: number): Promise<'done' | 'failed' | 'timeout'> {
@@ -61,19 +83,35 @@ export class RunStream {
 
   /** streamReplicas: how many servers keep the run stream (TCAB_NATS_STREAM_REPLICAS); made or scaled so. */
   /**
-   * onStreamRetry: told each time JetStream was not up yet (isJetStreamStarting) and the stream setup is tried again
-   * (0.5 s doubling to 5 s, for up to 10 minutes): measured on three real nodes, a dispatcher that exited on the first
-   * such answer was restarted twice per replica before the chart's 3-server NATS had formed.
+   * onStreamRetry: told each time JetStream was not up yet (jetStreamNotUp) and the stream setup is tried again
+   * (0.5 s doubling to 5 s): for up to 10 minutes while JetStream answers "temporarily unavailable", and while it
+   * answers nothing at all only for `silentMs` (JETSTREAM_SILENT_MS) since the start or its last such answer, after
+   * which connect rejects saying so. Measured on three real nodes, a dispatcher that exited on the first such answer
+   * was restarted twice per replica before the chart's 3-server NATS had formed.
+   * silentMs, requestMs: that bound, and each JetStream request's timeout (nats.js's default, 5 s, when not given).
    */
-  static async connect(settings: NatsSettings, options: { waitOnFirstConnect?: boolean; streamReplicas?: number; onStreamRetry?: (error: Error, attempt: number) => void } = {}): Promise<RunStream> {
-    const { streamReplicas, onStreamRetry, ...connectOptions } = options;
+  static async connect(settings: NatsSettings, options: { waitOnFirstConnect?: boolean; streamReplicas?: number; onStreamRetry?: (error: Error, attempt: number) => void; silentMs?: number; requestMs?: number } = {}): Promise<RunStream> {
+    const { streamReplicas, onStreamRetry, silentMs = JETSTREAM_SILENT_MS, requestMs, ...connectOptions } = options;
     const nc = await connectNats(settings, { name: 'tcab-dispatcher', ...connectOptions });
     try {
+      // The connect's start, then JetStream's last "temporarily unavailable": the last sign that it is starting.
+      let signOfLife = performance.now();
+      let sawUnavailable = false;
       await pRetry(async () => {
         try {
-          await ensureRunStream(await jetstreamManager(nc), undefined, streamReplicas);
+          await ensureRunStream(await jetstreamManager(nc, requestMs === undefined ? {} : { timeout: requestMs }), undefined, streamReplicas);
         } catch (error) {
-          if (!isJetStreamStarting(error)) throw new AbortError(error instanceof Error ? error : new Error(String(error)));
+          const notUp = jetStreamNotUp(error);
+          if (notUp === 'unavailable') {
+            signOfLife = performance.now();
+            sawUnavailable = true;
+          }
+          const silentFor = performance.now() - signOfLife;
+          if (notUp === 'silent' && silentFor >= silentMs) {
+            const since = sawUnavailable ? 'since it last answered "temporarily unavailable"' : 'since the dispatcher connected';
+            throw new AbortError(new Error(`JetStream did not answer for ${Math.round(silentFor / 1000)} s ${since} (its API requests time out): check that the NATS server (TCAB_NATS_URL) runs with JetStream enabled, that these credentials' account has JetStream, and, for a clustered NATS, that its servers reach each other and a quorum of them is up`, { cause: error }));
+          }
+          if (!notUp) throw new AbortError(error instanceof Error ? error : new Error(String(error)));
           throw error;
         }
       }, { retries: Number.POSITIVE_INFINITY, minTimeout: 500, maxTimeout: 5000, maxRetryTime: JETSTREAM_START_MS, onFailedAttempt: ({ error, attemptNumber }) => onStreamRetry?.(error, attemptNumber) });

@@ -1,6 +1,6 @@
 // install_harness: the manifest's install command, run as the run user into the per-run prefix, bounded by the
 // run's maximum runtime. Installing at run time means every run exercises the newest published release.
-import { readdir } from 'node:fs/promises';
+import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HarnessManifest } from '../../shared/manifest.ts';
 import { runProcess } from '../process.ts';
@@ -14,10 +14,25 @@ import { HeldDir, openRegularFileIn } from '../confined-fs.ts';
 /** npm's debug logs of the install, in the run's TMPDIR (npm makes the directory, as the run user). */
 const NPM_LOGS = 'npm-install-logs';
 /** More than npm writes for any harness here (Claude Code's install: ~100 KB); a larger file is read this far. */
-const MAX_LOG_BYTES = 8 << 20;
+export const MAX_LOG_BYTES = 8 << 20;
+/**
+ * At most this many logs are read: the newest by name. npm names each `<ISO time, ':' and '.' as '_'>-debug-<n>.log`
+ * (2026-01-02T10_11_12_345Z-debug-0.log), so name order is time order, and known from the directory listing alone:
+ * no stat per entry (a directory the run user filled with a million entries costs one pass over their names), and
+ * an mtime would be no more trustworthy (whoever can plant a file can set its mtime). The logs dir is the run's own,
+ * and the install one npm command: npm writes one log (it keeps at most 10, logs-max); 16 leaves room for an install
+ * command that runs npm a few times. Worst case read: MAX_LOG_FILES × MAX_LOG_BYTES.
+ */
+export const MAX_LOG_FILES = 16;
 
-/** The text of npm's debug logs in `<tmp>/npm-install-logs`, read without following a link ('' when there are none). */
-async function npmLogs(tmp: string): Promise<string> {
+/**
+ * The text of npm's debug logs in `<tmp>/npm-install-logs`, oldest first ('' when there are none). The directory is
+ * the run user's (the install runs as it, and anything it started may still write there), so it is read as hostile
+ * input: neither the directory nor a log is followed through a symlink, anything but a regular file (a FIFO, a
+ * device, a directory) is skipped without blocking (opened O_NONBLOCK and checked on the descriptor), only the
+ * newest MAX_LOG_FILES `.log` names, and each at most MAX_LOG_BYTES (a line cut there is dropped).
+ */
+export async function readNpmLogs(tmp: string): Promise<string> {
   let dir: HeldDir;
   try {
     const parent = await HeldDir.open(tmp, { follow: false });
@@ -27,17 +42,25 @@ async function npmLogs(tmp: string): Promise<string> {
       await parent.close();
     }
   } catch {
-    return ''; // no log written (an npm that writes none, or none of ours)
+    return ''; // no log written (an npm that writes none, or none of ours), or not a directory we would read
   }
   try {
     const texts: string[] = [];
-    for (const name of (await readdir(dir.path)).filter((n) => n.endsWith('.log')).sort()) {
+    for (const name of await newestLogNames(dir)) {
       const file = await openRegularFileIn(dir, name).catch(() => undefined);
       if (!file) continue;
       try {
         const buffer = Buffer.alloc(Math.min(file.info.size, MAX_LOG_BYTES));
-        const { bytesRead } = await file.handle.read(buffer, 0, buffer.length, 0);
-        texts.push(buffer.subarray(0, bytesRead).toString('utf8'));
+        let filled = 0;
+        while (filled < buffer.length) {
+          const { bytesRead } = await file.handle.read(buffer, filled, buffer.length - filled, filled);
+          if (bytesRead === 0) break;
+          filled += bytesRead;
+        }
+        let text = buffer.subarray(0, filled);
+        // Cut at the cap: the last line is partial ("failed with 5" of "failed with 503"), not read as a line.
+        if (file.info.size > MAX_LOG_BYTES) text = text.subarray(0, text.lastIndexOf(0x0a) + 1);
+        texts.push(text.toString('utf8'));
       } finally {
         await file.handle.close();
       }
@@ -46,6 +69,20 @@ async function npmLogs(tmp: string): Promise<string> {
   } finally {
     await dir.close();
   }
+}
+
+/** The MAX_LOG_FILES greatest `.log` names in `dir`, ascending (oldest first); never more names than that held. */
+async function newestLogNames(dir: HeldDir): Promise<string[]> {
+  const newest: string[] = [];
+  for await (const entry of await opendir(dir.path)) {
+    const { name } = entry;
+    if (!name.endsWith('.log')) continue;
+    if (newest.length === MAX_LOG_FILES && name <= newest[0]!) continue;
+    const at = newest.findIndex((n) => n > name);
+    newest.splice(at === -1 ? newest.length : at, 0, name);
+    if (newest.length > MAX_LOG_FILES) newest.shift();
+  }
+  return newest;
 }
 
 /** The manifest's install section; a built-in harness has none and never reaches the install stage. */
@@ -95,7 +132,7 @@ export async function installHarness(ctx: StageContext, manifest: HarnessManifes
     }
     // exit 0 is not the whole story: npm leaves out an optional dependency it could not fetch (Claude Code's
     // per-platform binary package, when the registry answered 503 or the connection failed) without an error.
-    const unfetched = unfetchedInNpmLog(await npmLogs(ctx.dirs.tmp));
+    const unfetched = unfetchedInNpmLog(await readNpmLogs(ctx.dirs.tmp));
     if (unfetched.length > 0) {
       const list = unfetched.slice(0, 5).map((u) => `${u.url} (${u.error})`).join(', ');
       throw new StageFailure('install_harness', 'infrastructure', `npm ended the install of ${what} with exit 0 but gave up fetching ${list}${unfetched.length > 5 ? ` and ${unfetched.length - 5} more` : ''}: npm leaves out an optional dependency it cannot fetch (a per-platform binary) without an error, so the install is incomplete`, { transient: true });

@@ -1,6 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { isTransientInstallFailure, unfetchedInNpmLog } from './transient.ts';
+import { MAX_LOG_BYTES, MAX_LOG_FILES, readNpmLogs } from './install.ts';
 
 describe('isTransientInstallFailure (an install worth another attempt)', () => {
   it.each([
@@ -72,5 +77,97 @@ describe('unfetchedInNpmLog (what an install that exited 0 could not fetch)', ()
         expect(new Set(reported.map((r) => r.url)).size).toBe(reported.length);
       }),
     );
+  });
+});
+
+// The install stage reads npm's logs (readNpmLogs) after an exit 0 from `<tmp>/npm-install-logs`, a directory the run
+// user (who ran the install, and may still run something) can fill with anything.
+describe('readNpmLogs (npm\'s logs, from a directory the run user controls)', () => {
+  let tmp: string;
+  let logs: string;
+  let outside: string;
+  beforeEach(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'tcab-npm-logs-'));
+    logs = join(tmp, 'npm-install-logs');
+    mkdirSync(logs);
+    outside = mkdtempSync(join(tmpdir(), 'tcab-npm-logs-outside-'));
+  });
+  afterEach(() => {
+    rmSync(tmp, { recursive: true, force: true });
+    rmSync(outside, { recursive: true, force: true });
+  });
+  /** npm's name for a log written at second `s` of a minute. */
+  const logName = (s: number) => `2026-01-02T10_11_${String(s).padStart(2, '0')}_000Z-debug-0.log`;
+  const urls = async () => unfetchedInNpmLog(await readNpmLogs(tmp)).map((u) => u.url);
+
+  it('reads npm\'s log: what it gave up on is found', async () => {
+    writeFileSync(join(logs, logName(1)), [...OK_LINES, ...GAVE_UP_503].join('\n'));
+    expect(await urls()).toEqual([`${REG}/foo-native`]);
+  });
+
+  it('no logs directory: nothing', async () => {
+    rmSync(logs, { recursive: true });
+    expect(await readNpmLogs(tmp)).toBe('');
+  });
+
+  it('a log that is a symlink to a file outside is not followed (its "gave up" line is never seen)', async () => {
+    writeFileSync(join(outside, 'planted.log'), GAVE_UP_503.join('\n'));
+    symlinkSync(join(outside, 'planted.log'), join(logs, logName(2)));
+    writeFileSync(join(logs, logName(1)), OK_LINES.join('\n'));
+    const text = await readNpmLogs(tmp);
+    expect(text).toContain(OK_LINES[0]);
+    expect(text).not.toContain('foo-native');
+    expect(await urls()).toEqual([]);
+  });
+
+  it('a logs directory that is a symlink to a directory outside is not followed', async () => {
+    rmSync(logs, { recursive: true });
+    writeFileSync(join(outside, logName(1)), GAVE_UP_503.join('\n'));
+    symlinkSync(outside, logs);
+    expect(await readNpmLogs(tmp)).toBe('');
+  });
+
+  it('a FIFO, a directory or a symlink to a FIFO named as the newest logs are skipped without blocking, and the real log is still read', { timeout: 10_000 }, async () => {
+    writeFileSync(join(logs, logName(1)), GAVE_UP_RESET.join('\n'));
+    execFileSync('mkfifo', [join(logs, logName(5))]); // no writer ever opens it: a blocking open or read would hang
+    mkdirSync(join(logs, logName(4)));
+    execFileSync('mkfifo', [join(outside, 'fifo')]);
+    symlinkSync(join(outside, 'fifo'), join(logs, logName(3)));
+    expect(await urls()).toEqual([`${REG}/foo-native`]);
+  });
+
+  it('a huge log is read only up to the cap: a line beyond it, or cut by it, is not seen', async () => {
+    const file = openSync(join(logs, logName(1)), 'w');
+    try {
+      const at = (position: number, line: string) => writeSync(file, Buffer.from(`${line}\n`), 0, Buffer.byteLength(line) + 1, position);
+      at(0, OK_LINES[0]!);
+      const before = `24 http fetch GET ${REG}/before-cap attempt 1 failed with ECONNRESET`;
+      at(MAX_LOG_BYTES - 4096, before); // read: inside the cap
+      const cut = `25 http fetch GET ${REG}/cut-at-cap attempt 1 failed with 503`;
+      at(MAX_LOG_BYTES - cut.length + 2, cut); // the cap falls inside "503": read, it would say "failed with 5"
+      at(MAX_LOG_BYTES + 1024, `26 http fetch GET ${REG}/beyond-cap attempt 1 failed with 503`);
+    } finally {
+      closeSync(file);
+    }
+    const text = await readNpmLogs(tmp);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(MAX_LOG_BYTES);
+    expect(text).not.toContain('cut-at-cap');
+    expect(unfetchedInNpmLog(text)).toEqual([{ url: `${REG}/before-cap`, error: 'ECONNRESET' }]);
+  });
+
+  it(`of 100 logs only the newest ${MAX_LOG_FILES} by name are read, oldest first (a later success still wins)`, async () => {
+    expect(MAX_LOG_FILES).toBe(16);
+    for (let i = 0; i < 100; i++) writeFileSync(join(logs, logName(i)), `${i} verbose ordinary log\n`);
+    const gaveUp = (path: string) => `23 http fetch GET ${REG}/${path} attempt 3 failed with ECONNRESET\n`;
+    writeFileSync(join(logs, logName(0)), gaveUp('in-the-oldest'));
+    writeFileSync(join(logs, logName(83)), gaveUp('just-too-old')); // the 17th newest
+    writeFileSync(join(logs, logName(84)), gaveUp('oldest-read')); // the 16th newest
+    writeFileSync(join(logs, logName(90)), gaveUp('fetched-later'));
+    writeFileSync(join(logs, logName(91)), `30 http fetch GET 200 ${REG}/fetched-later 5ms\n`);
+    writeFileSync(join(logs, logName(99)), gaveUp('in-the-newest'));
+    writeFileSync(join(logs, 'zzz-not-a-log.txt'), gaveUp('not-a-log')); // not a .log name: not read, not counted
+    const text = await readNpmLogs(tmp);
+    expect(text.match(/verbose ordinary log/g)).toHaveLength(MAX_LOG_FILES - 4);
+    expect(await urls()).toEqual([`${REG}/oldest-read`, `${REG}/in-the-newest`]);
   });
 });
