@@ -1,5 +1,5 @@
 // `npm run cluster:up` / `npm run cluster:down`: the local test cluster (local-cluster.ts: the control plane and
-// its real node, the images pushed) for hands-on work, outliving this command. `up` starts a detached holder
+// its real nodes, TCAB_TEST_NODES of them, the images pushed) for hands-on work, outliving this command. `up` starts a detached holder
 // process (`cli.ts serve`) that owns the cluster: the node's processes die with it, and a node whose owner died is
 // swept by the next start. State (the holder's pid, kubeconfig, paths) lives in $TCAB_TEST_CLUSTER_DIR (default
 // /tmp/tcab-test-cluster); `down` stops the holder, which takes the node and the plane down.

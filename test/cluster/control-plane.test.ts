@@ -6,7 +6,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
-import { realNode } from './real-node-context.ts';
+import { onThisNode, realNode } from './real-node-context.ts';
 import { createNamespace, kubectl, waitFor } from './support.ts';
 
 let ns: string;
@@ -93,6 +93,8 @@ describe('controller-manager, scheduler and the real node\'s kubelet', () => {
         template: {
           metadata: { labels: { app: 'app' } },
           spec: {
+            // Its process is looked up under this node's cgroups (the suite's cluster may have more nodes).
+            nodeSelector: onThisNode(),
             securityContext: { runAsUser: 1000, runAsGroup: 1000, fsGroup: 2000 },
             terminationGracePeriodSeconds: 5,
             containers: [{

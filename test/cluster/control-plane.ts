@@ -3,13 +3,13 @@
 // directory. `up` returns when the default namespace can take pods; nodes register separately (a real node:
 // node/real-node.ts; the test suite's: local-cluster.ts).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { createPki } from './pki.ts';
 import type { Pki } from './pki.ts';
-import { freePort, startProcess, waitFor } from './processes.ts';
+import { startOnFreePorts, startProcess, waitFor } from './processes.ts';
 import type { Managed } from './processes.ts';
 
 /**
@@ -106,8 +106,7 @@ export async function up(options: UpOptions): Promise<ControlPlane> {
     for (const p of [...processes].reverse()) await p.stop();
   };
   try {
-    const [etcdClient, etcdPeer, apiPort] = [await freePort(), await freePort(), await freePort()];
-    const etcd = start('etcd', [
+    const { ports: [etcdClient] } = await startOnFreePorts(2, ([etcdClient, etcdPeer]) => (rmSync(join(dir, 'etcd'), { recursive: true, force: true }), start('etcd', [
       bin('etcd'), '--name', 'default', '--data-dir', join(dir, 'etcd'),
       '--listen-client-urls', `http://127.0.0.1:${etcdClient}`, '--advertise-client-urls', `http://127.0.0.1:${etcdClient}`,
       '--listen-peer-urls', `http://127.0.0.1:${etcdPeer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${etcdPeer}`,
@@ -116,12 +115,11 @@ export async function up(options: UpOptions): Promise<ControlPlane> {
       '--unsafe-no-fsync', '--log-level', 'warn',
       // The 100,000-Run dispatcher bench writes ~1.5 GB of revisions between compactions; the 2 GB default is tight.
       '--quota-backend-bytes', String(8 * 2 ** 30),
-    ]);
-    await waitFor('etcd health', async () => (await fetch(`http://127.0.0.1:${etcdClient}/health`)).ok, { timeoutMs: 20_000, process: etcd });
+    ])), ([etcdClient], etcd) => waitFor('etcd health', async () => (await fetch(`http://127.0.0.1:${etcdClient}/health`)).ok, { timeoutMs: 20_000, process: etcd }));
     mark('etcd_ms');
 
-    const server = `https://127.0.0.1:${apiPort}`;
-    const apiserver = start('kube-apiserver', [
+    const admin = pki.client('admin');
+    const { ports: [apiPort] } = await startOnFreePorts(1, ([apiPort]) => start('kube-apiserver', [
       bin('kube-apiserver'), '--etcd-servers', `http://127.0.0.1:${etcdClient}`,
       '--bind-address', '127.0.0.1', '--advertise-address', '127.0.0.1', '--secure-port', String(apiPort), '--cert-dir', pkiDir,
       '--tls-cert-file', pki.serverCert, '--tls-private-key-file', pki.serverKey, '--client-ca-file', pki.caCert,
@@ -135,9 +133,8 @@ export async function up(options: UpOptions): Promise<ControlPlane> {
       '--service-account-issuer', 'https://kubernetes.default.svc.cluster.local', '--service-cluster-ip-range', SERVICE_CIDR,
       // Loopback cannot back the `kubernetes` Service's endpoints; pods reach the apiserver through KUBERNETES_SERVICE_HOST.
       '--endpoint-reconciler-type', 'none', '--allow-privileged=false', '--profiling=false', '--v=1',
-    ]);
-    const admin = pki.client('admin');
-    await waitFor('kube-apiserver /readyz', () => httpsOk(`${server}/readyz`, pki, admin), { timeoutMs: 60_000, process: apiserver });
+    ]), ([apiPort], apiserver) => waitFor('kube-apiserver /readyz', () => httpsOk(`https://127.0.0.1:${apiPort}/readyz`, pki, admin), { timeoutMs: 60_000, process: apiserver }));
+    const server = `https://127.0.0.1:${apiPort}`;
     mark('apiserver_ms');
 
     const writeConfig = (name: string, user: string) => {

@@ -1,6 +1,6 @@
 // Vitest global setup of the `cluster` project: one control plane per test run, each test file in its own
 // namespaces. TCAB_TEST_CLUSTER selects it: `local` (default: local-cluster.ts, the control plane built here with
-// one real node: kubelet + containerd + runc), `external` (the cluster KUBECONFIG points at), `k3s`
+// three real nodes: kubelet + containerd + runc; TCAB_TEST_NODES=1|2 for fewer), `external` (the cluster KUBECONFIG points at), `k3s`
 // (@testcontainers/k3s, where a container engine exists). What tests get about the real node (inject('realNode'))
 // is described in real-node-context.ts.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -49,7 +49,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (mode !== 'local') throw new Error(`TCAB_TEST_CLUSTER must be local, external or k3s, got "${mode}"`);
   const dir = mkdtempSync(join(tmpdir(), 'tcab-cluster-'));
   const cluster = await startLocalCluster(dir);
-  process.stderr.write(`test control plane + real node up: ${JSON.stringify(cluster.timings)}\n`);
+  process.stderr.write(`test control plane + ${cluster.nodes.length} real node(s) up: ${JSON.stringify(cluster.timings)}\n`);
   project.provide('kubeconfig', cluster.plane.kubeconfig);
   project.provide('clusterBinDir', cluster.plane.binDir);
   project.provide('realNode', cluster.context);

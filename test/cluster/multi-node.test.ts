@@ -133,15 +133,8 @@ const RUN_LABEL = 'tcab.dev/run';
 const ATTEMPT_LABEL = 'tcab.dev/attempt';
 const HARNESS_LABEL = 'tcab.dev/harness';
 
-/** Polls `check` once a second (each look lists up to a few hundred Runs through kubectl: not every 100 ms). */
-async function poll(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await Promise.resolve().then(check).catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await delay(1000);
-  }
-}
+/** Looks once a second (each look lists up to a few hundred Runs through kubectl: not every 100 ms). */
+const poll = (what: string, check: () => Promise<boolean> | boolean, timeoutMs: number) => waitFor(what, check, { timeoutMs, intervalMs: 1000 });
 
 type FaultKind = 'drain' | 'nats-stream-leader' | 'dispatcher-leader' | 'npm-cache' | 'image-registry' | 'node-kill';
 type AttemptRef = { run: string; attempt: number };

@@ -3,8 +3,9 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { openSync, closeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { freePort } from '../support/nats-server.ts';
 
 export interface Managed {
   name: string;
@@ -45,13 +46,41 @@ export function startProcess(name: string, argv: string[], options: StartOptions
 export { freePort } from '../support/nats-server.ts';
 
 /** Polls `check` until it is true; fails with the log's tail when the process dies or time runs out. */
-export async function waitFor(what: string, check: () => Promise<boolean>, options: { timeoutMs: number; process?: Managed }): Promise<void> {
+export async function waitFor(what: string, check: () => Promise<boolean> | boolean, options: { timeoutMs: number; process?: Managed; intervalMs?: number }): Promise<void> {
   const deadline = Date.now() + options.timeoutMs;
   for (;;) {
-    if (await check().catch(() => false)) return;
+    if (await Promise.resolve().then(check).catch(() => false)) return;
     const p = options.process;
     if (p && (p.child.exitCode !== null || p.child.signalCode !== null)) throw new Error(`${p.name} exited (${p.child.exitCode ?? p.child.signalCode}) before ${what}; see ${p.log}`);
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${p ? `; see ${p.log}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
+  }
+}
+
+/** Port-taken attempts a server gets before startOnFreePorts gives up. */
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Starts a server on `count` ports freePort() picked and waits until `ready`; when it exited because a port was
+ * taken in between ("address already in use": freePort closes the port before the server binds it, and any outgoing
+ * connection of this machine may get it as its ephemeral port meanwhile, the likelier the more nodes run), it picks
+ * new ports and starts it again, up to PORT_ATTEMPTS times. Any other failure is thrown as it came.
+ */
+export async function startOnFreePorts(count: number, start: (ports: number[]) => Managed, ready: (ports: number[], p: Managed) => Promise<void>): Promise<{ process: Managed; ports: number[] }> {
+  for (let attempt = 1; ; attempt++) {
+    const ports: number[] = [];
+    for (let i = 0; i < count; i++) ports.push(await freePort());
+    const p = start(ports);
+    try {
+      await ready(ports, p);
+      return { process: p, ports };
+    } catch (error) {
+      const exited = p.child.exitCode !== null || p.child.signalCode !== null;
+      // The log is appended to: only a line naming this attempt's ports counts.
+      const log = exited ? readFileSync(p.log, { encoding: 'utf8', flag: 'r' }) : '';
+      const taken = log.split('\n').some((line) => /address already in use/.test(line) && ports.some((port) => line.includes(`:${port}`)));
+      if (!taken || attempt >= PORT_ATTEMPTS) throw error;
+      process.stderr.write(`${p.name}: a port of ${ports.join(', ')} was taken before it bound it; starting it again on others\n`);
+    }
   }
 }

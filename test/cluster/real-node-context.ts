@@ -1,11 +1,11 @@
-// The one real node every cluster test (and test/e2e) runs its Pods on: kubelet + containerd + runc from
+// The real nodes every cluster test (and test/e2e) runs its Pods on: kubelet + containerd + runc from
 // node/real-node.ts, registered with the shared control plane by local-cluster.ts (for global-setup.ts and
-// `npm run cluster:up`), with the chart's images built from deploy/images (scripts/images/build.sh) and pushed into
-// the node's local registry.
+// `npm run cluster:up`; three by default), with the chart's images built from deploy/images (scripts/images/build.sh)
+// and pushed into each node's local registry. What is below describes the first node; Pods land on any.
 //
 // What tests get, through `inject('realNode')` (a plain, serialisable object; undefined when TCAB_TEST_CLUSTER is
 // external or k3s, where there is no node of ours):
-//   name        the Node's name; the only node, untainted, so Pods need no nodeSelector or toleration
+//   name        the first Node's name; every node is untainted, so Pods need no nodeSelector or toleration
 //   ip          the node IP (its InternalIP): Pods reach servers the test exposes on it (exposeHostPort below)
 //   netnsPath   `nsenter --net=<netnsPath> -- ...` runs a command inside the node's network namespace
 //   cgroupRoot  the node's cgroup root (cgroupfs driver): a container's processes are in
@@ -24,6 +24,10 @@
 //               node's namespace) and `internet` (198.51.100.10:80, named internet.tcab.test by CoreDNS); each
 //               answers `tcab stand-in <name>`; Pods without a NetworkPolicy reach both
 //   egressDestinations  the only addresses outside the node Pods' traffic is routed to (registries, resolvers)
+//   nodeNames   every node's name, the first (this one) first: three unless TCAB_TEST_NODES says otherwise
+//               (local-cluster.ts); a test whose Pods must be on this node (it looks at the node's cgroups, its
+//               containerd, its registry hosts) pins them with onThisNode()
+//   peers       the other nodes, as pushImages needs them (each has a registry of its own)
 //   registryHostsDir  containerd's registry hosts directory (certs.d): containerd reads
 //               <registryHostsDir>/<registry name>/hosts.toml at each pull, so a test can add a registry name that
 //               is served by something of its own inside the node's namespace (and must remove what it adds)
@@ -53,6 +57,15 @@ export interface RealNodeContext {
   standIns: StandIns;
   egressDestinations: string[];
   registryHostsDir: string;
+  nodeNames: string[];
+  peers: PeerNodeContext[];
+}
+
+/** Another node of the test cluster: where pushImages also pushes. */
+export interface PeerNodeContext {
+  name: string;
+  netnsPath: string;
+  registryInNode: string;
 }
 
 declare module 'vitest' {
@@ -76,28 +89,40 @@ export type ChartImage = 'driver' | 'dispatcher' | 'nats' | 'npm-cache' | 'egres
  * them. The build runs on the host (a cold build needs the package registries, which the node's namespace does
  * not reach); the push runs inside the namespace, where the registry listens.
  */
-export async function pushImages(names: ChartImage[], node: Pick<RealNodeContext, 'netnsPath' | 'registry' | 'registryInNode' | 'imageTag'> = realNode()): Promise<Record<string, string>> {
+export async function pushImages(names: ChartImage[], node: Pick<RealNodeContext, 'netnsPath' | 'registry' | 'registryInNode' | 'imageTag'> & { peers?: PeerNodeContext[] } = realNode()): Promise<Record<string, string>> {
   const build = join(ROOT, 'scripts', 'images', 'build.sh');
   const only = names.join(',');
   const options = { encoding: 'utf8' as const, maxBuffer: 64 << 20 };
   await exec(build, ['--only', only, '--tag', node.imageTag], options);
-  await exec('nsenter', [`--net=${node.netnsPath}`, '--', build, '--only', only, '--tag', node.imageTag, '--push', node.registryInNode], options);
+  // Every node's registry: a Pod pulls from the registry of the node it lands on.
+  for (const target of [node, ...(node.peers ?? [])]) await exec('nsenter', [`--net=${target.netnsPath}`, '--', build, '--only', only, '--tag', node.imageTag, '--push', target.registryInNode], options);
   return Object.fromEntries(names.map((name) => [name, `${node.registry}/${name}:${node.imageTag}`]));
 }
 
 /**
- * Copies an image the node's registry holds to another name there (a registry that "comes back" with an image it
- * did not serve before); both refs as Pods name them (realNode().registry/...).
+ * Copies an image the registries hold to another name there, in every node's registry (a registry that "comes
+ * back" with an image it did not serve before); both refs as Pods name them (realNode().registry/...).
  */
-export async function copyImageInRegistry(from: string, to: string, node: Pick<RealNodeContext, 'netnsPath' | 'registry' | 'registryInNode'> = realNode()): Promise<void> {
-  const inNode = (ref: string) => ref.replace(node.registry, node.registryInNode);
-  await exec('nsenter', [`--net=${node.netnsPath}`, '--', join(nodeBinaries(), 'crane'), 'copy', '--insecure', inNode(from), inNode(to)], { encoding: 'utf8' as const });
+export async function copyImageInRegistry(from: string, to: string, node: Pick<RealNodeContext, 'netnsPath' | 'registry' | 'registryInNode'> & { peers?: PeerNodeContext[] } = realNode()): Promise<void> {
+  for (const target of [node, ...(node.peers ?? [])]) {
+    const inNode = (ref: string) => ref.replace(node.registry, target.registryInNode);
+    await exec('nsenter', [`--net=${target.netnsPath}`, '--', join(nodeBinaries(), 'crane'), 'copy', '--insecure', inNode(from), inNode(to)], { encoding: 'utf8' as const });
+  }
+}
+
+/**
+ * Pins a Pod spec to the first node (what realNode() describes), for a test that looks at the node's own parts
+ * (its cgroups, its containerd, its registry hosts) or its stand-ins; a no-op on a one-node cluster but for the
+ * selector. As a nodeSelector on the node's name label, which also works in the chart's driver.nodeSelector.
+ */
+export function onThisNode(): Record<string, string> {
+  return { 'kubernetes.io/hostname': realNode().name };
 }
 
 /**
  * Makes a server on the host's 127.0.0.1:<port> (NATS, a stub model) reachable from Pods; returns the `host:port`
- * Pods use (the node IP). The bridge belongs to the node (node/real-node.ts exposeHostPort, called by
- * local-cluster.ts on request) and lives as long as the node.
+ * Pods use (HOST_SERVICES_IP, the same on every node). The bridges belong to the nodes (node/real-node.ts
+ * exposeHostPort, called on every node by local-cluster.ts on request) and live as long as they do.
  */
 export function exposeHostPort(port: number): Promise<string> {
   const socketPath = realNode().exposeSocket;

@@ -19,7 +19,6 @@
 // (38-89 s after the creation). B: attempt 1 ended ImagePullFailed 6-15 s after the creation (3 s pull grace),
 // the next attempt's image pulled 5-15 s after that, Succeeded 19-29 s after the creation.
 import { execFile, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,8 +39,10 @@ import type { StreamItem } from '../../nats/reader.ts';
 import type { RunResult } from '../../shared/run.ts';
 import { NatsServer, freePort } from '../support/nats-server.ts';
 import { ggDriverEnv } from './gg-driver-env.ts';
-import { copyImageInRegistry, podUrl, realNode } from './real-node-context.ts';
+import { copyImageInRegistry, onThisNode, podUrl, realNode } from './real-node-context.ts';
 import { createNamespace, kubectl, readRunUntil, waitFor } from './support.ts';
+import { startFlakyRegistry } from './flaky-registry-process.ts';
+import type { FlakyRegistryProcess } from './flaky-registry-process.ts';
 
 const exec = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -242,50 +243,12 @@ function expectHarnessFailureNotRetried(run: RunObject, installed: number, logs:
 
 // --- B: the image registry ------------------------------------------------------------------------------------
 
-interface FlakyRegistry {
-  port: number;
-  /** What the proxy printed (one JSON line per request, one per flip). */
-  lines: string[];
-  set(state: 'up' | 'down'): Promise<void>;
-}
-
-/** flaky-registry.ts inside the node's network namespace, down, in front of the node's registry. */
-async function startFlakyRegistry(): Promise<FlakyRegistry> {
+/** flaky-registry.ts inside the node's network namespace, down, in front of the node's registry; stopped at the end. */
+async function flakyRegistryOnNode(): Promise<FlakyRegistryProcess> {
   const node = realNode();
-  const child: ChildProcess = spawn('nsenter', [`--net=${node.netnsPath}`, '--', process.execPath, join(import.meta.dirname, 'flaky-registry.ts'), '--listen', '127.0.0.1:0', '--to', node.registryInNode.split('/')[0]!], { stdio: ['pipe', 'pipe', 'pipe'] });
-  cleanups.push(async () => {
-    child.stdin!.end();
-    child.kill('SIGTERM');
-    if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
-  });
-  const lines: string[] = [];
-  const waiters: { test: (line: string) => boolean; resolve: (line: string) => void }[] = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => {
-    lines.push(line);
-    for (const w of waiters.splice(0)) {
-      if (w.test(line)) w.resolve(line);
-      else waiters.push(w);
-    }
-  });
-  const stderr: string[] = [];
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
-  const lineMatching = (test: (line: string) => boolean, what: string) => new Promise<string>((resolve, reject) => {
-    const seen = lines.find(test);
-    if (seen) return resolve(seen);
-    const timer = setTimeout(() => reject(new Error(`flaky registry: no ${what} in 20 s: ${lines.join('\n')} ${stderr.join('')}`)), 20_000);
-    waiters.push({ test, resolve: (line) => (clearTimeout(timer), resolve(line)) });
-  });
-  const listening = await lineMatching((l) => l.startsWith('listening '), 'listening line');
-  const port = Number(listening.split(':').at(-1));
-  return {
-    port,
-    lines,
-    async set(state) {
-      const before = lines.length;
-      child.stdin!.write(`${state}\n`);
-      await lineMatching((l) => lines.indexOf(l) >= before && l.includes(`"state":"${state}"`), `acknowledgement of ${state}`);
-    },
-  };
+  const flaky = await startFlakyRegistry((argv) => ['nsenter', `--net=${node.netnsPath}`, '--', ...argv], node.registryInNode.split('/')[0]!);
+  cleanups.push(() => flaky.close());
+  return flaky;
 }
 
 describe('supply faults (real node)', () => {
@@ -298,14 +261,15 @@ describe('supply faults (real node)', () => {
     // The driver image under a repository of this test's own, so no earlier pull left it on the node.
     const repo = `driver-flaky-${randomBytes(4).toString('hex')}`;
     await copyImageInRegistry(node.images.driver, `${node.registry}/${repo}:${node.imageTag}`);
-    const flaky = await startFlakyRegistry();
+    const flaky = await flakyRegistryOnNode();
     const hostsDir = join(node.registryHostsDir, FLAKY_REGISTRY);
     mkdirSync(hostsDir, { recursive: true });
     cleanups.push(() => rmSync(hostsDir, { recursive: true, force: true }));
     const proxy = `http://127.0.0.1:${flaky.port}`;
     writeFileSync(join(hostsDir, 'hosts.toml'), `server = "${proxy}"\n\n[host."${proxy}"]\n  capabilities = ["pull", "resolve"]\n`);
     const image = `${FLAKY_REGISTRY}/tcab/${repo}:${node.imageTag}`;
-    const dispatcher = await startDispatcher(f, { TCAB_DRIVER_IMAGE: image, TCAB_IMAGE_PULL_GRACE_SECONDS: '3' });
+    // On the node whose containerd the hosts.toml above redirects (the suite's cluster may have more: TCAB_TEST_NODES).
+    const dispatcher = await startDispatcher(f, { TCAB_DRIVER_IMAGE: image, TCAB_IMAGE_PULL_GRACE_SECONDS: '3', TCAB_DRIVER_PLACEMENT: JSON.stringify({ nodeSelector: onThisNode() }) });
     const created = Date.now();
     expect((await kubectl(['apply', '-f', '-'], JSON.stringify(runOf(ns, 'pull-503', { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'say hi', maxRuntimeSeconds: 300, retries: 3 })))).code).toBe(0);
 
@@ -328,7 +292,7 @@ describe('supply faults (real node)', () => {
     expect(attempts.at(-1), doneContext).toMatchObject({ outcome: 'succeeded' });
     expect(attempts.at(-1)!.retried, doneContext).toBeFalsy();
     // Every request before the flip was answered 503; the manifest was served after it.
-    const requests = flaky.lines.filter((l) => l.startsWith('{') && l.includes('"status"')).map((l) => JSON.parse(l) as { at: string; method: string; url: string; status: number });
+    const requests = flaky.requests();
     expect(requests.filter((r) => Date.parse(r.at) < flippedAt).every((r) => r.status === 503)).toBe(true);
     expect(requests.filter((r) => r.status === 503).length).toBeGreaterThan(0);
     expect(requests.some((r) => Date.parse(r.at) >= flippedAt && r.url.includes(`/v2/tcab/${repo}/manifests/`) && r.status === 200), JSON.stringify(requests)).toBe(true);

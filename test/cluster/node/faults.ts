@@ -5,11 +5,11 @@
 //                     named to containerd by the node's own hosts.toml), and an image removed from the node's
 //                     containerd so that its next Pod must pull it; `restore()` puts the registry back, `close()`
 //                     stops the proxy
-import { execFileSync, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { startFlakyRegistry } from '../flaky-registry-process.ts';
+import type { FlakyRegistryRequest } from '../flaky-registry-process.ts';
 import { REGISTRY, internals } from './real-node.ts';
 import type { RealNode } from './real-node.ts';
 
@@ -34,8 +34,8 @@ export function sigkillContainer(node: RealNode, podUid: string, commandIncludes
 }
 
 export interface RegistryOutage {
-  /** Every request the node's containerd made while the outage proxy stood in (JSON lines: at, method, url, status). */
-  requests(): { at: string; method: string; url: string; status: number }[];
+  /** Every request the node's containerd made while the outage proxy stood in. */
+  requests(): FlakyRegistryRequest[];
   /** The registry answers again: the proxy forwards (pulls under way go on through it), the node's hosts.toml is put back. */
   restore(): Promise<void>;
   /** Stops the proxy (after restore: no pull goes through it any more). */
@@ -48,52 +48,32 @@ export interface RegistryOutage {
  * it pulls. Running containers keep their snapshots.
  */
 export async function registryOutage(node: RealNode, nodeBinDir: string, image: string): Promise<RegistryOutage> {
-  const [command, ...args] = node.nodeArgv([process.execPath, join(import.meta.dirname, '..', 'flaky-registry.ts'), '--listen', '127.0.0.1:0', '--to', node.registryInNode]);
-  const child = spawn(command!, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  const waiters: { test: (line: string) => boolean; resolve: () => void }[] = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => {
-    lines.push(line);
-    for (const w of waiters.splice(0)) {
-      if (w.test(line)) w.resolve();
-      else waiters.push(w);
-    }
-  });
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const line = (test: (line: string) => boolean, what: string) => new Promise<void>((resolve, reject) => {
-    if (lines.some(test)) return resolve();
-    const timer = setTimeout(() => reject(new Error(`registry outage proxy: no ${what} in 20 s: ${lines.join('\n')} ${stderr}`)), 20_000);
-    waiters.push({ test, resolve: () => (clearTimeout(timer), resolve()) });
-  });
-  await line((l) => l.startsWith('listening '), 'listening line');
-  const port = Number(lines.find((l) => l.startsWith('listening '))!.split(':').at(-1));
+  const proxy = await startFlakyRegistry((argv) => node.nodeArgv(argv), node.registryInNode);
   const hostsFile = join(node.dir, 'containerd', 'certs.d', REGISTRY, 'hosts.toml');
   const original = readFileSync(hostsFile, 'utf8');
-  const proxy = `http://127.0.0.1:${port}`;
-  // containerd reads hosts.toml at each pull: from the next pull on, the registry is the proxy.
-  writeFileSync(hostsFile, `server = "${proxy}"\n\n[host."${proxy}"]\n  capabilities = ["pull", "resolve"]\n`);
-
-  const ctr = (...args: string[]) => execFileSync(join(nodeBinDir, 'ctr'), ['--address', join(node.dir, 'containerd', 'containerd.sock'), '--namespace', 'k8s.io', ...args], { encoding: 'utf8' });
-  // `ctr images ls`: REF TYPE DIGEST ...; the CRI keeps the tag, the digest and the image id as names of one image.
-  const listed = ctr('images', 'ls').split('\n').slice(1).filter(Boolean).map((row) => row.split(/\s+/));
-  const digest = listed.find(([ref]) => ref === image)?.[2];
-  if (!digest) throw new Error(`registry outage: ${image} is not on node ${node.name} (${listed.map(([ref]) => ref).join(', ')})`);
-  const refs = listed.filter((row) => row[2] === digest).map(([ref]) => ref!);
-  ctr('images', 'rm', ...refs);
+  const url = `http://127.0.0.1:${proxy.port}`;
+  try {
+    // containerd reads hosts.toml at each pull: from the next pull on, the registry is the proxy.
+    writeFileSync(hostsFile, `server = "${url}"\n\n[host."${url}"]\n  capabilities = ["pull", "resolve"]\n`);
+    const ctr = (...args: string[]) => execFileSync(join(nodeBinDir, 'ctr'), ['--address', join(node.dir, 'containerd', 'containerd.sock'), '--namespace', 'k8s.io', ...args], { encoding: 'utf8' });
+    // `ctr images ls`: REF TYPE DIGEST ...; the CRI keeps the tag, the digest and the image id as names of one image.
+    const listed = ctr('images', 'ls').split('\n').slice(1).filter(Boolean).map((row) => row.split(/\s+/));
+    const digest = listed.find(([ref]) => ref === image)?.[2];
+    if (!digest) throw new Error(`registry outage: ${image} is not on node ${node.name} (${listed.map(([ref]) => ref).join(', ')})`);
+    ctr('images', 'rm', ...listed.filter((row) => row[2] === digest).map(([ref]) => ref!));
+  } catch (error) {
+    // Half an outage is none: the node gets its registry back before the test hears why.
+    writeFileSync(hostsFile, original);
+    await proxy.close();
+    throw error;
+  }
 
   return {
-    requests: () => lines.filter((l) => l.startsWith('{') && l.includes('"status"')).map((l) => JSON.parse(l) as ReturnType<RegistryOutage['requests']>[number]),
+    requests: () => proxy.requests(),
     async restore() {
-      const before = lines.length;
-      child.stdin!.write('up\n');
-      await line((l) => lines.indexOf(l) >= before && l.includes('"state":"up"'), 'acknowledgement of up');
+      await proxy.set('up');
       writeFileSync(hostsFile, original);
     },
-    async close() {
-      child.stdin!.end();
-      child.kill('SIGTERM');
-      if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
-    },
+    close: () => proxy.close(),
   };
 }
