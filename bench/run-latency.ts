@@ -37,8 +37,8 @@ const NODE_NAME = 'tcab-bench-node';
 const NS = 'bench-e2e';
 const GG_SCRIPT = { steps: [{ tool: { name: 'write_file', args: { path: 'hello.txt', content: 'hello\n' } } }, { text: 'Wrote hello.txt.' }] };
 const CLAUDE_SCRIPT = { steps: [{ text: 'Hello from the stub model.' }] };
-/** Issue 20's goal: installing and probing a harness from a warm in-cluster cache, p95. */
-const TARGET_WARM_INSTALL_PROBE_P95_MS = 30_000;
+/** Issue 36's goal: installing (from the node's release store) and probing Claude Code, p95 (issue 20's was 30 s). */
+const TARGET_WARM_INSTALL_PROBE_P95_MS = 1_500;
 
 /** A bench that stops making progress fails, saying what it waited for, instead of hanging. */
 function within<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
@@ -93,7 +93,9 @@ export async function benchRunLatency(runs = 3, log: (m: string) => void = () =>
     t0 = Date.now();
     log('helm install (bundled NATS and npm cache on local-path volumes, extraCA, in-cluster stub models)');
     await kubectl(['create', 'namespace', NS]);
-    const install = await installChart(access, { namespace: NS, images, providerKey: 'sk-ant-fake-bench', stubScripts: { gg: GG_SCRIPT, claude: CLAUDE_SCRIPT }, workDir: dir, timeoutSeconds: 300 });
+    const install = await installChart(access, { namespace: NS, images, providerKey: 'sk-ant-fake-bench', stubScripts: { gg: GG_SCRIPT, claude: CLAUDE_SCRIPT }, workDir: dir, timeoutSeconds: 300,
+      // The node's release store (issue 36): warm Claude Code runs take the release stored by the cold one.
+      overrides: { driver: { releaseStore: { hostPath: join(dir, 'releases') } } } });
     if (install.code !== 0) throw new Error(`helm install: ${install.stderr}`);
     setup.helm_install_ms = Date.now() - t0;
     // The driver Pods find their image present (the stub models run the same image): its one real pull is here.
@@ -175,10 +177,10 @@ export async function benchRunLatency(runs = 3, log: (m: string) => void = () =>
       const warmSummary = summary(warm);
       const p95 = (warmSummary.p95_ms as Record<string, number>).install_and_probe;
       claude = {
-        harness: 'claude (Claude Code, newest release from the npm registry through the in-cluster npm cache; stub model)',
+        harness: 'claude (Claude Code, newest release from the npm registry through the in-cluster npm cache, then from the node\'s release store; stub model)',
         cold_cache: cold,
         warm_cache: warmSummary,
-        target: { what: 'install_harness + probe_harness from a warm in-cluster cache, p95', target_ms: TARGET_WARM_INSTALL_PROBE_P95_MS, p95_ms: p95, meets_target: p95 !== undefined && p95 < TARGET_WARM_INSTALL_PROBE_P95_MS },
+        target: { what: 'install_harness + probe_harness from the node\'s release store (issue 36 goal), p95', target_ms: TARGET_WARM_INSTALL_PROBE_P95_MS, p95_ms: p95, meets_target: p95 !== undefined && p95 < TARGET_WARM_INSTALL_PROBE_P95_MS },
       };
     } catch (error) {
       log(`claude: ${(error as Error).message}`);

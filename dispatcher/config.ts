@@ -108,6 +108,11 @@ export const DispatcherConfig = z.object({
    */
   TCAB_DRIVER_PLACEMENT: jsonVariable(DriverPlacement, '{}', 'a JSON object {nodeSelector, tolerations, spread, nodeLostTolerationSeconds}'),
   /**
+   * The node's release store (the chart's driver.releaseStore.hostPath): a hostPath directory mounted into every
+   * driver Pod, where drivers keep installed releases for the next run on the node; unset = none.
+   */
+  TCAB_DRIVER_RELEASE_STORE: z.preprocess(unsetIfEmpty, z.string().regex(/^\/[^\0]*$/, 'must be an absolute path').optional()),
+  /**
    * How driver Pods resolve names: `cluster` (the cluster's DNS, Kubernetes' default) or `hosts` (no DNS at all:
    * the names the run needs are written into the Pod's /etc/hosts, so an agent cannot enumerate the cluster's
    * Services and Pods through DNS; the chart's default).

@@ -21,7 +21,7 @@ import { SecretScrubber } from './scrub.ts';
 import { childBaseEnv, proxySecrets } from './child-env.ts';
 import { writeHomeFiles } from './home-files.ts';
 import { createRunDirs } from './run-dirs.ts';
-import { baseUrlFor, parseRunSettings } from '../shared/driver-env.ts';
+import { baseUrlFor, parseRunSettings, releaseStoreOf } from '../shared/driver-env.ts';
 import type { RunSettings } from '../shared/driver-env.ts';
 import { localTestCaseProblem } from './test-case.ts';
 import { parseRunId } from '../shared/run-id.ts';
@@ -221,6 +221,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
       baseEnv: childBaseEnv(options.env, dirs.prefix, dirs.home, dirs.tmp),
       npmRegistry: settings.TCAB_NPM_REGISTRY,
       npmAuth: options.npmAuth,
+      releaseStore: releaseStoreOf(settings, options.env),
       emit,
       timings,
       timers: options.timers,

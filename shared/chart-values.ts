@@ -60,6 +60,10 @@ export const ChartValues = z.strictObject({
       endpoint: z.union([z.literal(''), z.string().regex(/^https?:\/\/[^\s]+$/, 'an http(s) URL')]),
       headersSecret: z.strictObject({ name: z.union([z.literal(''), secretName]), key: z.string().min(1) }),
     }),
+    // The node's release store (issue 36, driver/stages/release-store.ts): a hostPath directory on each node where
+    // drivers keep installed harness releases for the next run on that node; '' = none (every run installs).
+    // eslint-disable-next-line no-control-regex -- a NUL byte cannot be in a path: the regex says so to values.schema.json too
+    releaseStore: z.strictObject({ hostPath: z.union([z.literal(''), z.string().regex(/^(\/([^/.\x00][^/\x00]*|\.[^/.\x00][^/\x00]*|\.\.[^/\x00]+))+$/, 'an absolute path without . or .. segments, such as /var/lib/tcab/releases')]) }),
     // Where driver Pods run (issue 35): nodeSelector, tolerations, spread, nodeLostTolerationSeconds. The dispatcher
     // parses the same shape from TCAB_DRIVER_PLACEMENT (shared/driver-placement.ts).
     ...DriverPlacementFields,

@@ -1,7 +1,7 @@
 // The driver env schema, variable by variable: what each accepts (and decodes to), what it refuses (naming the
 // variable), its default; and that typed values encode to text that decodes back to the same values.
 import { describe, expect, it } from 'vitest';
-import { BaseUrls, CREDENTIALS_MOUNT, DEFAULT_NPM_REGISTRY, DEFAULT_RUN_ROOT, DriverEnvFields, baseUrlFor, encodeDriverEnv, parseDriverEnv, parseRunSettings, parseRunSpecText } from './driver-env.ts';
+import { BaseUrls, CREDENTIALS_MOUNT, DEFAULT_NPM_REGISTRY, DEFAULT_RUN_ROOT, DriverEnvFields, baseUrlFor, encodeDriverEnv, parseDriverEnv, parseRunSettings, parseRunSpecText, releaseStoreOf } from './driver-env.ts';
 import { InvalidInputError } from './errors.ts';
 import { RunSpec } from './run.ts';
 
@@ -24,6 +24,7 @@ const TABLE: [string, [string, unknown][], [string, string | RegExp][], unknown]
   ['TCAB_RESULT_FILE', [['/tmp/result.json', '/tmp/result.json']], [[NUL, 'must not contain a NUL character (\\0)']], undefined],
   ['TCAB_NPM_REGISTRY', [['http://verdaccio.tcab:4873/', 'http://verdaccio.tcab:4873/']], [['ftp://mirror/', 'must be an http(s) URL, got "ftp://mirror/"'], ['verdaccio:4873', /must be an http\(s\) URL/]], DEFAULT_NPM_REGISTRY],
   ['TCAB_NPM_CACHE', [['/tmp/npm', '/tmp/npm']], [[NUL, 'must not contain a NUL character (\\0)']], undefined],
+  ['TCAB_RELEASE_STORE', [['/var/cache/tcab/releases', '/var/cache/tcab/releases'], ['off', 'off']], [[NUL, /must not contain a NUL character/]], undefined],
   ['TCAB_NPM_AUTH_FILE', [['/var/run/tcab/npm/auth', '/var/run/tcab/npm/auth']], [[NUL, 'must not contain a NUL character (\\0)']], undefined],
   ['TCAB_BASE_URL', [['https://gateway.example/v1', 'https://gateway.example/v1'], ['https://u:sk-fake-gw@gateway.example/', 'https://u:sk-fake-gw@gateway.example/']], [['gateway', 'must be an http(s) URL, got "gateway"'], ['u:sk-fake-gw@gateway', 'must be an http(s) URL, got a value with "@" (not shown: it may carry credentials)']], undefined],
   ['TCAB_MODEL_CATALOG', [['/etc/catalog.json', '/etc/catalog.json']], [[NUL, 'must not contain a NUL character (\\0)']], undefined],
@@ -118,5 +119,19 @@ describe('the driver env schema', () => {
     expect(() => encodeDriverEnv({ TCAB_AWAIT_POD_START_SECONDS: -1 })).toThrow();
     expect(() => encodeDriverEnv({ TCAB_RUN_ID: 'a/b' })).toThrow(/is not a run id/);
     expect(() => encodeDriverEnv({ TCAB_RUN_UID: 0 })).toThrow(/not root/);
+  });
+});
+
+describe('releaseStoreOf (issue 36)', () => {
+  it.each([
+    ['off', { HOME: '/home/u' }, undefined],
+    ['a directory named', { TCAB_RELEASE_STORE: '/srv/releases', HOME: '/home/u' }, '/srv/releases'],
+    ['XDG_CACHE_HOME', { XDG_CACHE_HOME: '/home/u/.xdg', HOME: '/home/u' }, '/home/u/.xdg/tcab/releases'],
+    ['HOME', { HOME: '/home/u' }, '/home/u/.cache/tcab/releases'],
+    ['a relative XDG_CACHE_HOME is ignored (the XDG rule), HOME used', { XDG_CACHE_HOME: 'rel', HOME: '/home/u' }, '/home/u/.cache/tcab/releases'],
+    ['no HOME: under the run root', { TCAB_RUN_ROOT: '/runs' }, '/runs/releases'],
+  ] as const)('%s', (_, env, want) => {
+    const settings = parseRunSettings({ ...(_ === 'off' ? { TCAB_RELEASE_STORE: 'off' } : {}), ...env });
+    expect(releaseStoreOf(settings, env)).toBe(want);
   });
 });

@@ -83,6 +83,7 @@ export const DriverEnvFields = z.object({
   TCAB_NPM_REGISTRY: httpUrl.default(DEFAULT_NPM_REGISTRY).describe('The npm registry harnesses are installed from (a cluster-local cache in a cluster).'),
   TCAB_NPM_AUTH_FILE: path.optional().describe("A file holding the npm registry's credential (npm `_auth`: base64 of user:password), given to npm for the install stages only (a cluster's npm cache admits installs only)."),
   TCAB_NPM_CACHE: path.optional().describe('The npm cache directory; default `<TCAB_RUN_ROOT>/npm-cache[-<uid>]`, shared between runs.'),
+  TCAB_RELEASE_STORE: z.union([z.literal('off'), path]).optional().describe("Where installed harness releases are kept between runs, each file checked against its SHA-256 when the next run takes it (driver/stages/release-store.ts); default `$XDG_CACHE_HOME/tcab/releases` or `$HOME/.cache/tcab/releases` (`<TCAB_RUN_ROOT>/releases` without a HOME); `off`: every run installs from the registry."),
   TCAB_BASE_URL: httpUrl.optional().describe("A model endpoint for every harness (an operator's gateway); TCAB_BASE_URL_<SLUG> wins for one."),
   TCAB_MODEL_CATALOG: path.optional().describe('A user copy of the model catalogue (prices); default: the bundled one.'),
   TCAB_RUN_UID: runUserId.optional().describe('The uid harnesses run as when the driver is root; default 1000.'),
@@ -116,8 +117,20 @@ export type DriverSettings = DriverEnvFields & { baseUrls: z.output<typeof BaseU
 export type DriverEnvValues = Partial<DriverEnvFields>;
 
 /** The settings a run needs wherever it runs (a workstation's `tcab run` too); the rest are the Pod's. */
-export const RUN_SETTINGS = ['TCAB_RUN_ROOT', 'TCAB_NPM_REGISTRY', 'TCAB_NPM_CACHE', 'TCAB_BASE_URL', 'TCAB_MODEL_CATALOG'] as const;
+export const RUN_SETTINGS = ['TCAB_RUN_ROOT', 'TCAB_NPM_REGISTRY', 'TCAB_NPM_CACHE', 'TCAB_RELEASE_STORE', 'TCAB_BASE_URL', 'TCAB_MODEL_CATALOG'] as const;
 export type RunSettings = Pick<DriverSettings, (typeof RUN_SETTINGS)[number] | 'baseUrls'>;
+
+/**
+ * The release store's directory, or undefined when it is off. By default the user's cache directory
+ * (`$XDG_CACHE_HOME/tcab/releases`, else `$HOME/.cache/tcab/releases`: it outlives a reboot, as a workstation's
+ * installed releases should), or `<TCAB_RUN_ROOT>/releases` when no HOME is known. A driver Pod is always told.
+ */
+export function releaseStoreOf(settings: Pick<DriverSettings, 'TCAB_RUN_ROOT' | 'TCAB_RELEASE_STORE'>, env: Env): string | undefined {
+  if (settings.TCAB_RELEASE_STORE === 'off') return undefined;
+  if (settings.TCAB_RELEASE_STORE) return settings.TCAB_RELEASE_STORE;
+  const cache = env.XDG_CACHE_HOME?.startsWith('/') ? env.XDG_CACHE_HOME : env.HOME?.startsWith('/') ? join(env.HOME, '.cache') : undefined;
+  return cache ? join(cache, 'tcab', 'releases') : join(settings.TCAB_RUN_ROOT, 'releases');
+}
 
 /** A harness's model endpoint override: its own variable, else the shared one. */
 export function baseUrlFor(settings: RunSettings, slug: string): string | undefined {

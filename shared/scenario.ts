@@ -23,6 +23,7 @@ export const Scenario = z.strictObject({
     /** `unknown` events allowed (0 for documented records). */
     max_unknown: z.int().min(0).default(0),
     usage: z.boolean().default(true).describe('The run must report usage'),
+    session_id: z.boolean().default(true).describe('The run must report a session id (false for a CLI that has none, e.g. aider)'),
   }),
 });
 export type Scenario = z.infer<typeof Scenario>;

@@ -3,7 +3,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { GATEWAY_PROVIDER_VARIABLE, GATEWAY_URL_VARIABLE } from '../../shared/gateway.ts';
 import { ATTEMPT_LABEL, AWAIT_POD_START_SECONDS, attemptOfPod, CREDENTIALS_MOUNT, GATEWAY_LABEL, GATEWAY_TOKEN_KEY, NATS_CREDS_DIR, NATS_CREDS_PATH, NPM_AUTH_DIR, buildDriverPod, clusterRunId, driverEnvVars, driverPodName } from './driver-pod.ts';
 import { runInboxPrefix } from '../../nats/auth/index.ts';
-import { BASE_URL_VARIABLE, DriverEnvFields, parseDriverEnv } from '../../shared/driver-env.ts';
+import { BASE_URL_VARIABLE, DriverEnvFields, parseDriverEnv, parseDriverEnvFields } from '../../shared/driver-env.ts';
 import { clusterAvailability } from './availability.ts';
 import { dispatcherConfig } from '../config.ts';
 import { RunSpec } from '../../shared/run.ts';
@@ -12,14 +12,15 @@ import { InvalidInputError } from '../../shared/errors.ts';
 
 const run = { namespace: 'evals', name: 'fix-bug-17', uid: '0f1e2d3c-aaaa-bbbb-cccc-1234567890ab' };
 const spec = RunSpec.parse({ harness: 'claude', model: 'claude-sonnet-4-5', prompt: 'fix it', maxRuntimeSeconds: 900 });
-const config = dispatcherConfig({
+const configEnv = {
   TCAB_DRIVER_IMAGE: 'registry.example/tcab/driver:1.2.3',
   TCAB_NATS_URL: 'nats://nats.tcab:4222',
   TCAB_NATS_SECRET: 'tcab-nats',
   TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'provider-keys', key: 'anthropic' }, { env: 'OPENAI_API_KEY', secret: 'provider-keys', key: 'openai' }]),
   TCAB_SUBSCRIPTION_SECRETS: JSON.stringify({ claude: 'claude-subscription' }),
   TCAB_DRIVER_ENV: JSON.stringify({ TCAB_NPM_REGISTRY: 'http://verdaccio.tcab:4873/' }),
-});
+};
+const config = dispatcherConfig(configEnv);
 const claudeAuth = getHarness('claude').manifest.auth;
 
 describe('buildDriverPod', () => {
@@ -51,6 +52,19 @@ describe('buildDriverPod', () => {
     expect(pod.spec!.volumes).toContainEqual({ name: 'tmp', emptyDir: {} });
     expect(container.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
     expect(pod.spec!.activeDeadlineSeconds).toBe(900 + 120);
+  });
+
+  it('issue 36: the node\'s release store (driver.releaseStore.hostPath) is a hostPath volume the driver is told of; without one the driver keeps none', () => {
+    const envOf = (p: V1Pod) => Object.fromEntries(p.spec!.containers[0]!.env!.map((e) => [e.name, e.value]));
+    expect(envOf(pod).TCAB_RELEASE_STORE).toBe('off');
+    expect(pod.spec!.volumes!.map((v) => v.name)).not.toContain('release-store');
+    const stored = buildDriverPod(run, spec, dispatcherConfig({ ...configEnv, TCAB_DRIVER_RELEASE_STORE: '/var/lib/tcab/releases' }), ['ANTHROPIC_API_KEY']);
+    expect(stored.spec!.volumes).toContainEqual({ name: 'release-store', hostPath: { path: '/var/lib/tcab/releases', type: 'DirectoryOrCreate' } });
+    expect(stored.spec!.containers[0]!.volumeMounts).toContainEqual({ name: 'release-store', mountPath: '/var/cache/tcab/releases' });
+    expect(envOf(stored).TCAB_RELEASE_STORE).toBe('/var/cache/tcab/releases');
+    // What the driver reads from it is valid driver env.
+    expect(parseDriverEnvFields(Object.fromEntries(stored.spec!.containers[0]!.env!.flatMap((e) => (e.value === undefined ? [] : [[e.name, e.value]]))), ['TCAB_RELEASE_STORE']).TCAB_RELEASE_STORE).toBe('/var/cache/tcab/releases');
+    expect(() => dispatcherConfig({ ...configEnv, TCAB_DRIVER_RELEASE_STORE: 'relative/releases' })).toThrow(/TCAB_DRIVER_RELEASE_STORE.*must be an absolute path/);
   });
 
   it('TCAB_DRIVER_NATS_URL, when set, is the NATS the Pod is told (a dispatcher outside the Pod network reaches another)', () => {
@@ -275,6 +289,7 @@ describe('the Pod env is the driver env contract (shared/driver-env.ts)', () => 
       TCAB_CREDENTIALS_DIR: CREDENTIALS_MOUNT,
       TCAB_RUN_ROOT: '/tmp/tcab',
       TCAB_AWAIT_POD_START_SECONDS: AWAIT_POD_START_SECONDS,
+      TCAB_RELEASE_STORE: 'off',
       TCAB_NPM_REGISTRY: 'http://verdaccio.tcab:4873/',
       NODE_EXTRA_CA_CERTS: '/etc/tcab/extra-ca/ca.crt',
       TCAB_CA_BUNDLE: '/tmp/.tcab-ca/ca-certificates.crt',

@@ -53,6 +53,8 @@ export const NATS_CREDS_PATH = `${NATS_CREDS_DIR}/nats.creds`;
 /** Where the npm cache's install credential is mounted: root-only (0400), like the NATS credential. */
 export const NPM_AUTH_DIR = '/var/run/tcab/npm';
 export const NPM_AUTH_PATH = `${NPM_AUTH_DIR}/auth`;
+/** Where the node's release store (a hostPath) is mounted in driver Pods. */
+export const RELEASE_STORE_MOUNT = '/var/cache/tcab/releases';
 
 /**
  * The capabilities the driver (uid 0) keeps; everything else is dropped. Each one measured on the real node by
@@ -237,6 +239,9 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
       TCAB_RUN_SPEC: spec,
       TCAB_CREDENTIALS_DIR: CREDENTIALS_MOUNT,
       TCAB_RUN_ROOT: POD_RUN_ROOT,
+      // The node's release store when the install has one (a hostPath volume); a store in the Pod's own emptyDir
+      // would only cost each run the copy.
+      TCAB_RELEASE_STORE: config.TCAB_DRIVER_RELEASE_STORE ? RELEASE_STORE_MOUNT : 'off',
       // The driver holds its NATS messages until this dispatcher's start_container event for the Pod is on the
       // stream, so subscribers see pull -> start -> install in that order; long enough to ride out a failover.
       TCAB_AWAIT_POD_START_SECONDS: AWAIT_POD_START_SECONDS,
@@ -287,6 +292,11 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
   const subscriptionSecret = Object.hasOwn(config.TCAB_SUBSCRIPTION_SECRETS, spec.harness) ? config.TCAB_SUBSCRIPTION_SECRETS[spec.harness] : undefined;
   const volumes: V1Volume[] = [{ name: 'tmp', emptyDir: {} }];
   const mounts: V1VolumeMount[] = [{ name: 'tmp', mountPath: '/tmp' }];
+  if (config.TCAB_DRIVER_RELEASE_STORE) {
+    // Written by the driver (root) only: the store's files are root's and read-only (driver/stages/release-store.ts).
+    volumes.push({ name: 'release-store', hostPath: { path: config.TCAB_DRIVER_RELEASE_STORE, type: 'DirectoryOrCreate' } });
+    mounts.push({ name: 'release-store', mountPath: RELEASE_STORE_MOUNT });
+  }
   if (subscriptionSecret) {
     volumes.push({ name: 'credentials', secret: { secretName: subscriptionSecret, defaultMode: 0o400 } });
     mounts.push({ name: 'credentials', mountPath: CREDENTIALS_MOUNT, readOnly: true });

@@ -24,6 +24,8 @@ export interface StageContext {
   npmRegistry: string;
   /** The npm registry's credential (`_auth`), held by the driver for the install stages only (npm-auth.ts). */
   npmAuth?: string;
+  /** Where installed releases are kept between runs (stages/release-store.ts); absent: every run installs. */
+  releaseStore?: string;
   emit(event: HarnessEvent): void;
   timings: StageTimingRecord[];
   /** Timers for the session's stderr quiet gap (stages/stderr-flush.ts); the system's when absent. */

@@ -1,15 +1,17 @@
 // install_harness: the manifest's install command, run as the run user into the per-run prefix, bounded by the
 // run's maximum runtime. Installing at run time means every run exercises the newest published release.
-import { opendir } from 'node:fs/promises';
+import { lchown, mkdir, opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HarnessManifest } from '../../shared/manifest.ts';
 import { runProcess } from '../process.ts';
 import { OutputTail, StageFailure, stage } from './context.ts';
-import { resolveNewestInstallable } from './newest-version.ts';
+import { publishedRelease, resolveNewestInstallable } from './newest-version.ts';
+import { ReleaseCorrupt, StoreUnusable, discardRelease, pruneReleases, restoreRelease, saveRelease } from './release-store.ts';
+import type { ReleaseId } from '../../shared/release-store.ts';
 import { withNpmAuth } from './npm-auth.ts';
 import { isTransientInstallFailure, unfetchedInNpmLog } from './transient.ts';
 import type { StageContext } from './context.ts';
-import { HeldDir, openRegularFileIn } from '../confined-fs.ts';
+import { HeldDir, openRegularFileIn, removeConfinedTree } from '../confined-fs.ts';
 
 /** npm's debug logs of the install, in the run's TMPDIR (npm makes the directory, as the run user). */
 const NPM_LOGS = 'npm-install-logs';
@@ -106,13 +108,55 @@ export function installedBinary(manifest: HarnessManifest, prefix: string): stri
   return binPath ? join(prefix, binPath) : join(prefix, 'bin', manifest.binary);
 }
 
+/** The release the run installs: the newest (with its platform package, when the CLI ships one), with integrities. */
+async function resolveRelease(ctx: StageContext, manifest: HarnessManifest, pkg: string): Promise<ReleaseId> {
+  const { platform_package: platform, release_pattern: releasePattern } = installOf(manifest);
+  const spec = platform ? await resolveNewestInstallable(ctx, pkg, platform, releasePattern) : 'latest';
+  const [main, native] = await Promise.all([publishedRelease(ctx, pkg, spec), platform ? publishedRelease(ctx, platform, spec) : undefined]);
+  return { slug: manifest.slug, package: pkg, version: main.version, integrity: main.integrity, ...(platform && native ? { platform: { package: platform, integrity: native.integrity } } : {}), command: installOf(manifest).command };
+}
+
+/**
+ * Whether the install command installs the version the driver names (`<package>@latest` or `{version}` in it): only
+ * then is the installed tree known to be the release the store keys it by (a release published between the
+ * driver's `npm view` and the install would otherwise be stored under the older one's name).
+ */
+export function pinsVersion(manifest: HarnessManifest, pkg: string): boolean {
+  return installOf(manifest).command.some((arg) => arg.includes('{version}') || arg === `${pkg}@latest`);
+}
+
+/** An empty prefix again (a restore that failed half way), owned by the run user as createRunDirs made it. */
+async function emptyPrefix(ctx: StageContext): Promise<void> {
+  await removeConfinedTree(ctx.dirs.prefix);
+  await mkdir(ctx.dirs.prefix, { mode: 0o700 });
+  if (ctx.user.uid !== undefined) await lchown(ctx.dirs.prefix, ctx.user.uid, ctx.user.gid ?? ctx.user.uid);
+}
+
+const megabytes = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+const files = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
+const secondsSince = (start: number) => `${((Date.now() - start) / 1000).toFixed(1)}s`;
+
 export async function installHarness(ctx: StageContext, manifest: HarnessManifest): Promise<void> {
   const install = installOf(manifest);
   const what = install.npm_package ?? manifest.binary;
   await stage(ctx, 'install_harness', `installing ${what} (newest release) into ${ctx.dirs.prefix}`, async () => {
+    const started = Date.now();
+    const { npm_package: pkg, platform_package: platform } = install;
+    // With a store, the newest release is resolved first (npm view, as the run user) and looked up by its integrity.
+    const release = ctx.releaseStore && pkg && pinsVersion(manifest, pkg) ? await resolveRelease(ctx, manifest, pkg) : undefined;
+    if (release && ctx.releaseStore) {
+      try {
+        const restored = await restoreRelease(ctx.releaseStore, release, ctx.dirs.prefix, ctx.user);
+        if (restored.restored) return { value: undefined, message: `installed ${what}@${release.version} (newest) from the release store: ${files(restored.files)}, ${megabytes(restored.bytes)}, each checked against its SHA-256, in ${secondsSince(started)}` };
+      } catch (error) {
+        if (!(error instanceof ReleaseCorrupt) && !(error instanceof StoreUnusable)) throw error;
+        if (error instanceof ReleaseCorrupt) await discardRelease(ctx.releaseStore, release);
+        await emptyPrefix(ctx);
+        ctx.emit({ type: 'warning', timestamp: ctx.clock.now().toISOString(), message: `release store: ${error.message}; installing ${what}@${release.version} from the registry instead`, code: 'release_store_refused' });
+      }
+    }
+    const version = release?.version ?? (pkg && platform ? await resolveNewestInstallable(ctx, pkg, platform, install.release_pattern) : undefined);
     const tail = new OutputTail();
-    const { npm_package: pkg, platform_package: platform, release_pattern: releasePattern } = install;
-    const version = pkg && platform ? await resolveNewestInstallable(ctx, pkg, platform, releasePattern) : undefined;
     const outcome = await withNpmAuth(ctx, (auth) => runProcess({
       argv: installArgv(manifest, ctx.dirs.prefix, ctx.npmRegistry, version),
       cwd: ctx.dirs.home,
@@ -137,6 +181,13 @@ export async function installHarness(ctx: StageContext, manifest: HarnessManifes
       const list = unfetched.slice(0, 5).map((u) => `${u.url} (${u.error})`).join(', ');
       throw new StageFailure('install_harness', 'infrastructure', `npm ended the install of ${what} with exit 0 but gave up fetching ${list}${unfetched.length > 5 ? ` and ${unfetched.length - 5} more` : ''}: npm leaves out an optional dependency it cannot fetch (a per-platform binary) without an error, so the install is incomplete`, { transient: true });
     }
-    return { value: undefined, message: `installed ${what}${version ? `@${version} (newest with ${platform})` : ''} in ${(outcome.durationMs / 1000).toFixed(1)}s` };
+    const installed = `installed ${what}${version ? `@${version} (newest${platform ? ` with ${platform}` : ''})` : ''} in ${(outcome.durationMs / 1000).toFixed(1)}s`;
+    if (!release || !ctx.releaseStore) return { value: undefined, message: installed };
+    // Stored before any session: what the next run gets is what this install made, before an agent ran.
+    const storing = Date.now();
+    const saved = await saveRelease(ctx.releaseStore, release, ctx.dirs.prefix).catch((error: unknown) => ({ stored: false as const, reason: (error as Error).message }));
+    const pruned = saved.stored ? await pruneReleases(ctx.releaseStore, release.package).catch(() => []) : [];
+    const stored = saved.stored ? `stored in the release store for the next run (${files(saved.files)}, ${megabytes(saved.bytes)}) in ${secondsSince(storing)}${pruned.length > 0 ? `; removed older ${pruned.join(', ')}` : ''}` : `not stored in the release store: ${saved.reason}`;
+    return { value: undefined, message: `${installed}; ${stored}` };
   });
 }

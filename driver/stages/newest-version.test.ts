@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { newestCommonRelease } from './newest-version.ts';
-import { installArgv } from './install.ts';
+import { newestCommonRelease, parsePublishedRelease } from './newest-version.ts';
+import { installArgv, pinsVersion } from './install.ts';
+import { listHarnesses } from '../../harnesses/registry.ts';
 import { getHarness } from '../../harnesses/registry.ts';
 
 /** `npm view <pkg> versions --json`, recorded from registry.npmjs.org on 2026-12-04. */
@@ -47,5 +48,27 @@ describe('issue 21: Amp, whose releases all carry their commit (-g<sha>) and who
     [['0.0.1790142911-g7618fb'], ['0.0.1790142911-g000000'], undefined],
   ])('%j with %j -> %s', (wrapper, platform, expected) => {
     expect(newestCommonRelease(wrapper, platform, amp.install?.release_pattern)).toBe(expected);
+  });
+});
+
+describe('issue 36: what the release store keys an install by', () => {
+  it.each([
+    ['one version with an integrity', { version: '2.1.332', 'dist.integrity': 'sha512-tvSh6bLv+/AB==' }, { version: '2.1.332', integrity: 'sha512-tvSh6bLv+/AB==' }],
+    ['several versions (a range)', [{ version: '1.0.0', 'dist.integrity': 'sha512-AA==' }], undefined],
+    ['no integrity (an old registry entry)', { version: '1.0.0' }, undefined],
+    ['an integrity that is not one', { version: '1.0.0', 'dist.integrity': 'md5-x; rm -rf /' }, undefined],
+    ['a version that is not text', { version: 1, 'dist.integrity': 'sha512-AA==' }, undefined],
+    ['nothing', null, undefined],
+    ['a bare string', '1.0.0', undefined],
+  ])('parsePublishedRelease: %s', (_, answer, want) => {
+    expect(parsePublishedRelease(answer)).toEqual(want);
+  });
+
+  it('every npm harness here names <package>@latest or {version} in its install command, so the installed version is the one resolved', () => {
+    const npm = listHarnesses().filter((h) => h.manifest.install?.npm_package);
+    expect(npm.length).toBeGreaterThan(5);
+    for (const h of npm) expect(pinsVersion(h.manifest, h.manifest.install!.npm_package!), h.manifest.slug).toBe(true);
+    const claude = getHarness('claude').manifest;
+    expect(pinsVersion({ ...claude, install: { ...claude.install!, command: ['sh', '-c', 'npm i -g @anthropic-ai/claude-code'] } }, '@anthropic-ai/claude-code')).toBe(false);
   });
 });

@@ -37,13 +37,14 @@ export function newestCommonRelease(wrapper: readonly string[], platform: readon
   return wrapper.filter((v) => CORE.test(v) && release.test(v) && available.has(v)).sort(compare).at(-1);
 }
 
-async function publishedVersions(ctx: StageContext, pkg: string): Promise<string[]> {
+/** `npm view <args> --json` as the run user (its registry, auth and cache), parsed; a failed view is an install failure. */
+async function npmView(ctx: StageContext, args: readonly string[]): Promise<unknown> {
   let out = '';
   const tail = new OutputTail();
   const outcome = await withNpmAuth(ctx, (auth) => runProcess({
-    argv: ['npm', 'view', pkg, 'versions', '--json', '--registry', ctx.npmRegistry],
+    argv: ['npm', 'view', ...args, '--json', '--registry', ctx.npmRegistry],
     cwd: ctx.dirs.home,
-    env: { ...ctx.baseEnv, ...auth, npm_config_cache: ctx.dirs.npmCache },
+    env: { ...ctx.baseEnv, ...auth, npm_config_cache: ctx.dirs.npmCache, npm_config_update_notifier: 'false' },
     user: ctx.user,
     deadline: ctx.deadline,
     signal: ctx.signal,
@@ -51,9 +52,41 @@ async function publishedVersions(ctx: StageContext, pkg: string): Promise<string
     onStderr: tail.add,
   }));
   // On the registry's 503 or a refused connection, another attempt may find it back (as for the install itself).
-  if (outcome.code !== 0) throw new StageFailure('install_harness', 'infrastructure', `npm view ${pkg} versions failed (exit ${outcome.code ?? outcome.signal}): ${tail.text() || 'no output'}`, { transient: isTransientInstallFailure(tail.text()) });
-  const parsed = JSON.parse(out) as unknown;
+  if (outcome.code !== 0) throw new StageFailure('install_harness', 'infrastructure', `npm view ${args.join(' ')} failed (exit ${outcome.code ?? outcome.signal}): ${tail.text() || 'no output'}`, { transient: isTransientInstallFailure(tail.text()) });
+  try {
+    return JSON.parse(out) as unknown;
+  } catch {
+    throw new StageFailure('install_harness', 'infrastructure', `npm view ${args.join(' ')} printed no JSON: ${out.slice(0, 200) || 'nothing'}`);
+  }
+}
+
+async function publishedVersions(ctx: StageContext, pkg: string): Promise<string[]> {
+  const parsed = await npmView(ctx, [pkg, 'versions']);
   return Array.isArray(parsed) ? parsed.filter((v): v is string => typeof v === 'string') : typeof parsed === 'string' ? [parsed] : [];
+}
+
+/** A published version and the registry's integrity of its tarball, as `npm view <pkg>@<spec> version dist.integrity` reads them. */
+export interface PublishedRelease {
+  version: string;
+  integrity: string;
+}
+
+/** What the registry answered for one version, or undefined when it is not one version with an integrity. */
+export function parsePublishedRelease(parsed: unknown): PublishedRelease | undefined {
+  // A range that matches several versions gives an array of objects; a spec resolves to one version here.
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  const record = parsed as Record<string, unknown>;
+  const version = record.version;
+  const integrity = record['dist.integrity'];
+  if (typeof version !== 'string' || typeof integrity !== 'string' || !/^sha(256|384|512)-[A-Za-z0-9+/]+=*$/.test(integrity)) return undefined;
+  return { version, integrity };
+}
+
+/** The release `<pkg>@<spec>` (a version or a dist-tag such as latest) is, in the registry, now. */
+export async function publishedRelease(ctx: StageContext, pkg: string, spec: string): Promise<PublishedRelease> {
+  const release = parsePublishedRelease(await npmView(ctx, [`${pkg}@${spec}`, 'version', 'dist.integrity']));
+  if (!release) throw new StageFailure('install_harness', 'infrastructure', `the registry gave no single version with an integrity for ${pkg}@${spec}`);
+  return release;
 }
 
 export async function resolveNewestInstallable(ctx: StageContext, pkg: string, platformPackage: string, releasePattern?: string): Promise<string> {

@@ -46,4 +46,11 @@ describe('evaluateScenario', () => {
       'no session id reported',
     ]);
   });
+
+  it('a scenario for a CLI that has no session id (aider) does not ask for one', () => {
+    const none = Scenario.parse({ description: 'd', script: { steps: [{ text: 'x' }] }, expect: { session_id: false } });
+    const noId = result({ session_ids: [], sessions: [{ ...result().sessions[0]!, session_id: null }] });
+    expect(evaluateScenario('s', none, [], noId)).toMatchObject({ verdict: 'pass', problems: [] });
+    expect(evaluateScenario('s', Scenario.parse({ description: 'd', script: { steps: [{ text: 'x' }] }, expect: {} }), [], noId).problems).toEqual(['no session id reported']);
+  });
 });

@@ -40,7 +40,7 @@ export function evaluateScenario(name: string, scenario: Scenario, events: Harne
   if (Object.keys(unfilled_fields).length > 0) problems.push(`fields never filled: ${Object.entries(unfilled_fields).map(([t, f]) => `${t}.${f.join(`, ${t}.`)}`).join(', ')}`);
   if (result.outcome !== scenario.expect.outcome) problems.push(`outcome ${result.outcome} (expected ${scenario.expect.outcome}): ${result.message}`);
   if (scenario.expect.usage && result.tokens === null) problems.push('no usage reported');
-  if (result.session_ids.length === 0 && result.sessions.length > 0) problems.push('no session id reported');
+  if (scenario.expect.session_id && result.session_ids.length === 0 && result.sessions.length > 0) problems.push('no session id reported');
 
   return {
     scenario: name,

@@ -6,6 +6,9 @@ import { bestEffortTranslator } from '../../shared/translate/best-effort.ts';
 import { AIDER_USAGE_SHAPE, aiderTokens, parseUsageLine } from './usage.ts';
 import type { AiderUsageLine } from './usage.ts';
 
+/** The variable litellm's OpenRouter provider takes its base URL from (default https://openrouter.ai/api/v1). */
+export const OPENROUTER_BASE_VAR = 'OPENROUTER_API_BASE';
+
 export function aiderInvocation(manifest: HarnessManifest, request: InvocationRequest): Invocation {
   const argv = [
     manifest.binary,
@@ -16,13 +19,20 @@ export function aiderInvocation(manifest: HarnessManifest, request: InvocationRe
     '--yes-always', // unattended: answer every confirmation with yes
     '--no-auto-commits', // the workspace's git history is the test case's, not aider's
     '--no-pretty', // plain text, no colours or boxes
+    // Whole responses: only then does aider's "Tokens:" line carry the API's own usage (prompt/completion tokens,
+    // cache hits); while streaming it counts tokens itself with the model's tokenizer (coders/base_coder.py).
+    '--no-stream',
     // Offline and quiet (aider/args.py; reference table D).
     '--analytics-disable',
     '--no-check-update',
     '--no-show-release-notes',
     '--no-show-model-warnings',
   ];
-  return { argv, env: { ...manifest.env }, stdin: 'close', files: [] };
+  const env: Record<string, string> = { ...manifest.env };
+  // Another endpoint (the stub, the model gateway): the same litellm OpenRouter provider, pointed at <base>/v1, keeps
+  // the `openrouter/…` model id and the OpenRouter key's variable (litellm docs, providers/openrouter).
+  if (request.baseUrl) env[OPENROUTER_BASE_VAR] = `${request.baseUrl.replace(/\/$/, '')}/v1`;
+  return { argv, env, stdin: 'close', files: [] };
 }
 
 export function aiderTranslator(): SessionTranslator {

@@ -32,7 +32,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('charts/tcab', () => {
   it('lints clean under --strict with its defaults and with every option on', async () => {
     expect(await tool('helm', ['lint', '--strict', CHART])).toMatchObject({ code: 0 });
-    const all = await tool('helm', ['lint', '--strict', CHART, '--set', 'npmCache.enabled=true', '--set', 'nats.url=nats://nats.example:4222', '--set', 'nats.auth.enabled=false', '--set', 'nats.credentialsSecret=nats-creds', '--set', 'credentials.subscriptions.claude=claude-sub', '--set-json', 'credentials.apiKeys=[{"env":"ANTHROPIC_API_KEY","secret":"keys","key":"anthropic"}]']);
+    const all = await tool('helm', ['lint', '--strict', CHART, '--set', 'npmCache.enabled=true', '--set', 'nats.url=nats://nats.example:4222', '--set', 'nats.auth.enabled=false', '--set', 'nats.credentialsSecret=nats-creds', '--set', 'credentials.subscriptions.claude=claude-sub', '--set', 'driver.releaseStore.hostPath=/var/lib/tcab/releases', '--set-json', 'credentials.apiKeys=[{"env":"ANTHROPIC_API_KEY","secret":"keys","key":"anthropic"}]']);
     expect(all).toMatchObject({ code: 0 });
     const ownNats = await tool('helm', ['lint', '--strict', CHART, '--set', 'nats.url=nats://nats.example:4222', '--set', 'nats.auth.existingSecret=tcab-nats-keys']);
     expect(ownNats).toMatchObject({ code: 0 });

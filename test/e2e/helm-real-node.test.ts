@@ -221,7 +221,9 @@ beforeAll(async () => {
   images = await pushImages(['driver', 'dispatcher', 'nats', 'npm-cache', 'egress-proxy'], node);
   const pushedMs = Date.now() - t0;
   // The provider key is a canary: it must appear in no event, log, status or Kubernetes Event.
-  const install = await installChart(cluster(), { namespace: ns, images, providerKey: CANARY, stubScripts: { gg: GG_SCRIPT, claude: CLAUDE_SCRIPT }, workDir, timeoutSeconds: 240 });
+  const install = await installChart(cluster(), { namespace: ns, images, providerKey: CANARY, stubScripts: { gg: GG_SCRIPT, claude: CLAUDE_SCRIPT }, workDir, timeoutSeconds: 240,
+    // The node's release store (issue 36) in this test's own directory: the test nodes share the machine's disk.
+    overrides: { driver: { releaseStore: { hostPath: join(workDir, 'releases') } } } });
   expect(install.stdout + install.stderr).toContain('STATUS: deployed');
   expect(install.stdout).toContain('kubectl apply'); // NOTES.txt tells how to submit a Run
   nats = await forwardService(cluster(), ns, `${RELEASE}-tcab-nats`, 4222);
@@ -512,7 +514,7 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     }
   }, 240_000);
 
-  it('real Claude Code Runs (newest release, installed in the driver Pod from the in-cluster npm cache, which fetches from the npm registry through the node\'s NAT): cold, then warm', async () => {
+  it('real Claude Code Runs (newest release, installed in the driver Pod from the in-cluster npm cache, which fetches from the npm registry through the node\'s NAT): cold (stored in the node\'s release store), then warm (from it)', async () => {
     const spec = { harness: 'claude', model: 'claude-sonnet-4-5', prompt: 'Say hello.', maxRuntimeSeconds: 300, testCase: { source: { files: [{ path: 'README.md', content: '# scratch\n' }] }, init: 'echo ready > .initialized' } };
     for (const name of ['claude-cold', 'claude-warm']) {
       const { followed, done } = await timedRun(name, spec, 360_000);
@@ -527,6 +529,10 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
       expect(done.status!.harnessVersion).toMatch(/^\d+\.\d+\.\d+/);
       expect(done.status!.usage!.input).toBeGreaterThan(0);
       expect(done.status!.comparableCostUsd).toBeGreaterThan(0);
+      // The node's release store: the first run installs with npm and stores the release, the next takes it from it.
+      const installed = followed.events.flatMap((e) => (e.type === 'system' && e.stage === 'install_harness' && e.status === 'completed' ? [e.message] : []))[0];
+      expect(installed).toMatch(name === 'claude-cold' ? /\(newest\) in [\d.]+s; stored in the release store for the next run/ : /\(newest\) from the release store: \d+ files, \d+ MB, each checked against its SHA-256/);
+      process.stderr.write(`e2e ${name}: ${installed}\n`);
     }
     process.stderr.write(`e2e claude install+probe from the warm in-cluster cache: ${stages['claude-warm']!.driver_install_harness! + stages['claude-warm']!.driver_probe_harness!} ms (cold: ${stages['claude-cold']!.driver_install_harness! + stages['claude-cold']!.driver_probe_harness!} ms)\n`);
   }, 800_000);

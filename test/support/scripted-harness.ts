@@ -8,7 +8,7 @@ import { join } from 'node:path';
 const ROOT = join(import.meta.dirname, '..', '..');
 
 /** The fake CLI: prints Claude-shaped stream-json; what it does depends on the prompt (argv after -p). */
-const SCRIPT = String.raw`#!/bin/sh
+export const SCRIPT = String.raw`#!/bin/sh
 if [ "$1" = "--version" ]; then echo "9.8.7 (Scripted)"; exit 0; fi
 prompt="$2"
 sid=11111111-2222-3333-4444-555555555555
@@ -40,6 +40,23 @@ case "$prompt" in
     env | sort > "$HOME/../env-seen" ;;
   workspace)
     ls -A > "$HOME/../workspace-listing" ;;
+  tamper-store:*)
+    # A hostile agent (issue 36): it tries to change what the next run executes, through the release store (the
+    # path after the colon) and through its own installed copy; what each attempt did goes to $HOME/../tamper-report.
+    store="$(printf '%s' "$prompt" | cut -d: -f2-)"
+    report="$HOME/../tamper-report"
+    find "$store" -type f > "$HOME/../store-files" 2>/dev/null
+    while read -r f; do
+      if printf 'poison' >> "$f" 2>/dev/null; then echo "appended $f" >> "$report"; else echo "refused append $f" >> "$report"; fi
+      if chmod u+w "$f" 2>/dev/null; then echo "chmod $f" >> "$report"; else echo "refused chmod $f" >> "$report"; fi
+      if rm -f "$f" 2>/dev/null && [ ! -e "$f" ]; then echo "removed $f" >> "$report"; else echo "refused rm $f" >> "$report"; fi
+    done < "$HOME/../store-files"
+    if mkdir "$store/planted" 2>/dev/null; then echo "planted" >> "$report"; else echo "refused plant" >> "$report"; fi
+    own="$(readlink -f "$0")"
+    poisoned='#!/bin/sh\necho "6.6.6 (poisoned)"\n'
+    if printf "$poisoned" > "$own" 2>/dev/null; then echo "wrote own $own" >> "$report"; else echo "refused write own $own" >> "$report"; fi
+    # Its own prefix is its own directory: the name can be replaced there (the file it named is untouched).
+    if rm -f "$own" && printf "$poisoned" > "$own" && chmod 755 "$own"; then echo "replaced own $own" >> "$report"; else echo "refused replace own $own" >> "$report"; fi ;;
   many)
     i=0; while [ $i -lt 300 ]; do say '{"type":"assistant","message":{"content":[{"type":"text","text":"line '$i'"}]},"session_id":"'$sid'"}'; i=$((i+1)); done ;;
 esac
@@ -57,7 +74,7 @@ export interface ScriptedHarness {
  * installFails: the install prints npm's 404 and fails. installFromRegistry: the install is a real `npm install` from
  * the run's registry (TCAB_NPM_REGISTRY), npm's own retries off, so a registry that fails answers at once.
  */
-export function createScriptedHarness(options: { installFails?: boolean; probeFails?: boolean; installFromRegistry?: boolean } = {}): ScriptedHarness {
+export function createScriptedHarness(options: { installFails?: boolean; probeFails?: boolean; installFromRegistry?: boolean; npmPackage?: string } = {}): ScriptedHarness {
   const root = mkdtempSync(join(tmpdir(), 'tcab-harnesses-'));
   const dir = join(root, 'scripted');
   mkdirSync(dir);
@@ -88,7 +105,10 @@ stub_wire = "anthropic-messages"
 version_command = ["scripted", "--version"]
 
 [install]
-command = ["sh", "-c", ${JSON.stringify(install)}]
+${options.npmPackage
+    // The package as a real harness names it: a global npm install of <package>@latest into the prefix.
+    ? `npm_package = ${JSON.stringify(options.npmPackage)}\ncommand = ${JSON.stringify(['npm', 'install', '--global', '--prefix', '{prefix}', '--registry', '{registry}', '--no-audit', '--no-fund', '--fetch-retries=0', `${options.npmPackage}@latest`])}`
+    : `command = ["sh", "-c", ${JSON.stringify(install)}]`}
 
 [auth]
 modes = ["subscription", "api-key"]

@@ -1,0 +1,67 @@
+// An npm registry on 127.0.0.1 for driver tests: real packuments and tarballs (made with tar) that a real npm
+// installs, for packages the test writes; each request is recorded, and a package can be republished.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface ScriptedRegistry {
+  url: string;
+  /** Every request's path, in order. */
+  requests: string[];
+  /** Publishes `name@version` (package.json written from the name, version and `bin`) as the latest. */
+  publish(name: string, version: string, files: Record<string, string>, bin?: Record<string, string>): void;
+  close(): Promise<void>;
+}
+
+function tarball(files: Record<string, string>): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), 'tcab-pkg-'));
+  try {
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(join(dir, 'package', path, '..'), { recursive: true });
+      writeFileSync(join(dir, 'package', path), content, { mode: path.endsWith('.sh') ? 0o755 : 0o644 });
+    }
+    execFileSync('tar', ['-czf', join(dir, 'p.tgz'), '-C', dir, 'package']);
+    return readFileSync(join(dir, 'p.tgz'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function startScriptedRegistry(): Promise<ScriptedRegistry> {
+  const packages = new Map<string, { versions: Map<string, { bytes: Buffer; manifest: Record<string, unknown> }>; latest: string }>();
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    const path = req.url ?? '/';
+    requests.push(path);
+    const name = decodeURIComponent(path.slice(1).split('/-/')[0]!);
+    const known = packages.get(name);
+    if (!known) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+    if (path.endsWith('.tgz')) {
+      const version = /-([^-/]+)\.tgz$/.exec(path)?.[1];
+      const found = version ? known.versions.get(version) : undefined;
+      return void (found ? res.end(found.bytes) : res.writeHead(404).end());
+    }
+    const versions = Object.fromEntries([...known.versions].map(([v, { manifest }]) => [v, manifest]));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name, 'dist-tags': { latest: known.latest }, versions }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  return {
+    url,
+    requests,
+    publish(name, version, files, bin) {
+      const packageJson = JSON.stringify({ name, version, ...(bin ? { bin } : {}) });
+      const bytes = tarball({ ...files, 'package.json': packageJson });
+      const manifest = { name, version, ...(bin ? { bin } : {}), dist: { tarball: `${url}${name}/-/${name}-${version}.tgz`, integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}` } };
+      const known = packages.get(name) ?? { versions: new Map(), latest: version };
+      known.versions.set(version, { bytes, manifest });
+      known.latest = version;
+      packages.set(name, known);
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
