@@ -108,12 +108,31 @@ describe('the release store: save and restore', () => {
     expect(readdirSync(store)).toEqual([releaseKey(RELEASE)]); // no staging left behind
   });
 
+  it('a root driver storing another run user\'s install: the installed files become the store\'s (root\'s, read-only, the same inodes), nothing copied', async () => {
+    const store = join(base, 'store-adopt');
+    const prefix = installedPrefix();
+    const before = listing(prefix);
+    expect(await saveRelease(store, RELEASE, prefix, RUN_USER)).toEqual({ stored: true, files: 3, bytes: (9 << 20) + 35 });
+    const blob = 'lib/node_modules/pkg/node_modules/native/blob';
+    const entry = join(store, releaseKey(RELEASE));
+    expect(lstatSync(join(prefix, blob)).ino).toBe(lstatSync(join(entry, 'tree', blob)).ino);
+    expect(listing(prefix)).toEqual(before.map(asStored));
+    expect(asRunUser(`printf x >> '${join(prefix, blob)}'`)).not.toBe(0);
+    expect(asRunUser(`chmod u+w '${join(prefix, 'lib/node_modules/pkg/cli.sh')}'`)).not.toBe(0);
+    const into = emptyPrefix();
+    expect(await restoreRelease(store, RELEASE, into, RUN_USER)).toMatchObject({ restored: true, files: 3 });
+    expect(listing(into)).toEqual(before.map(asStored));
+  });
+
   it('a store on another mount than the prefix (a Pod\'s hostPath and its emptyDir): linking is refused (EXDEV), files are copied, checked', async () => {
     const other = mkdtempSync('/dev/shm/tcab-release-store-');
     try {
       const store = join(other, 'store');
       const prefix = installedPrefix();
-      await saveRelease(store, RELEASE, prefix);
+      // Another mount: the run user's files cannot be linked in, so they are copied (and stay the run user's).
+      const before = listing(prefix);
+      await saveRelease(store, RELEASE, prefix, RUN_USER);
+      expect(listing(prefix)).toEqual(before);
       const into = emptyPrefix();
       expect(await restoreRelease(store, RELEASE, into, RUN_USER)).toEqual({ restored: true, files: 3, bytes: (9 << 20) + 35 });
       expect(listing(into)).toEqual(listing(prefix));

@@ -185,7 +185,7 @@ export async function installHarness(ctx: StageContext, manifest: HarnessManifes
     if (!release || !ctx.releaseStore) return { value: undefined, message: installed };
     // Stored before any session: what the next run gets is what this install made, before an agent ran.
     const storing = Date.now();
-    const saved = await saveRelease(ctx.releaseStore, release, ctx.dirs.prefix).catch((error: unknown) => ({ stored: false as const, reason: (error as Error).message }));
+    const saved = await saveRelease(ctx.releaseStore, release, ctx.dirs.prefix, ctx.user).catch((error: unknown) => ({ stored: false as const, reason: (error as Error).message }));
     const pruned = saved.stored ? await pruneReleases(ctx.releaseStore, release.package).catch(() => []) : [];
     const stored = saved.stored ? `stored in the release store for the next run (${files(saved.files)}, ${megabytes(saved.bytes)}) in ${secondsSince(storing)}${pruned.length > 0 ? `; removed older ${pruned.join(', ')}` : ''}` : `not stored in the release store: ${saved.reason}`;
     return { value: undefined, message: `${installed}; ${stored}` };

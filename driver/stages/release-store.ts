@@ -3,24 +3,25 @@
 // unpacking the same tarballs again (Claude Code: one 400 MB binary, ~5 s).
 //
 // An entry is made by the driver, never by a run: right after the manifest's own install command finished (as the
-// run user, before any session, so no agent has run yet), the driver copies the installed prefix into a staging
-// directory it alone can write, with the SHA-256 of every file, and renames it into place (`<store>/<key>`, the
-// key naming the package, the version resolved as the newest and the registry's integrity of its tarballs, and the
-// install command). An entry is a copy of the run's files, never a link to them. The store's files are read-only
-// and the driver's. Every restore checks each file's size and SHA-256 against the entry's manifest before the run
-// gets it: a changed file is refused, the entry discarded and the release installed from the registry again. How
-// the run gets it depends on who the run user is:
-//   - a root driver and another run user (a Pod, `sudo tcab run`): the store's file is hard-linked into the prefix.
-//     Its inode stays root's and read-only (the run user can neither write nor chmod it), so sharing it is safe, and
-//     a 400 MB binary costs its hash (~0.4 s) and no copy;
-//   - the driver is the run user (a workstation without root): it is copied, hashed as it is copied, so what the
-//     agent may write through its prefix never reaches the store's inode.
+// run user, before any session, so no agent has run yet), the driver puts the installed prefix into a staging
+// directory it alone can write, with the SHA-256 of every file, and renames it into place (`<store>/<key>`, the key
+// naming the package, the version resolved as the newest, the registry's integrity of its tarballs, and the install
+// command). The store's files are the driver's and read-only. Every restore checks each file's size and SHA-256
+// against the entry's manifest before the run gets it: a changed file is refused, the entry discarded and the release
+// installed from the registry again. How files move depends on who the run user is:
+//   - a root driver and another run user (a Pod, `sudo tcab run`): the installed files themselves are made root's and
+//     read-only in place and linked into the entry (no copy), and a later run gets the entry's files hard-linked into
+//     its prefix. The run user can neither write nor chmod such an inode (it can only replace a name in its own
+//     prefix), so sharing it is safe; a 400 MB binary costs its hash (~0.4 s), no copy. Across mounts (a Pod's
+//     hostPath store and its emptyDir) the kernel refuses links and files are copied;
+//   - the driver is the run user (a workstation without root): files are copied, hashed as they are copied, so what
+//     the agent may write through its prefix never reaches the store's inodes.
 // What the check cannot catch: a manifest and its files rewritten together by someone who can write the store,
 // which only its owner can (on a workstation run without root, the agent runs as that owner).
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { lchown, link, lstat, mkdir, open, readdir, readlink, rename, symlink } from 'node:fs/promises';
+import { lchown, link, lstat, mkdir, open, readdir, readlink, rename, symlink, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -134,6 +135,12 @@ interface Walk {
   stagingTree: string;
   /** `<dev>:<ino>` of each file with more than one name -> the path it was first stored under. */
   firstNames: Map<string, string>;
+  /**
+   * The installed files themselves become the store's (made root's and read-only in place, then linked), instead of
+   * copied: a root driver, another run user, and the prefix on the store's mount. The run keeps using them: what it
+   * runs is then exactly what the store holds, and nobody but root can change it.
+   */
+  adopt: boolean;
 }
 
 /** Copies the installed tree under `src` into `dst` (a staging directory), recording every entry with its digest. */
@@ -170,10 +177,29 @@ async function snapshotTree(src: HeldDir, dst: HeldDir, rel: string, depth: numb
         continue;
       }
       if (file.info.nlink > 1) walk.firstNames.set(inode, path);
+      if (walk.bytes + file.info.size > STORE_LIMITS.bytes) {
+        await file.handle.close();
+        throw new ConfinementError(`more than ${STORE_LIMITS.bytes} bytes`);
+      }
+      if (walk.adopt) {
+        try {
+          const mode = file.info.mode & 0o777;
+          await file.handle.chown(0, 0);
+          await file.handle.chmod(mode & 0o555);
+          const read = await copyHashing(file.handle, undefined, file.info.size);
+          if (read.bytes !== file.info.size) throw new ConfinementError(`${path} changed size while it was stored`);
+          await link(src.at(name), dst.at(name));
+          walk.entries.push({ kind: 'file', path, mode, size: read.bytes, sha256: read.sha256 });
+          walk.files += 1;
+          walk.bytes += read.bytes;
+        } finally {
+          await file.handle.close();
+        }
+        continue;
+      }
       try {
         const to = await createFileIn(dst, name);
         try {
-          if (walk.bytes + file.info.size > STORE_LIMITS.bytes) throw new ConfinementError(`more than ${STORE_LIMITS.bytes} bytes`);
           const copied = await copyHashing(file.handle, to, file.info.size);
           if (copied.bytes !== file.info.size) throw new ConfinementError(`${path} changed size while it was stored`);
           const mode = file.info.mode & 0o777;
@@ -191,13 +217,29 @@ async function snapshotTree(src: HeldDir, dst: HeldDir, rel: string, depth: numb
   }
 }
 
+/** Whether a file in `from` can be hard-linked into `to` (one mount: a Pod's emptyDir and hostPath are two). */
+async function linkable(from: string, to: string): Promise<boolean> {
+  const probe = `.tcab-link-probe-${randomBytes(6).toString('hex')}`;
+  const handle = await open(join(from, probe), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  await handle.close();
+  try {
+    await link(join(from, probe), join(to, probe));
+    await unlink(join(to, probe));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await unlink(join(from, probe)).catch(() => undefined);
+  }
+}
+
 export type SaveOutcome = { stored: true; files: number; bytes: number } | { stored: false; reason: string };
 
 /**
  * Stores the tree installed in `prefix` as release `id`, unless the store has it already (another run stored it
  * first: 'present'). Made under a staging name and renamed into place, so a reader sees a whole entry or none.
  */
-export async function saveRelease(storeRoot: string, id: ReleaseId, prefix: string): Promise<SaveOutcome> {
+export async function saveRelease(storeRoot: string, id: ReleaseId, prefix: string, owner: RunUser = {}): Promise<SaveOutcome> {
   const key = releaseKey(id);
   const store = (await openStore(storeRoot, true))!;
   const staging = `.staging-${key}-${randomBytes(6).toString('hex')}`;
@@ -206,7 +248,8 @@ export async function saveRelease(storeRoot: string, id: ReleaseId, prefix: stri
     if (await lstat(store.at(key)).then(() => true, () => false)) return { stored: false, reason: 'present' };
     const stage = await store.sub(staging, { mode: 0o700, owner: {} });
     stagingMade = true;
-    const walk: Walk = { entries: [], files: 0, bytes: 0, stagingTree: join(storeRoot, staging, TREE), firstNames: new Map() };
+    const adopt = me() === 0 && owner.uid !== undefined && owner.uid !== 0 && (await linkable(prefix, storeRoot));
+    const walk: Walk = { entries: [], files: 0, bytes: 0, stagingTree: join(storeRoot, staging, TREE), firstNames: new Map(), adopt };
     try {
       const tree = await stage.sub(TREE, { mode: 0o700, owner: {} });
       const source = await HeldDir.open(prefix, { follow: false });
