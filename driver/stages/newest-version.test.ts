@@ -58,6 +58,11 @@ describe('issue 36: what the release store keys an install by', () => {
     ['no integrity (an old registry entry)', { version: '1.0.0' }, undefined],
     ['an integrity that is not one', { version: '1.0.0', 'dist.integrity': 'md5-x; rm -rf /' }, undefined],
     ['a version that is not text', { version: 1, 'dist.integrity': 'sha512-AA==' }, undefined],
+    ['Amp\'s release with its commit', { version: '0.0.1790142911-g7618fb', 'dist.integrity': 'sha512-AA==' }, { version: '0.0.1790142911-g7618fb', integrity: 'sha512-AA==' }],
+    ['a version carrying a shell command', { version: '1.0.0; rm -rf /', 'dist.integrity': 'sha512-AA==' }, undefined],
+    ['a version carrying a space and an option', { version: '1.0.0 --prefix=/etc', 'dist.integrity': 'sha512-AA==' }, undefined],
+    ['a version that is a path', { version: '../../1.0.0', 'dist.integrity': 'sha512-AA==' }, undefined],
+    ['a version of 10,000 characters', { version: `1.0.0-${'a'.repeat(10_000)}`, 'dist.integrity': 'sha512-AA==' }, undefined],
     ['nothing', null, undefined],
     ['a bare string', '1.0.0', undefined],
   ])('parsePublishedRelease: %s', (_, answer, want) => {

@@ -71,6 +71,9 @@ export interface PublishedRelease {
   integrity: string;
 }
 
+/** A published version as npm writes one (semver: x.y.z, then a pre-release or build tag), at most 256 characters. */
+const PUBLISHED_VERSION = /^\d{1,20}\.\d{1,20}\.\d{1,20}([-+][0-9A-Za-z.+-]{1,200})?$/;
+
 /** What the registry answered for one version, or undefined when it is not one version with an integrity. */
 export function parsePublishedRelease(parsed: unknown): PublishedRelease | undefined {
   // A range that matches several versions gives an array of objects; a spec resolves to one version here.
@@ -78,7 +81,10 @@ export function parsePublishedRelease(parsed: unknown): PublishedRelease | undef
   const record = parsed as Record<string, unknown>;
   const version = record.version;
   const integrity = record['dist.integrity'];
-  if (typeof version !== 'string' || typeof integrity !== 'string' || !/^sha(256|384|512)-[A-Za-z0-9+/]+=*$/.test(integrity)) return undefined;
+  // The registry's text becomes an install argument (`<pkg>@<version>`, or `{version}` in a manifest's command): only
+  // a version's characters, never a space, a shell character or a path.
+  if (typeof version !== 'string' || !PUBLISHED_VERSION.test(version)) return undefined;
+  if (typeof integrity !== 'string' || !/^sha(256|384|512)-[A-Za-z0-9+/]+=*$/.test(integrity)) return undefined;
   return { version, integrity };
 }
 
