@@ -146,6 +146,9 @@ export async function benchRunLatency(runs = 3, log: (m: string) => void = () =>
       const stages = runStages(t, stream);
       if (firstDriverEvent !== undefined) stages.first_driver_event = firstDriverEvent - t.applied;
       if (stages.driver_install_harness !== undefined || stages.driver_probe_harness !== undefined) stages.install_and_probe = (stages.driver_install_harness ?? 0) + (stages.driver_probe_harness ?? 0);
+      // The driver's own peak RSS, as its teardown reports it (driver/stages/teardown.ts): MB, not ms.
+      const rss = stream.flatMap((e) => (e.type === 'system' && e.stage === 'teardown' && e.status === 'completed' ? [/the driver's peak RSS (\d+) MB/.exec(e.message ?? '')?.[1]] : [])).find((v) => v !== undefined);
+      if (rss !== undefined) stages.driver_peak_rss_mb = Number(rss);
       log(`${name}: ${JSON.stringify(stages)} (${t.pullMessage ?? 'no Pulled event'}${run.status.harnessVersion ? `; harness ${run.status.harnessVersion}` : ''})`);
       return stages;
     };
@@ -208,7 +211,7 @@ export async function benchRunLatency(runs = 3, log: (m: string) => void = () =>
         without_policies: { gg: summary(off), claude_warm: summary(offClaude) },
       },
       load_average_1_5_15: load,
-      what: 'wall times on one machine, ms from the Run\'s create (what `kubectl apply` does): pod_created, scheduled (spec.nodeName first seen), image_pulled and container_started (the kubelet\'s Pulled/Started Events first seen), first_event (first message of the Run on the bundled NATS at a subscriber outside the cluster, port-forwarded: the dispatcher\'s relay of the kubelet\'s pull_image), first_driver_event (the driver\'s own first event there), total (Run Succeeded first seen); driver_<stage> = that stage\'s started -> completed on the stream (the driver\'s clock); install_and_probe = driver_install_harness + driver_probe_harness. Each offset comes from its own watch, so two close ones may arrive in either order. p95 is nearest-rank (of 3 runs: the largest).',
+      what: 'wall times on one machine, ms from the Run\'s create (what `kubectl apply` does): pod_created, scheduled (spec.nodeName first seen), image_pulled and container_started (the kubelet\'s Pulled/Started Events first seen), first_event (first message of the Run on the bundled NATS at a subscriber outside the cluster, port-forwarded: the dispatcher\'s relay of the kubelet\'s pull_image), first_driver_event (the driver\'s own first event there), total (Run Succeeded first seen); driver_<stage> = that stage\'s started -> completed on the stream (the driver\'s clock); install_and_probe = driver_install_harness + driver_probe_harness; driver_peak_rss_mb (MB, not ms) = the driver process\'s own peak RSS as its teardown reports it. Each offset comes from its own watch, so two close ones may arrive in either order. p95 is nearest-rank (of 3 runs: the largest).',
     };
   } finally {
     for (const stop of stops) stop();

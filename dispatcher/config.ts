@@ -109,7 +109,8 @@ export const DispatcherConfig = z.object({
   TCAB_DRIVER_PLACEMENT: jsonVariable(DriverPlacement, '{}', 'a JSON object {nodeSelector, tolerations, spread, nodeLostTolerationSeconds}'),
   /**
    * The node's release store (the chart's driver.releaseStore.hostPath): a hostPath directory mounted into every
-   * driver Pod, where drivers keep installed releases for the next run on the node; unset = none.
+   * driver Pod, where drivers keep installed releases for the next run on the node (releases/) and make each run's
+   * install prefix (prefixes/); unset = none.
    */
   TCAB_DRIVER_RELEASE_STORE: z.preprocess(unsetIfEmpty, z.string().regex(/^\/[^\0]*$/, 'must be an absolute path').optional()),
   /**

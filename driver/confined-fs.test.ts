@@ -3,7 +3,7 @@ import { linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfinementError, MAX_DEPTH, confinedSegments, removeConfinedTree, writeConfinedFile } from './confined-fs.ts';
+import { ConfinementError, MAX_DEPTH, confinedSegments, onlyDriverWrites, removeConfinedTree, writeConfinedFile } from './confined-fs.ts';
 import { treeSnapshot } from '../test/support/tree-snapshot.ts';
 
 let sandbox: string;
@@ -127,5 +127,22 @@ describe('removeConfinedTree', () => {
     expect(left).toHaveLength(1);
     expect(left[0]).toMatch(new RegExp(`nested deeper than ${MAX_DEPTH} levels`));
     expect(existsSync(root)).toBe(true);
+  });
+});
+
+describe('onlyDriverWrites', () => {
+  it.each([
+    ['the driver\'s, 0755', { uid: 0, mode: 0o40755 }, 0, true],
+    ['the driver\'s, 0700', { uid: 0, mode: 0o40700 }, 0, true],
+    ['the driver\'s, sticky 1755', { uid: 0, mode: 0o41755 }, 0, true],
+    ['group-writable', { uid: 0, mode: 0o40775 }, 0, false],
+    ['other-writable', { uid: 0, mode: 0o40757 }, 0, false],
+    ['a /tmp-like 1777', { uid: 0, mode: 0o41777 }, 0, false],
+    ['another user\'s', { uid: 1000, mode: 0o40755 }, 0, false],
+    ['a non-root driver\'s own', { uid: 1000, mode: 0o40700 }, 1000, true],
+    ['root\'s, to a non-root driver', { uid: 0, mode: 0o40755 }, 1000, false],
+    ['no uid known (not POSIX): the mode alone', { uid: 4242, mode: 0o40755 }, undefined, true],
+  ])('%s', (_, info, driverUid, expected) => {
+    expect(onlyDriverWrites(info, driverUid)).toBe(expected);
   });
 });

@@ -22,6 +22,14 @@ export class ConfinementError extends Error {
 /** Directories nested deeper than this are not walked: each level holds a descriptor. */
 export const MAX_DEPTH = 128;
 
+/**
+ * Whether only the driver can change what `info` describes: the driver's uid owns it and no group or other write
+ * bit is set (the run directories' base, the prefix root, the release store and each of its entries).
+ */
+export function onlyDriverWrites(info: Pick<Stats, 'uid' | 'mode'>, driverUid: number | undefined): boolean {
+  return (driverUid === undefined || info.uid === driverUid) && (info.mode & 0o022) === 0;
+}
+
 const errnoOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoException).code;
 
 /** An open directory; names under it never resolve through a path someone can change. */

@@ -87,7 +87,7 @@ describe('the release store: save and restore', () => {
     // A root driver and another run user: the store's read-only inodes are linked in (the run user's: the dirs and
     // symlinks it may change, as after an install).
     const into = emptyPrefix();
-    expect(await restoreRelease(store, RELEASE, into, RUN_USER)).toEqual({ restored: true, files: 3, bytes: (9 << 20) + 35 });
+    expect(await restoreRelease(store, RELEASE, into, RUN_USER)).toEqual({ restored: true, files: 3, bytes: (9 << 20) + 35, linked: true });
     const entry = join(store, releaseKey(RELEASE));
     expect(listing(into)).toEqual(listing(prefix).map(asStored));
     const blob = 'lib/node_modules/pkg/node_modules/native/blob';
@@ -95,7 +95,7 @@ describe('the release store: save and restore', () => {
     // The driver is the run user (a workstation without root): copies, its own, modes as installed.
     const copied = emptyPrefix();
     chownSync(copied, 0, 0);
-    expect(await restoreRelease(store, RELEASE, copied, {})).toEqual({ restored: true, files: 3, bytes: (9 << 20) + 35 });
+    expect(await restoreRelease(store, RELEASE, copied, {})).toEqual({ restored: true, files: 3, bytes: (9 << 20) + 35, linked: false });
     expect(listing(copied)).toEqual(listing(prefix).map((line) => line.replace(/ 1000:1000/, ' 0:0')));
     expect(lstatSync(join(copied, blob)).ino).not.toBe(lstatSync(join(entry, 'tree', blob)).ino);
     // Another release (any field of its id) is another entry: absent.
@@ -134,7 +134,7 @@ describe('the release store: save and restore', () => {
       await saveRelease(store, RELEASE, prefix, RUN_USER);
       expect(listing(prefix)).toEqual(before);
       const into = emptyPrefix();
-      expect(await restoreRelease(store, RELEASE, into, RUN_USER)).toEqual({ restored: true, files: 3, bytes: (9 << 20) + 35 });
+      expect(await restoreRelease(store, RELEASE, into, RUN_USER)).toEqual({ restored: true, files: 3, bytes: (9 << 20) + 35, linked: false });
       expect(listing(into)).toEqual(listing(prefix));
       const blob = 'lib/node_modules/pkg/node_modules/native/blob';
       expect(lstatSync(join(into, blob)).ino).toBe(lstatSync(join(into, 'lib/node_modules/pkg/blob.exe')).ino); // its second name, linked in the prefix
@@ -329,7 +329,7 @@ describe('runs installing through the store (a real npm, a registry on 127.0.0.1
     expect(tarballs()).toBe(1);
     const second = await run({});
     expect(second.result).toMatchObject({ outcome: 'succeeded', harness_version: '9.8.7' });
-    expect(installed(second.events)).toMatch(/^installed scripted-cli@1.0.0 \(newest\) from the release store: 2 files, 0 MB, each checked against its SHA-256, in [\d.]+s$/);
+    expect(installed(second.events)).toMatch(/^installed scripted-cli@1.0.0 \(newest\) from the release store: 2 files, 0 MB, each checked against its SHA-256 and hard-linked \(read-only\), in [\d.]+s$/);
     expect(tarballs()).toBe(1); // the registry was asked for the newest version only
     // The same tree; its files the store's (root's, read-only), linked.
     expect(listing(join(second.dir, 'prefix'))).toEqual(listing(join(first.dir, 'prefix')).map(asStored));
@@ -375,6 +375,23 @@ describe('runs installing through the store (a real npm, a registry on 127.0.0.1
     expect(next.events).toContainEqual(expect.objectContaining({ type: 'warning', code: 'release_store_refused', message: expect.stringMatching(/cli.sh does not match its SHA-256 in the store's manifest: it was changed after it was stored; installing scripted-cli@1.0.1 from the registry instead$/) }));
     expect(installed(next.events)).toMatch(/^installed scripted-cli@1.0.1 \(newest\) in [\d.]+s; stored in the release store/);
     expect(sha256(readFileSync(cliIn(next.dir)))).toBe(sha256(text));
+  });
+
+  it('TCAB_PREFIX_ROOT (a driver Pod: the store and the prefixes on one hostPath): the prefix is made there, the release hard-linked into it, and removed at teardown', async () => {
+    const prefixes = join(runRoot, 'prefixes');
+    const env = { TCAB_RUN_ROOT: runRoot, TCAB_NPM_REGISTRY: registry.url, TCAB_PREFIX_ROOT: prefixes, ANTHROPIC_API_KEY: 'sk-ant-fake-store-test' };
+    const outside = await run({ prompt: 'plain' }, { env, keep: false });
+    expect(outside.result).toMatchObject({ outcome: 'succeeded', harness_version: '9.8.8' });
+    expect(installed(outside.events)).toMatch(new RegExp(`^installed scripted-cli@1.0.1 \\(newest\\) from the release store: 2 files, 0 MB, each checked against its SHA-256 and hard-linked \\(read-only\\), in [\\d.]+s$`));
+    const stage = outside.events.find((e) => e.type === 'system' && e.stage === 'install_harness' && e.status === 'started');
+    expect(stage).toMatchObject({ message: expect.stringMatching(new RegExp(`into ${prefixes}/\\d+\\.[0-9a-f-]{36}$`)) });
+    expect(readdirSync(prefixes)).toEqual([]);
+    expect(existsSync(outside.dir)).toBe(false);
+    const teardown = outside.events.find((e) => e.type === 'system' && e.stage === 'teardown' && e.status === 'completed');
+    const rss = /^run home, workspace and install prefix removed; the driver's peak RSS (\d+) MB$/.exec(teardown?.type === 'system' ? teardown.message : '');
+    // This test process stands in for the driver process: its own peak, at least Node's own.
+    expect(Number(rss?.[1])).toBeGreaterThan(20);
+    expect(Number(rss?.[1])).toBeLessThanOrEqual(Math.round(process.resourceUsage().maxRSS / 1024));
   });
 
   it('TCAB_RELEASE_STORE=off: every run installs with npm and nothing is stored', async () => {

@@ -1,6 +1,4 @@
 // executeRun end to end with real processes and a scripted harness CLI (see test/support/scripted-harness.ts).
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +19,7 @@ import { SECRET_MARKER } from './scrub.ts';
 import { toAtif } from '../export/atif/convert.ts';
 import { InvalidInputError } from '../shared/errors.ts';
 import { createScriptedHarness } from '../test/support/scripted-harness.ts';
+import { startScriptedRegistry } from '../test/support/scripted-registry.ts';
 import type { Timers } from './stages/stderr-flush.ts';
 import type { ScriptedHarness } from '../test/support/scripted-harness.ts';
 
@@ -119,52 +118,28 @@ describe('executeRun', () => {
 
   it('issue 35: an install npm ends with exit 0 but without an optional dependency it could not fetch (the registry\'s 503, a reset) is an incomplete install, retryable; with it fetched, the install completes', async () => {
     // A real npm against a registry on 127.0.0.1 serving scripted-cli, whose optional dependency scripted-cli-native
-    // (as Claude Code's per-platform binary) answers 503 or resets the connection while `native` says so.
-    const tarball = (files: Record<string, string>) => {
-      const dir = mkdtempSync(join(tmpdir(), 'tcab-pkg-'));
-      mkdirSync(join(dir, 'package'));
-      for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, 'package', name), content);
-      execFileSync('tar', ['-czf', join(dir, 'p.tgz'), '-C', dir, 'package']);
-      const bytes = readFileSync(join(dir, 'p.tgz'));
-      rmSync(dir, { recursive: true, force: true });
-      return bytes;
-    };
-    const optional = { 'scripted-cli-native': '1.0.0' };
-    const packages: Record<string, Buffer> = {
-      'scripted-cli': tarball({ 'package.json': JSON.stringify({ name: 'scripted-cli', version: '1.0.0', bin: { scripted: 'cli.sh' }, optionalDependencies: optional }), 'cli.sh': '#!/bin/sh\necho 1.0.0\n' }),
-      'scripted-cli-native': tarball({ 'package.json': JSON.stringify({ name: 'scripted-cli-native', version: '1.0.0' }) }),
-    };
-    let native: 'up' | '503' | 'reset' = '503';
-    const registry = createServer((req, res) => {
-      const name = decodeURIComponent((req.url ?? '/').slice(1).split('/')[0]!);
-      const bytes = packages[name];
-      if (!bytes) return void res.writeHead(404).end('{}');
-      if (name === 'scripted-cli-native' && native === '503') return void res.writeHead(503).end('down');
-      if (name === 'scripted-cli-native' && native === 'reset') return void req.socket.destroy();
-      if (req.url!.endsWith('.tgz')) return void res.end(bytes);
-      const { port } = registry.address() as AddressInfo;
-      const version = { name, version: '1.0.0', ...(name === 'scripted-cli' ? { bin: { scripted: 'cli.sh' }, optionalDependencies: optional } : {}), dist: { tarball: `http://127.0.0.1:${port}/${name}/-/${name}-1.0.0.tgz`, integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}` } };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name, 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': version } }));
-    });
-    await new Promise<void>((resolve) => registry.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(registry.address() as AddressInfo).port}/`;
+    // (as Claude Code's per-platform binary) answers 503 or resets the connection while the test says so.
+    const registry = await startScriptedRegistry();
+    registry.publish('scripted-cli', '1.0.0', { 'cli.sh': '#!/bin/sh\necho 1.0.0\n' }, { scripted: 'cli.sh' }, { optionalDependencies: { 'scripted-cli-native': '1.0.0' } });
+    registry.publish('scripted-cli-native', '1.0.0', {});
+    const url = registry.url;
     const fromRegistry = createScriptedHarness({ installFromRegistry: true });
     try {
       const attempt = { number: 1, of: 3 };
       for (const down of ['503', 'reset'] as const) {
-        native = down;
+        registry.fail('scripted-cli-native', down);
         const incomplete = await run({}, { harnessesRoot: fromRegistry.root, attemptNumber: attempt, env: { TCAB_NPM_REGISTRY: url } });
         expect(incomplete.result, down).toMatchObject({ outcome: 'infrastructure_failed', retryable: true, attempt, sessions: [] });
         expect(incomplete.result.message, down).toContain(`npm ended the install of scripted with exit 0 but gave up fetching ${url}scripted-cli-native (${down === '503' ? '503' : 'ECONNRESET'})`);
         expect(stages(incomplete.events), down).toEqual(['install_harness:started', 'install_harness:failed', 'teardown:started', 'teardown:completed']);
       }
-      native = 'up';
+      registry.fail('scripted-cli-native', 'up');
       const whole = await run({}, { harnessesRoot: fromRegistry.root, attemptNumber: attempt, env: { TCAB_NPM_REGISTRY: url } });
       expect(stages(whole.events)).toContain('install_harness:completed');
       expect(whole.result.retryable).toBeUndefined();
     } finally {
       fromRegistry.dispose();
-      await new Promise<void>((resolve) => registry.close(() => resolve()));
+      await registry.close();
     }
   });
 

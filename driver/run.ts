@@ -47,6 +47,8 @@ import { gatewayProviderFor } from '../shared/gateway-route.ts';
 import { randomUUID } from 'node:crypto';
 
 /** The gateway's log when the caller gives none. */
+/** How long past its maximum runtime a run's outside prefix is kept from a later driver's sweep (teardown, a login wait). */
+const PREFIX_MARGIN_SECONDS = 3600;
 const SILENT: GatewayLogger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export interface DriverOptions {
@@ -210,7 +212,9 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
       };
     }
 
-    const dirs = await createRunDirs(settings.TCAB_RUN_ROOT, options.runId, options.user, settings.TCAB_NPM_CACHE);
+    // A prefix outside the run's root outlives a killed driver until the run could no longer be running.
+    const prefixPlacement = settings.TCAB_PREFIX_ROOT ? { root: settings.TCAB_PREFIX_ROOT, expiresAt: new Date(Date.now() + (spec.maxRuntimeSeconds + PREFIX_MARGIN_SECONDS) * 1000) } : undefined;
+    const dirs = await createRunDirs(settings.TCAB_RUN_ROOT, options.runId, options.user, settings.TCAB_NPM_CACHE, prefixPlacement);
     ctx = {
       runId: options.runId,
       dirs,

@@ -25,6 +25,7 @@ const TABLE: [string, [string, unknown][], [string, string | RegExp][], unknown]
   ['TCAB_NPM_REGISTRY', [['http://verdaccio.tcab:4873/', 'http://verdaccio.tcab:4873/']], [['ftp://mirror/', 'must be an http(s) URL, got "ftp://mirror/"'], ['verdaccio:4873', /must be an http\(s\) URL/]], DEFAULT_NPM_REGISTRY],
   ['TCAB_NPM_CACHE', [['/tmp/npm', '/tmp/npm']], [[NUL, 'must not contain a NUL character (\\0)']], undefined],
   ['TCAB_RELEASE_STORE', [['/var/cache/tcab/releases', '/var/cache/tcab/releases'], ['off', 'off']], [[NUL, /must not contain a NUL character/]], undefined],
+  ['TCAB_PREFIX_ROOT', [['/var/cache/tcab/prefixes', '/var/cache/tcab/prefixes']], [[NUL, /must not contain a NUL character/]], undefined],
   ['TCAB_NPM_AUTH_FILE', [['/var/run/tcab/npm/auth', '/var/run/tcab/npm/auth']], [[NUL, 'must not contain a NUL character (\\0)']], undefined],
   ['TCAB_BASE_URL', [['https://gateway.example/v1', 'https://gateway.example/v1'], ['https://u:sk-fake-gw@gateway.example/', 'https://u:sk-fake-gw@gateway.example/']], [['gateway', 'must be an http(s) URL, got "gateway"'], ['u:sk-fake-gw@gateway', 'must be an http(s) URL, got a value with "@" (not shown: it may carry credentials)']], undefined],
   ['TCAB_MODEL_CATALOG', [['/etc/catalog.json', '/etc/catalog.json']], [[NUL, 'must not contain a NUL character (\\0)']], undefined],

@@ -84,6 +84,7 @@ export const DriverEnvFields = z.object({
   TCAB_NPM_AUTH_FILE: path.optional().describe("A file holding the npm registry's credential (npm `_auth`: base64 of user:password), given to npm for the install stages only (a cluster's npm cache admits installs only)."),
   TCAB_NPM_CACHE: path.optional().describe('The npm cache directory; default `<TCAB_RUN_ROOT>/npm-cache[-<uid>]`, shared between runs.'),
   TCAB_RELEASE_STORE: z.union([z.literal('off'), path]).optional().describe("Where installed harness releases are kept between runs, each file checked against its SHA-256 when the next run takes it (driver/stages/release-store.ts); default `$XDG_CACHE_HOME/tcab/releases` or `$HOME/.cache/tcab/releases` (`<TCAB_RUN_ROOT>/releases` without a HOME); `off`: every run installs from the registry."),
+  TCAB_PREFIX_ROOT: path.optional().describe("Where each run's install prefix is made (`<dir>/<expiry>.<uuid>`, removed at teardown; one a killed driver left is removed by a later driver once its run's maximum runtime has passed) instead of inside the run's root: a directory on the release store's mount, so that a root driver hard-links a stored release rather than copying it. Default: `<run root>/prefix`."),
   TCAB_BASE_URL: httpUrl.optional().describe("A model endpoint for every harness (an operator's gateway); TCAB_BASE_URL_<SLUG> wins for one."),
   TCAB_MODEL_CATALOG: path.optional().describe('A user copy of the model catalogue (prices); default: the bundled one.'),
   TCAB_RUN_UID: runUserId.optional().describe('The uid harnesses run as when the driver is root; default 1000.'),
@@ -117,7 +118,7 @@ export type DriverSettings = DriverEnvFields & { baseUrls: z.output<typeof BaseU
 export type DriverEnvValues = Partial<DriverEnvFields>;
 
 /** The settings a run needs wherever it runs (a workstation's `tcab run` too); the rest are the Pod's. */
-export const RUN_SETTINGS = ['TCAB_RUN_ROOT', 'TCAB_NPM_REGISTRY', 'TCAB_NPM_CACHE', 'TCAB_RELEASE_STORE', 'TCAB_BASE_URL', 'TCAB_MODEL_CATALOG'] as const;
+export const RUN_SETTINGS = ['TCAB_RUN_ROOT', 'TCAB_NPM_REGISTRY', 'TCAB_NPM_CACHE', 'TCAB_RELEASE_STORE', 'TCAB_PREFIX_ROOT', 'TCAB_BASE_URL', 'TCAB_MODEL_CATALOG'] as const;
 export type RunSettings = Pick<DriverSettings, (typeof RUN_SETTINGS)[number] | 'baseUrls'>;
 
 /**

@@ -57,13 +57,16 @@ describe('buildDriverPod', () => {
   it('issue 36: the node\'s release store (driver.releaseStore.hostPath) is a hostPath volume the driver is told of; without one the driver keeps none', () => {
     const envOf = (p: V1Pod) => Object.fromEntries(p.spec!.containers[0]!.env!.map((e) => [e.name, e.value]));
     expect(envOf(pod).TCAB_RELEASE_STORE).toBe('off');
+    expect(envOf(pod)).not.toHaveProperty('TCAB_PREFIX_ROOT'); // the prefix stays in the run's root (the emptyDir)
     expect(pod.spec!.volumes!.map((v) => v.name)).not.toContain('release-store');
-    const stored = buildDriverPod(run, spec, dispatcherConfig({ ...configEnv, TCAB_DRIVER_RELEASE_STORE: '/var/lib/tcab/releases' }), ['ANTHROPIC_API_KEY']);
-    expect(stored.spec!.volumes).toContainEqual({ name: 'release-store', hostPath: { path: '/var/lib/tcab/releases', type: 'DirectoryOrCreate' } });
-    expect(stored.spec!.containers[0]!.volumeMounts).toContainEqual({ name: 'release-store', mountPath: '/var/cache/tcab/releases' });
-    expect(envOf(stored).TCAB_RELEASE_STORE).toBe('/var/cache/tcab/releases');
+    const stored = buildDriverPod(run, spec, dispatcherConfig({ ...configEnv, TCAB_DRIVER_RELEASE_STORE: '/var/lib/tcab' }), ['ANTHROPIC_API_KEY']);
+    expect(stored.spec!.volumes).toContainEqual({ name: 'release-store', hostPath: { path: '/var/lib/tcab', type: 'DirectoryOrCreate' } });
+    // One mount for the store and the prefixes: a hard link never crosses a mount.
+    expect(stored.spec!.containers[0]!.volumeMounts!.filter((m) => m.name === 'release-store')).toEqual([{ name: 'release-store', mountPath: '/var/cache/tcab' }]);
+    expect(envOf(stored)).toMatchObject({ TCAB_RELEASE_STORE: '/var/cache/tcab/releases', TCAB_PREFIX_ROOT: '/var/cache/tcab/prefixes' });
     // What the driver reads from it is valid driver env.
-    expect(parseDriverEnvFields(Object.fromEntries(stored.spec!.containers[0]!.env!.flatMap((e) => (e.value === undefined ? [] : [[e.name, e.value]]))), ['TCAB_RELEASE_STORE']).TCAB_RELEASE_STORE).toBe('/var/cache/tcab/releases');
+    const driverEnv = parseDriverEnvFields(Object.fromEntries(stored.spec!.containers[0]!.env!.flatMap((e) => (e.value === undefined ? [] : [[e.name, e.value]]))), ['TCAB_RELEASE_STORE', 'TCAB_PREFIX_ROOT']);
+    expect(driverEnv).toEqual({ TCAB_RELEASE_STORE: '/var/cache/tcab/releases', TCAB_PREFIX_ROOT: '/var/cache/tcab/prefixes' });
     expect(() => dispatcherConfig({ ...configEnv, TCAB_DRIVER_RELEASE_STORE: 'relative/releases' })).toThrow(/TCAB_DRIVER_RELEASE_STORE.*must be an absolute path/);
   });
 

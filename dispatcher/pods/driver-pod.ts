@@ -53,8 +53,14 @@ export const NATS_CREDS_PATH = `${NATS_CREDS_DIR}/nats.creds`;
 /** Where the npm cache's install credential is mounted: root-only (0400), like the NATS credential. */
 export const NPM_AUTH_DIR = '/var/run/tcab/npm';
 export const NPM_AUTH_PATH = `${NPM_AUTH_DIR}/auth`;
-/** Where the node's release store (a hostPath) is mounted in driver Pods. */
-export const RELEASE_STORE_MOUNT = '/var/cache/tcab/releases';
+/**
+ * Where the node's release-store directory (a hostPath) is mounted in driver Pods: the store in releases/, each
+ * run's install prefix in prefixes/. One mount for both, because a root driver hard-links a stored release into the
+ * prefix (link(2) never crosses a mount: a prefix in the Pod's emptyDir costs each run a copy of the release).
+ */
+export const NODE_CACHE_MOUNT = '/var/cache/tcab';
+export const RELEASE_STORE_MOUNT = `${NODE_CACHE_MOUNT}/releases`;
+export const PREFIX_ROOT_MOUNT = `${NODE_CACHE_MOUNT}/prefixes`;
 
 /**
  * The capabilities the driver (uid 0) keeps; everything else is dropped. Each one measured on the real node by
@@ -242,6 +248,7 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
       // The node's release store when the install has one (a hostPath volume); a store in the Pod's own emptyDir
       // would only cost each run the copy.
       TCAB_RELEASE_STORE: config.TCAB_DRIVER_RELEASE_STORE ? RELEASE_STORE_MOUNT : 'off',
+      ...(config.TCAB_DRIVER_RELEASE_STORE ? { TCAB_PREFIX_ROOT: PREFIX_ROOT_MOUNT } : {}),
       // The driver holds its NATS messages until this dispatcher's start_container event for the Pod is on the
       // stream, so subscribers see pull -> start -> install in that order; long enough to ride out a failover.
       TCAB_AWAIT_POD_START_SECONDS: AWAIT_POD_START_SECONDS,
@@ -293,9 +300,10 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
   const volumes: V1Volume[] = [{ name: 'tmp', emptyDir: {} }];
   const mounts: V1VolumeMount[] = [{ name: 'tmp', mountPath: '/tmp' }];
   if (config.TCAB_DRIVER_RELEASE_STORE) {
-    // Written by the driver (root) only: the store's files are root's and read-only (driver/stages/release-store.ts).
+    // Written by the driver (root) only: the store's files are root's and read-only (driver/stages/release-store.ts);
+    // prefixes/ is root's and not listable, each prefix the run user's own (driver/run-dirs.ts).
     volumes.push({ name: 'release-store', hostPath: { path: config.TCAB_DRIVER_RELEASE_STORE, type: 'DirectoryOrCreate' } });
-    mounts.push({ name: 'release-store', mountPath: RELEASE_STORE_MOUNT });
+    mounts.push({ name: 'release-store', mountPath: NODE_CACHE_MOUNT });
   }
   if (subscriptionSecret) {
     volumes.push({ name: 'credentials', secret: { secretName: subscriptionSecret, defaultMode: 0o400 } });

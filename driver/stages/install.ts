@@ -1,6 +1,6 @@
 // install_harness: the manifest's install command, run as the run user into the per-run prefix, bounded by the
 // run's maximum runtime. Installing at run time means every run exercises the newest published release.
-import { lchown, mkdir, opendir } from 'node:fs/promises';
+import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HarnessManifest } from '../../shared/manifest.ts';
 import { runProcess } from '../process.ts';
@@ -11,7 +11,8 @@ import type { ReleaseId } from '../../shared/release-store.ts';
 import { withNpmAuth } from './npm-auth.ts';
 import { isTransientInstallFailure, unfetchedInNpmLog } from './transient.ts';
 import type { StageContext } from './context.ts';
-import { HeldDir, openRegularFileIn, removeConfinedTree } from '../confined-fs.ts';
+import { HeldDir, openRegularFileIn } from '../confined-fs.ts';
+import { emptyRunPrefix } from '../run-dirs.ts';
 
 /** npm's debug logs of the install, in the run's TMPDIR (npm makes the directory, as the run user). */
 const NPM_LOGS = 'npm-install-logs';
@@ -125,13 +126,6 @@ export function pinsVersion(manifest: HarnessManifest, pkg: string): boolean {
   return installOf(manifest).command.some((arg) => arg.includes('{version}') || arg === `${pkg}@latest`);
 }
 
-/** An empty prefix again (a restore that failed half way), owned by the run user as createRunDirs made it. */
-async function emptyPrefix(ctx: StageContext): Promise<void> {
-  await removeConfinedTree(ctx.dirs.prefix);
-  await mkdir(ctx.dirs.prefix, { mode: 0o700 });
-  if (ctx.user.uid !== undefined) await lchown(ctx.dirs.prefix, ctx.user.uid, ctx.user.gid ?? ctx.user.uid);
-}
-
 const megabytes = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 const files = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
 const secondsSince = (start: number) => `${((Date.now() - start) / 1000).toFixed(1)}s`;
@@ -144,17 +138,8 @@ export async function installHarness(ctx: StageContext, manifest: HarnessManifes
     const { npm_package: pkg, platform_package: platform } = install;
     // With a store, the newest release is resolved first (npm view, as the run user) and looked up by its integrity.
     const release = ctx.releaseStore && pkg && pinsVersion(manifest, pkg) ? await resolveRelease(ctx, manifest, pkg) : undefined;
-    if (release && ctx.releaseStore) {
-      try {
-        const restored = await restoreRelease(ctx.releaseStore, release, ctx.dirs.prefix, ctx.user);
-        if (restored.restored) return { value: undefined, message: `installed ${what}@${release.version} (newest) from the release store: ${files(restored.files)}, ${megabytes(restored.bytes)}, each checked against its SHA-256, in ${secondsSince(started)}` };
-      } catch (error) {
-        if (!(error instanceof ReleaseCorrupt) && !(error instanceof StoreUnusable)) throw error;
-        if (error instanceof ReleaseCorrupt) await discardRelease(ctx.releaseStore, release);
-        await emptyPrefix(ctx);
-        ctx.emit({ type: 'warning', timestamp: ctx.clock.now().toISOString(), message: `release store: ${error.message}; installing ${what}@${release.version} from the registry instead`, code: 'release_store_refused' });
-      }
-    }
+    const restored = release && ctx.releaseStore ? await restoreFromStore(ctx, ctx.releaseStore, release, what) : undefined;
+    if (restored) return { value: undefined, message: `${restored} in ${secondsSince(started)}` };
     const version = release?.version ?? (pkg && platform ? await resolveNewestInstallable(ctx, pkg, platform, install.release_pattern) : undefined);
     const tail = new OutputTail();
     const outcome = await withNpmAuth(ctx, (auth) => runProcess({
@@ -183,11 +168,37 @@ export async function installHarness(ctx: StageContext, manifest: HarnessManifes
     }
     const installed = `installed ${what}${version ? `@${version} (newest${platform ? ` with ${platform}` : ''})` : ''} in ${(outcome.durationMs / 1000).toFixed(1)}s`;
     if (!release || !ctx.releaseStore) return { value: undefined, message: installed };
-    // Stored before any session: what the next run gets is what this install made, before an agent ran.
-    const storing = Date.now();
-    const saved = await saveRelease(ctx.releaseStore, release, ctx.dirs.prefix, ctx.user).catch((error: unknown) => ({ stored: false as const, reason: (error as Error).message }));
-    const pruned = saved.stored ? await pruneReleases(ctx.releaseStore, release.package).catch(() => []) : [];
-    const stored = saved.stored ? `stored in the release store for the next run (${files(saved.files)}, ${megabytes(saved.bytes)}) in ${secondsSince(storing)}${pruned.length > 0 ? `; removed older ${pruned.join(', ')}` : ''}` : `not stored in the release store: ${saved.reason}`;
-    return { value: undefined, message: `${installed}; ${stored}` };
+    return { value: undefined, message: `${installed}; ${await storeInstalled(ctx, ctx.releaseStore, release)}` };
   });
+}
+
+/**
+ * The release from the store into the run's prefix, or undefined when the store has none. An entry that fails its
+ * check (or a store that cannot be used) is a `release_store_refused` warning: the entry discarded, the prefix
+ * emptied, and undefined (the caller installs from the registry).
+ */
+async function restoreFromStore(ctx: StageContext, store: string, release: ReleaseId, what: string): Promise<string | undefined> {
+  try {
+    const restored = await restoreRelease(store, release, ctx.dirs.prefix, ctx.user);
+    if (!restored.restored) return undefined;
+    return `installed ${what}@${release.version} (newest) from the release store: ${files(restored.files)}, ${megabytes(restored.bytes)}, each checked against its SHA-256 and ${restored.linked ? 'hard-linked (read-only)' : 'copied'},`;
+  } catch (error) {
+    if (!(error instanceof ReleaseCorrupt) && !(error instanceof StoreUnusable)) throw error;
+    if (error instanceof ReleaseCorrupt) await discardRelease(store, release);
+    await emptyRunPrefix(ctx.dirs, ctx.user);
+    ctx.emit({ type: 'warning', timestamp: ctx.clock.now().toISOString(), message: `release store: ${error.message}; installing ${what}@${release.version} from the registry instead`, code: 'release_store_refused' });
+    return undefined;
+  }
+}
+
+/**
+ * Stores what the install just made, before any session (what the next run gets is what this install made, before
+ * an agent ran), and prunes the package's older releases. Never fails the install: says what it did.
+ */
+async function storeInstalled(ctx: StageContext, store: string, release: ReleaseId): Promise<string> {
+  const storing = Date.now();
+  const saved = await saveRelease(store, release, ctx.dirs.prefix, ctx.user).catch((error: unknown) => ({ stored: false as const, reason: (error as Error).message }));
+  if (!saved.stored) return `not stored in the release store: ${saved.reason}`;
+  const pruned = await pruneReleases(store, release.package).catch(() => []);
+  return `stored in the release store for the next run (${files(saved.files)}, ${megabytes(saved.bytes)}) in ${secondsSince(storing)}${pruned.length > 0 ? `; removed older ${pruned.join(', ')}` : ''}`;
 }

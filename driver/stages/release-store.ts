@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { ReleaseId, StoreManifest } from '../../shared/release-store.ts';
 import type { StoreEntry } from '../../shared/release-store.ts';
-import { ConfinementError, HeldDir, MAX_DEPTH, openRegularFileIn, removeConfinedTree } from '../confined-fs.ts';
+import { ConfinementError, HeldDir, MAX_DEPTH, onlyDriverWrites, openRegularFileIn, removeConfinedTree } from '../confined-fs.ts';
 import type { RunUser } from '../process.ts';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
@@ -61,7 +61,7 @@ const me = () => process.getuid?.();
 /** Only the driver may be able to change what the store holds: its owner, and no group or other write bit. */
 function assertDriverOwned(info: Stats, shown: string): void {
   const uid = me();
-  if ((uid !== undefined && info.uid !== uid) || (info.mode & 0o022) !== 0) {
+  if (!onlyDriverWrites(info, uid)) {
     throw new ReleaseCorrupt(`${shown} is owned by uid ${info.uid} with mode ${(info.mode & 0o7777).toString(8)}: only the driver (uid ${uid}) may be able to write the release store`);
   }
 }
@@ -78,7 +78,7 @@ async function openStore(root: string, create: boolean): Promise<HeldDir | undef
   }
   const info = await dir.handle.stat();
   const uid = me();
-  if ((uid !== undefined && info.uid !== uid) || (info.mode & 0o022) !== 0) {
+  if (!onlyDriverWrites(info, uid)) {
     await dir.close();
     throw new StoreUnusable(`the release store ${root} must be a directory owned by uid ${uid} and writable by it alone (it is uid ${info.uid}, mode ${(info.mode & 0o7777).toString(8)})`);
   }
@@ -316,7 +316,8 @@ async function readManifest(entry: HeldDir, id: ReleaseId): Promise<StoreManifes
   }
 }
 
-export type RestoreOutcome = { restored: false } | { restored: true; files: number; bytes: number };
+/** `linked`: every file was hard-linked from the store (none copied). */
+export type RestoreOutcome = { restored: false } | { restored: true; files: number; bytes: number; linked: boolean };
 
 /**
  * Puts release `id` from the store into the (empty) `prefix`, each file checked against the entry's size and SHA-256
@@ -340,12 +341,12 @@ export async function restoreRelease(storeRoot: string, id: ReleaseId, prefix: s
       assertDriverOwned(await entry.handle.stat(), entry.shown);
       const manifest = await readManifest(entry, id);
       const linking = me() === 0 && owner.uid !== undefined && owner.uid !== 0;
-      await putEntries(entry, manifest, { prefix, owner, linkFrom: linking ? join(storeRoot, releaseKey(id), TREE) : undefined }).catch((error: unknown) => {
+      const linked = await putEntries(entry, manifest, { prefix, owner, linkFrom: linking ? join(storeRoot, releaseKey(id), TREE) : undefined }).catch((error: unknown) => {
         // A name the entry's tree lacks, or one that is not the directory the manifest says: the entry is not whole.
         if (['ENOENT', 'ENOTDIR', 'EEXIST', 'ELOOP', 'EISDIR'].includes(errnoOf(error) ?? '') || error instanceof ConfinementError) throw new ReleaseCorrupt(`${entry.shown}: ${(error as Error).message}`, { cause: error });
         throw error;
       });
-      return { restored: true, files: manifest.files, bytes: manifest.bytes };
+      return { restored: true, files: manifest.files, bytes: manifest.bytes, linked };
     } finally {
       await entry.close();
     }
@@ -361,8 +362,11 @@ interface PutOptions {
   linkFrom?: string;
 }
 
-/** The manifest's entries in walk order: a stack of the open (store, prefix) directory pairs down to the current one. */
-async function putEntries(entry: HeldDir, manifest: StoreManifest, { prefix, owner, linkFrom: linkable }: PutOptions): Promise<void> {
+/**
+ * The manifest's entries in walk order: a stack of the open (store, prefix) directory pairs down to the current one.
+ * Resolves whether every file was linked.
+ */
+async function putEntries(entry: HeldDir, manifest: StoreManifest, { prefix, owner, linkFrom: linkable }: PutOptions): Promise<boolean> {
   // Linking needs the store and the prefix on one mount: a Pod's hostPath store and its emptyDir are two (EXDEV), and
   // from the first refusal on, files are copied.
   let linkFrom = linkable;
@@ -437,6 +441,7 @@ async function putEntries(entry: HeldDir, manifest: StoreManifest, { prefix, own
       }
     }
     if (files !== manifest.files || bytes !== manifest.bytes) throw new ReleaseCorrupt(`${entry.shown}/${MANIFEST} counts ${manifest.files} files, ${manifest.bytes} bytes; its entries hold ${files}, ${bytes}`);
+    return linkFrom !== undefined;
   } finally {
     await Promise.all(stack.flatMap((s) => [s.store.close(), s.prefix.close()]));
   }

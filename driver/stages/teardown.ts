@@ -13,8 +13,13 @@ export async function teardown(ctx: StageContext, keep: boolean): Promise<void> 
     const listed = leftovers.map((p) => `${p.name} (${p.pid})`).join(', ');
     const killed = leftovers.length > 0 ? `; killed ${leftovers.length} process(es) the harness left running: ${listed}` : '';
     if (killed) ctx.emit({ type: 'warning', timestamp: ctx.clock.now().toISOString(), message: `the harness left ${leftovers.length} process(es) running after its session, killed: ${listed}`, code: 'leftover_processes' });
-    if (keep) return { value: undefined, message: `kept ${ctx.dirs.root}${killed}` };
-    await removeRunDirs(ctx.dirs);
-    return { value: undefined, message: `run home, workspace and install prefix removed${killed}` };
+    if (!keep) await removeRunDirs(ctx.dirs);
+    const removed = keep ? `kept ${ctx.dirs.root}${ctx.dirs.prefixRoot ? ` and ${ctx.dirs.prefix}` : ''}` : 'run home, workspace and install prefix removed';
+    return { value: undefined, message: `${removed}${killed}; ${driverPeakRss()}` };
   });
+}
+
+/** The driver process's own peak memory (never the harness's: its own processes): what a run costs beside it. */
+function driverPeakRss(): string {
+  return `the driver's peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`;
 }

@@ -19,12 +19,12 @@ describe('charts/tcab driver.releaseStore (issue 36)', () => {
     expect(pod.containers[0]!.env).toContainEqual({ name: 'TCAB_RELEASE_STORE', value: 'off' });
   });
 
-  it('hostPath set: every driver Pod mounts that node directory as its store', async () => {
-    const env = dispatcherEnv(await render('--set', 'driver.releaseStore.hostPath=/var/lib/tcab/releases'));
-    expect(env.TCAB_DRIVER_RELEASE_STORE).toBe('/var/lib/tcab/releases');
+  it('hostPath set: every driver Pod mounts that node directory, its store in releases/ and the run prefixes in prefixes/', async () => {
+    const env = dispatcherEnv(await render('--set', 'driver.releaseStore.hostPath=/var/lib/tcab'));
+    expect(env.TCAB_DRIVER_RELEASE_STORE).toBe('/var/lib/tcab');
     const pod = driverPodOf(env as Record<string, string>);
-    expect(pod.volumes).toContainEqual({ name: 'release-store', hostPath: { path: '/var/lib/tcab/releases', type: 'DirectoryOrCreate' } });
-    expect(pod.containers[0]!.env).toContainEqual({ name: 'TCAB_RELEASE_STORE', value: '/var/cache/tcab/releases' });
+    expect(pod.volumes).toContainEqual({ name: 'release-store', hostPath: { path: '/var/lib/tcab', type: 'DirectoryOrCreate' } });
+    expect(pod.containers[0]!.env).toEqual(expect.arrayContaining([{ name: 'TCAB_RELEASE_STORE', value: '/var/cache/tcab/releases' }, { name: 'TCAB_PREFIX_ROOT', value: '/var/cache/tcab/prefixes' }]));
   });
 
   it.each([['relative/releases'], ['/var/lib/../releases'], ['/var/lib/tcab/']])('the values schema refuses hostPath %j naming it', async (path) => {

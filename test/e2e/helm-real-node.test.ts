@@ -529,9 +529,10 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
       expect(done.status!.harnessVersion).toMatch(/^\d+\.\d+\.\d+/);
       expect(done.status!.usage!.input).toBeGreaterThan(0);
       expect(done.status!.comparableCostUsd).toBeGreaterThan(0);
-      // The node's release store: the first run installs with npm and stores the release, the next takes it from it.
+      // The node's release store: the first run installs with npm and stores the release, the next takes it from it,
+      // hard-linked: the store and the run's prefix share the hostPath mount.
       const installed = followed.events.flatMap((e) => (e.type === 'system' && e.stage === 'install_harness' && e.status === 'completed' ? [e.message] : []))[0];
-      expect(installed).toMatch(name === 'claude-cold' ? /\(newest\) in [\d.]+s; stored in the release store for the next run/ : /\(newest\) from the release store: \d+ files, \d+ MB, each checked against its SHA-256/);
+      expect(installed).toMatch(name === 'claude-cold' ? /\(newest\) in [\d.]+s; stored in the release store for the next run/ : /\(newest\) from the release store: \d+ files, \d+ MB, each checked against its SHA-256 and hard-linked \(read-only\)/);
       process.stderr.write(`e2e ${name}: ${installed}\n`);
     }
     process.stderr.write(`e2e claude install+probe from the warm in-cluster cache: ${stages['claude-warm']!.driver_install_harness! + stages['claude-warm']!.driver_probe_harness!} ms (cold: ${stages['claude-cold']!.driver_install_harness! + stages['claude-cold']!.driver_probe_harness!} ms)\n`);

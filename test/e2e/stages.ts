@@ -32,6 +32,7 @@ export interface StreamEvent {
   timestamp?: string;
   stage?: string;
   status?: string;
+  message?: string;
 }
 
 /**

@@ -57,6 +57,9 @@ async function until<T>(what: string, deadlineMs: number, probe: () => Promise<T
   }
 }
 
+/** The driver image's entry point (deploy/images/Dockerfile.driver). */
+const DRIVER_ENTRYPOINT = ['node', '--max-semi-space-size=16', '--import', '/opt/tcab/driver/compile-cache.mjs', '--import', '/opt/tcab/driver/ca-bundle.ts', '/opt/tcab/driver/main.ts'];
+
 // PEM certificates of a file, and the set Debian ships on this machine (what base.sh does not call "extra").
 const pems = (text: string) => text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
 const norm = (pem: string) => pem.replace(/\s+/g, '');
@@ -162,7 +165,7 @@ describe('npm run images', () => {
 
   it('driver: the entry point, uid 1000, and only what the entry point needs', async () => {
     const { config: c } = await config('driver');
-    expect(c.Entrypoint).toEqual(['node', '--max-semi-space-size=16', '--import', '/opt/tcab/driver/ca-bundle.ts', '/opt/tcab/driver/main.ts']);
+    expect(c.Entrypoint).toEqual(DRIVER_ENTRYPOINT);
     expect(c.User).toBe('1000:1000');
     expect(c.Env).toEqual(expect.arrayContaining(['HOME=/tmp/home', 'NODE_ENV=production', 'TCAB_RUN_ROOT=/tmp/tcab']));
 
@@ -170,13 +173,14 @@ describe('npm run images', () => {
     const app = join(root, 'opt', 'tcab');
     const harnesses = readdirSync(join(ROOT, 'harnesses')).filter((h) => existsSync(join(ROOT, 'harnesses', h, 'harness.toml')));
     expect(harnesses.length).toBeGreaterThan(5);
-    const { files, packages } = entryClosure(['driver/main.ts', 'driver/ca-bundle.ts', 'driver/stub-models/serve.ts', ...harnesses.flatMap((h) => [`harnesses/${h}/adapter.ts`, `harnesses/${h}/harness.toml`]), 'shared/catalog/models.json']);
+    const { files, packages } = entryClosure(['driver/compile-cache.mjs', 'driver/main.ts', 'driver/ca-bundle.ts', 'driver/stub-models/serve.ts', ...harnesses.flatMap((h) => [`harnesses/${h}/adapter.ts`, `harnesses/${h}/harness.toml`]), 'shared/catalog/models.json']);
     const missing = [...files].filter((f) => !existsSync(join(app, f)));
     expect(missing).toEqual([]);
     for (const p of packages) expect(existsSync(join(app, 'node_modules', p, 'package.json')), p).toBe(true);
-    // Nothing beyond the entry point's top-level folders, the production dependencies and the package files.
+    // Nothing beyond the entry point's top-level folders, the production dependencies, the package files and the
+    // compile cache made at build.
     const tops = new Set([...files].map((f) => f.split('/')[0]));
-    expect(readdirSync(app).sort()).toEqual([...tops, 'node_modules', 'package-lock.json', 'package.json'].sort());
+    expect(readdirSync(app).sort()).toEqual([...tops, '.compile-cache', 'node_modules', 'package-lock.json', 'package.json'].sort());
     expect(treeFiles(app).filter((f) => !f.startsWith('node_modules/') && /\.test\.ts$/.test(f))).toEqual([]);
     // No package the lockfile marks dev-only (vitest, typescript, eslint and what only they pull in).
     const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
@@ -189,7 +193,7 @@ describe('npm run images', () => {
 
   it('driver: its entry point loads every module it imports in the image, then asks for a Run spec', async () => {
     await mounted('driver');
-    const started = await run(BUILDAH, ['run', '--isolation', 'chroot', PREFIX + 'driver', '--', 'node', '--max-semi-space-size=16', '--import', '/opt/tcab/driver/ca-bundle.ts', '/opt/tcab/driver/main.ts'], { timeoutMs: 60_000 });
+    const started = await run(BUILDAH, ['run', '--isolation', 'chroot', PREFIX + 'driver', '--', ...DRIVER_ENTRYPOINT], { timeoutMs: 60_000 });
     expect(started.stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|Cannot find/);
     expect(started.stderr).toContain('TCAB_RUN_SPEC'); // the first thing it reads after its imports
     // Its own log line, as in a Pod: pino JSON on stderr (stdout is the event stream, empty here); buildah adds
@@ -199,6 +203,22 @@ describe('npm run images', () => {
     expect(buildahLines!.every((l) => /exit(ed)? (with )?status 2\b/.test(l)), buildahLines!.join('\n')).toBe(true);
     expect(started.stdout).toBe('');
     expect(started.code).not.toBe(0);
+  });
+
+  it('driver: starts from the compile cache made at build: none of its own modules is stripped or compiled again', async () => {
+    await mounted('driver');
+    // As root, as in a driver Pod (runAsUser 0): Node keys a compile cache by uid too, and the image's is root's (a
+    // bare `docker run` as uid 1000 starts without it, as before).
+    const started = await run(BUILDAH, ['run', '--isolation', 'chroot', '--user', '0:0', '--env', 'NODE_DEBUG_NATIVE=COMPILE_CACHE', PREFIX + 'driver', '--', ...DRIVER_ENTRYPOINT], { timeoutMs: 60_000 });
+    const lines = started.stderr.split('\n').filter((l) => l.startsWith('[compile cache]'));
+    // Enabled in a private copy on the scratch volume (the image's root is read-only in a Pod).
+    expect(lines[0]).toMatch(/^\[compile cache\] resolved path \/tmp\/tcab-compile-cache-\w+ /);
+    const accepted = (kind: string) => lines.filter((l) => new RegExp(`^\\[compile cache\\] reading cache from \\S+ for ${kind} file:///opt/tcab/\\S+\\.\\.\\.\\[[\\d ]+\\]\\.\\.\\. success`).test(l));
+    expect(accepted('StrippedTypeScript').map((l) => /file:\/\/\/opt\/tcab\/(\S+?)\.\.\./.exec(l)![1])).toEqual(expect.arrayContaining(['driver/main.ts', 'driver/ca-bundle.ts', 'driver/run.ts', 'shared/driver-env.ts']));
+    expect(accepted('ESM').length).toBeGreaterThan(50);
+    // A module of the image the cache did not hold would say so here.
+    expect(lines.filter((l) => /file:\/\/\/opt\/tcab\/.*(no transpile cache|was not initialized|mismatch|no such file)/.test(l))).toEqual([]);
+    expect(started.stderr).toContain('TCAB_RUN_SPEC');
   });
 
   it('driver: Node 24 runs inside as uid 1000 and trusts the machine\'s extra CA', async () => {

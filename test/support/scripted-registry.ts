@@ -1,5 +1,6 @@
 // An npm registry on 127.0.0.1 for driver tests: real packuments and tarballs (made with tar) that a real npm
-// installs, for packages the test writes; each request is recorded, and a package can be republished.
+// installs, for packages the test writes; each request is recorded, a package can be republished, and one can be
+// made to fail (503, or the connection reset) as a registry under trouble does.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,10 +13,17 @@ export interface ScriptedRegistry {
   url: string;
   /** Every request's path, in order. */
   requests: string[];
-  /** Publishes `name@version` (package.json written from the name, version and `bin`) as the latest. */
-  publish(name: string, version: string, files: Record<string, string>, bin?: Record<string, string>): void;
+  /**
+   * Publishes `name@version` (package.json written from the name, version, `bin` and `fields`, e.g.
+   * optionalDependencies, which its packument version says too) as the latest.
+   */
+  publish(name: string, version: string, files: Record<string, string>, bin?: Record<string, string>, fields?: Record<string, unknown>): void;
+  /** Every request for `name` (packument and tarballs) answers 503 or has its connection reset; `up`: served again. */
+  fail(name: string, fault: RegistryFault): void;
   close(): Promise<void>;
 }
+
+export type RegistryFault = 'up' | '503' | 'reset';
 
 function tarball(files: Record<string, string>): Buffer {
   const dir = mkdtempSync(join(tmpdir(), 'tcab-pkg-'));
@@ -34,10 +42,14 @@ function tarball(files: Record<string, string>): Buffer {
 export async function startScriptedRegistry(): Promise<ScriptedRegistry> {
   const packages = new Map<string, { versions: Map<string, { bytes: Buffer; manifest: Record<string, unknown> }>; latest: string }>();
   const requests: string[] = [];
+  const faults = new Map<string, RegistryFault>();
   const server = createServer((req, res) => {
     const path = req.url ?? '/';
     requests.push(path);
     const name = decodeURIComponent(path.slice(1).split('/-/')[0]!);
+    const fault = faults.get(name) ?? 'up';
+    if (fault === '503') return void res.writeHead(503).end('down');
+    if (fault === 'reset') return void req.socket.destroy();
     const known = packages.get(name);
     if (!known) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
     if (path.endsWith('.tgz')) {
@@ -53,15 +65,16 @@ export async function startScriptedRegistry(): Promise<ScriptedRegistry> {
   return {
     url,
     requests,
-    publish(name, version, files, bin) {
-      const packageJson = JSON.stringify({ name, version, ...(bin ? { bin } : {}) });
+    publish(name, version, files, bin, fields = {}) {
+      const packageJson = JSON.stringify({ name, version, ...(bin ? { bin } : {}), ...fields });
       const bytes = tarball({ ...files, 'package.json': packageJson });
-      const manifest = { name, version, ...(bin ? { bin } : {}), dist: { tarball: `${url}${name}/-/${name}-${version}.tgz`, integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}` } };
+      const manifest = { name, version, ...(bin ? { bin } : {}), ...fields, dist: { tarball: `${url}${name}/-/${name}-${version}.tgz`, integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}` } };
       const known = packages.get(name) ?? { versions: new Map(), latest: version };
       known.versions.set(version, { bytes, manifest });
       known.latest = version;
       packages.set(name, known);
     },
+    fail: (name, fault) => void faults.set(name, fault),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
