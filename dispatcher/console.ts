@@ -4,7 +4,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { getHarness } from '../harnesses/registry.ts';
 import type { Readiness } from '../shared/console.ts';
-import type { RunSpec } from '../shared/run.ts';
 import { registryCatalog } from '../console/server/harness-catalog.ts';
 import { cacheConfigsSource, cacheRunsSource, kubeEventsSource, kubeRunDetailSource, kubeRunWriter } from '../console/server/kube-sources.ts';
 import type { WatchedCache } from '../console/server/kube-sources.ts';
@@ -19,7 +18,7 @@ import { clusterAvailability } from './pods/availability.ts';
 export function dispatcherReadiness(settings: DispatcherConfig, secretNames: () => ReadonlySet<string>): (slug: string) => Readiness {
   return (slug) => {
     const auth = getHarness(slug).manifest.auth;
-    const resolution = clusterAvailability(auth, { harness: slug } as RunSpec, settings, secretNames(), settings.TCAB_DRIVER_ENV);
+    const resolution = clusterAvailability(auth, { harness: slug }, settings, secretNames(), settings.TCAB_DRIVER_ENV);
     if (resolution.available) return { ready: true, mode: resolution.mode, missing: [] };
     return { ready: false, ...(resolution.mode ? { mode: resolution.mode } : {}), missing: [resolution.reason] };
   };

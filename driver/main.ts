@@ -5,8 +5,8 @@
 // credentials and reads no Secret data it was not handed.
 import { readFileSync } from 'node:fs';
 import type { RunSpec } from '../shared/run.ts';
-import { InvalidInputError } from '../shared/errors.ts';
-import { listHarnesses } from '../harnesses/registry.ts';
+import { InvalidInputError, UnknownHarnessError } from '../shared/errors.ts';
+import { getHarness } from '../harnesses/registry.ts';
 import { EXIT, exitCodeFor } from '../shared/exit-codes.ts';
 import { executeRun } from './run.ts';
 import { runUserFor } from './run-user.ts';
@@ -52,8 +52,12 @@ function readSpecFile(path: string): string {
 
 /** An unknown harness is an invalid spec (exit 2), found before anything is installed or any credential read. */
 export function checkHarnessExists(slug: string, root?: string): void {
-  const known = listHarnesses(root).map((h) => h.manifest.slug);
-  if (!known.includes(slug)) throw new InvalidInputError('run spec', `harness: "${slug}" is not a harness (known: ${known.join(', ')})`);
+  try {
+    getHarness(slug, root);
+  } catch (error) {
+    if (error instanceof UnknownHarnessError) throw new InvalidInputError('run spec', `harness: "${slug}" is not a harness (known: ${error.known.join(', ')})`, { cause: error });
+    throw error;
+  }
 }
 
 /** `{ runId }` when TCAB_RUN_ID alone is set and valid: a line about another bad setting still says whose it is. */

@@ -9,7 +9,7 @@ import { addTokens } from '../shared/usage.ts';
 import type { TokenUsage } from '../shared/usage.ts';
 import { systemClock } from '../shared/translate/session.ts';
 import type { Clock } from '../shared/translate/session.ts';
-import { getHarness, loadAdapter, manifestForModel } from '../harnesses/registry.ts';
+import { resolveHarness } from '../harnesses/registry.ts';
 import { resolveAuth } from '../shared/auth.ts';
 import { credentialPresenceChecker, materializeCredentials } from './credentials.ts';
 import type { CredentialSource } from './credentials.ts';
@@ -161,8 +161,9 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
       if (problem) throw new StageFailure('init_test_case', 'infrastructure', `test case: ${problem}`);
     }
     // A built-in harness's manifest may depend on the model (gg: that provider's key and wire).
-    manifest = manifestForModel(getHarness(spec.harness, options.harnessesRoot), spec.model);
-    const adapter: HarnessAdapter = await loadAdapter(spec.harness, options.harnessesRoot);
+    const resolved = await resolveHarness(spec.harness, spec.model, options.harnessesRoot);
+    manifest = resolved.manifest;
+    const adapter: HarnessAdapter = resolved.adapter;
     usageScope = adapter.usageScope ?? 'session';
 
     // Auth is resolved before anything is installed: an unavailable harness fails before a session is spent.

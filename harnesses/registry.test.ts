@@ -1,11 +1,12 @@
 // The registry finds installed harnesses (a folder with a harness.toml) and built-ins (gg: a descriptor, no
 // file, nothing to install) the same way, for every caller; a built-in's manifest follows the run's model.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { getHarness, HARNESSES_DIR, listHarnesses, loadAdapter, manifestForModel } from './registry.ts';
+import { getHarness, HARNESSES_DIR, listHarnesses, loadAdapter, manifestForModel, resolveHarness } from './registry.ts';
+import { UnknownHarnessError } from '../shared/errors.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'tcab-registry-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -82,5 +83,38 @@ describe('manifest files', () => {
     ['a builtin section instead', `${kilo.replace(/\[install\][\s\S]*?(?=\[auth\])/, '')}\n[builtin]\nentry = "main.ts"\n`, 'builtin: only a built-in descriptor sets it'],
   ])('%s is refused, naming the field', (_what, body, message) => {
     expect(() => getHarness('fake', toml(body))).toThrow(message);
+  });
+});
+
+describe('one lookup per harness (issue 37)', () => {
+  const root = join(scratch, 'memo');
+  const write = (body: string) => {
+    mkdirSync(join(root, 'fake'), { recursive: true });
+    writeFileSync(join(root, 'fake', 'harness.toml'), body);
+  };
+  const kilo = readFileSync(join(HARNESSES_DIR, 'kilo', 'harness.toml'), 'utf8').replace('slug = "kilo"', 'slug = "fake"');
+
+  it('a manifest file is parsed once while unchanged, and again once it changes', () => {
+    write(kilo);
+    const first = getHarness('fake', root).manifest;
+    expect(getHarness('fake', root).manifest).toBe(first); // the same object: not parsed again
+    expect(listHarnesses(root).find((h) => h.manifest.slug === 'fake')!.manifest).toBe(first);
+    write(kilo.replace(/^name = ".*"$/m, 'name = "Fake Renamed"'));
+    utimesSync(join(root, 'fake', 'harness.toml'), new Date(), new Date(Date.now() + 5000));
+    const changed = getHarness('fake', root).manifest;
+    expect(changed).not.toBe(first);
+    expect(changed.name).toBe('Fake Renamed');
+  });
+
+  it('resolveHarness gives a run its manifest for the model and its adapter in one lookup; an unknown slug is UnknownHarnessError naming the known ones', async () => {
+    const gg = await resolveHarness('gg', 'gpt-5.5');
+    expect(gg.manifest).toEqual(manifestForModel(getHarness('gg'), 'gpt-5.5'));
+    expect(gg.manifest.stub_wire).not.toBe(manifestForModel(getHarness('gg'), 'claude-sonnet-4-5').stub_wire);
+    expect(gg.adapter.invocation({ model: 'gpt-5.5', prompt: 'p', workdir: '/w', home: '/h' }).argv.length).toBeGreaterThan(0);
+    const claude = await resolveHarness('claude', 'claude-sonnet-4-5');
+    expect(claude.manifest).toBe(getHarness('claude').manifest);
+    const unknown = await resolveHarness('nope', 'm').catch((error: unknown) => error);
+    expect(unknown).toBeInstanceOf(UnknownHarnessError);
+    expect((unknown as UnknownHarnessError).known).toEqual(listHarnesses().map((h) => h.manifest.slug));
   });
 });

@@ -1,8 +1,10 @@
 // The harness registry: every folder under harnesses/ that holds a harness.toml is a harness, plus the built-ins
 // (harnesses shipped as code, listed below, each a descriptor in its own folder). Adding an installed harness is
 // one new folder (manifest + adapter.ts); nothing here changes. Loading is explicit (no import side effects).
-// Everything that needs a harness (the driver, the dispatcher, `tcab run`, `tcab harnesses`) finds it here.
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+// Everything that needs a harness (the driver, the dispatcher, `tcab run`, `tcab harnesses`) finds it here, once:
+// a manifest file is parsed and validated once per process (again only when the file changed: the dispatcher looks
+// a harness up on every claim) and resolveHarness gives a run its manifest and adapter in one lookup.
+import { readdirSync, readFileSync, existsSync, statSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseToml } from 'smol-toml';
@@ -33,8 +35,20 @@ export function manifestForModel(entry: HarnessEntry, model: string): HarnessMan
   return entry.forModel ? entry.forModel(model) : entry.manifest;
 }
 
-/** Parses and validates one manifest file; a bad file fails with the file and the field named. */
+/** Parsed manifests by file, with the size and mtime they were read at: a file changed since is read again. */
+const parsedManifests = new Map<string, { size: number; mtimeMs: number; manifest: HarnessManifest }>();
+
+/** Parses and validates one manifest file (memoised while the file is unchanged); a bad file fails with the file and the field named. */
 export function loadManifestFile(file: string): HarnessManifest {
+  const { size, mtimeMs } = statSync(file);
+  const known = parsedManifests.get(file);
+  if (known && known.size === size && known.mtimeMs === mtimeMs) return known.manifest;
+  const manifest = parseManifestFile(file);
+  parsedManifests.set(file, { size, mtimeMs, manifest });
+  return manifest;
+}
+
+function parseManifestFile(file: string): HarnessManifest {
   let data: unknown;
   try {
     data = parseToml(readFileSync(file, 'utf8'));
@@ -71,7 +85,23 @@ export function getHarness(slug: string, root = HARNESSES_DIR): HarnessEntry {
 
 /** Loads a harness's adapter module (`harnesses/<slug>/adapter.ts`, default export). */
 export async function loadAdapter(slug: string, root = HARNESSES_DIR): Promise<HarnessAdapter> {
-  const { manifest, dir } = getHarness(slug, root);
+  return adapterOf(getHarness(slug, root));
+}
+
+/** A harness as a run uses it: the manifest for the run's model and the adapter. */
+export interface ResolvedHarness {
+  entry: HarnessEntry;
+  manifest: HarnessManifest;
+  adapter: HarnessAdapter;
+}
+
+/** One lookup of `slug` for a run of `model`; an unknown slug is UnknownHarnessError (naming the known ones). */
+export async function resolveHarness(slug: string, model: string, root = HARNESSES_DIR): Promise<ResolvedHarness> {
+  const entry = getHarness(slug, root);
+  return { entry, manifest: manifestForModel(entry, model), adapter: await adapterOf(entry) };
+}
+
+async function adapterOf({ manifest, dir }: HarnessEntry): Promise<HarnessAdapter> {
   const mod = (await import(join(dir, 'adapter.ts'))) as { default?: (m: HarnessManifest) => HarnessAdapter };
   if (typeof mod.default !== 'function') {
     throw new ManifestError(join(dir, 'adapter.ts'), 'must default-export a function (manifest) => HarnessAdapter');

@@ -27,8 +27,10 @@ export class ManifestError extends TcabError {
 export class UnknownHarnessError extends TcabError {
   override name = 'UnknownHarnessError';
   readonly slug: string;
+  readonly known: readonly string[];
   constructor(slug: string, known: readonly string[]) {
     super(`unknown harness "${slug}" (known: ${known.join(', ')})`);
     this.slug = slug;
+    this.known = known;
   }
 }

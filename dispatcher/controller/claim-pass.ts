@@ -9,7 +9,7 @@ import type { CoreV1Api } from '@kubernetes/client-node';
 import { getHarness, manifestForModel } from '../../harnesses/registry.ts';
 import { apiKeySources } from '../../shared/auth.ts';
 import type { Logger } from '../../shared/log.ts';
-import { RunSpec } from '../../shared/run.ts';
+import { AUTH_MODE_SETTINGS, RunSpec } from '../../shared/run.ts';
 import { clusterRunIdOf } from '../../shared/run-id.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
 import { formatIssues } from '../../shared/zod-issues.ts';
@@ -170,7 +170,7 @@ export class ClaimPass {
     const targetOf = (run: PendingRun) => {
       try {
         const manifest = manifestForModel(getHarness(run.harness), run.model);
-        const resolution = clusterAvailability(manifest.auth, { harness: run.harness, authMode: run.authMode } as RunSpec, settings, secretNames, settings.TCAB_DRIVER_ENV);
+        const resolution = clusterAvailability(manifest.auth, { harness: run.harness, authMode: authModeOf(run.authMode) }, settings, secretNames, settings.TCAB_DRIVER_ENV);
         if (resolution.available && resolution.mode !== 'api-key') return undefined; // a subscription: another quota
         return runTargetOf(manifest, run.model, resolution.available ? resolution.keyVar : undefined);
       } catch {
@@ -290,4 +290,9 @@ export class ClaimPass {
       return existing && ownedBy(existing, ref.uid) ? 'exists' : 'foreign';
     }
   }
+}
+
+/** A Run's raw spec.authMode as the auth resolver takes it: one of the modes, else none (the claim refuses the spec). */
+function authModeOf(raw: string | undefined): RunSpec['authMode'] {
+  return AUTH_MODE_SETTINGS.find((mode) => mode === raw);
 }

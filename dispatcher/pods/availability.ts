@@ -13,7 +13,10 @@ import type { DispatcherConfig } from '../config.ts';
 /** Names of the Secrets that exist in the dispatcher's namespace. */
 export type ExistingSecrets = ReadonlySet<string>;
 
-export function clusterAvailability(auth: ManifestAuth, spec: RunSpec, config: DispatcherConfig, secrets: ExistingSecrets, driverEnv: Readonly<Record<string, string>>): AuthResolution {
+/** What of a Run availability reads: its harness and the auth mode it asks for, if any. */
+export type AvailabilityAsk = Pick<RunSpec, 'harness'> & Partial<Pick<RunSpec, 'authMode'>>;
+
+export function clusterAvailability(auth: ManifestAuth, spec: AvailabilityAsk, config: DispatcherConfig, secrets: ExistingSecrets, driverEnv: Readonly<Record<string, string>>): AuthResolution {
   const sources = new Set(apiKeySources(spec.harness, auth));
   // A key "is set" for the Pod when a configured Secret reference names a Secret that exists.
   const env: Record<string, string | undefined> = { ...driverEnv };
