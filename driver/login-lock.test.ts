@@ -79,7 +79,7 @@ describe('acquireLoginLock', () => {
     const first = await acquireLoginLock(path);
     const abort = new AbortController();
     const second = acquireLoginLock(path, { signal: abort.signal, onWait: () => abort.abort() });
-    await expect(second).rejects.toThrow();
+    await expect(second).rejects.toMatchObject({ name: 'AbortError' });
     await first.release();
     expect(readdirSync(dir)).toEqual([]);
   });

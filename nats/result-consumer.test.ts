@@ -11,9 +11,10 @@ import type { HarnessEvent } from '../shared/events.ts';
 import type { RunResult } from '../shared/run.ts';
 import { spawn } from 'node:child_process';
 import { NatsServer, freePort, natsServerBinary } from '../test/support/nats-server.ts';
-import { JetStreamApiError } from '@nats-io/jetstream';
+import { JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
 import { errors as natsErrors } from '@nats-io/nats-core';
-import { RunStream, jetStreamNotUp } from './result-consumer.ts';
+import { RESULTS_CONSUMER, RunStream, jetStreamNotUp } from './result-consumer.ts';
+import { STREAM_NAME } from './stream.ts';
 
 let nats: NatsServer | undefined;
 afterEach(async () => {
@@ -32,12 +33,29 @@ describe('RunStream.close', () => {
     expect(outcome).toBe('closed');
   });
 
-  it('drains normally when the server answers', async () => {
+  it('drains normally when the server answers: a result delivered and acked before the close stays acked, and the connection ends', async () => {
     nats = await NatsServer.start();
     const stream = await RunStream.connect(natsSettings(nats.url));
-    await stream.consumeResults(() => undefined, () => undefined);
+    const delivered: string[] = [];
+    let got: () => void = () => undefined;
+    const first = new Promise<void>((resolve) => (got = resolve));
+    await stream.consumeResults((runId, _r, ack) => {
+      delivered.push(runId);
+      ack();
+      got();
+    }, () => undefined);
     await stream.publish('ns_r', [{ type: 'system', stage: 'pull_image', status: 'completed', message: 'pulled', timestamp: new Date().toISOString() } as never]);
-    await expect(stream.close(5_000)).resolves.toBeUndefined();
+    await driverRun(nats.url, 'ns_r', 'uid-1', ['done']);
+    await first;
+    await stream.close(5_000);
+    expect(stream.connected()).toBe(false);
+    expect(delivered).toEqual(['ns_r']);
+    // The ack went out before the drain ended: the durable holds nothing pending and nothing left to deliver.
+    const nc = await connect({ servers: nats.url });
+    const info = await (await jetstreamManager(nc)).consumers.info(STREAM_NAME, RESULTS_CONSUMER);
+    await nc.close();
+    expect(info).toMatchObject({ num_ack_pending: 0, num_pending: 0, delivered: { stream_seq: expect.any(Number) } });
+    expect(info.ack_floor.stream_seq).toBe(info.delivered.stream_seq);
   });
 });
 
@@ -153,7 +171,7 @@ describe('RunStream.lastResult', () => {
     const stream = await RunStream.connect(natsSettings(nats.url));
     try {
       nats.freeze();
-      await expect(stream.lastResult('ns_frozen')).rejects.toThrow();
+      await expect(stream.lastResult('ns_frozen')).rejects.toThrow(/TIMEOUT|timeout/i);
     } finally {
       await stream.close(200);
     }

@@ -117,7 +117,7 @@ describe('the driver env schema', () => {
     const env = encodeDriverEnv(values, { TCAB_BASE_URL_GG: 'http://stub/' });
     expect(env).toEqual({ TCAB_RUN_ID: 'ns_r', TCAB_RUN_SPEC: JSON.stringify(RunSpec.parse(SPEC)), TCAB_AWAIT_POD_START_SECONDS: '15', TCAB_RUN_UID: '1000', TCAB_LOG_LEVEL: 'debug', TCAB_BASE_URL_GG: 'http://stub/' });
     expect(parseDriverEnv(env)).toMatchObject({ ...values, baseUrls: { TCAB_BASE_URL_GG: 'http://stub/' } });
-    expect(() => encodeDriverEnv({ TCAB_AWAIT_POD_START_SECONDS: -1 })).toThrow();
+    expect(() => encodeDriverEnv({ TCAB_AWAIT_POD_START_SECONDS: -1 })).toThrow(/TCAB_AWAIT_POD_START_SECONDS[\s\S]*must be a whole number of seconds/);
     expect(() => encodeDriverEnv({ TCAB_RUN_ID: 'a/b' })).toThrow(/is not a run id/);
     expect(() => encodeDriverEnv({ TCAB_RUN_UID: 0 })).toThrow(/not root/);
   });

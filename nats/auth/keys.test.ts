@@ -35,6 +35,6 @@ describe('native key pairs', () => {
   });
 
   it('refuses a seed that is not one', () => {
-    expect(() => keyPair('SUNOTASEED')).toThrow();
+    expect(() => keyPair('SUNOTASEED')).toThrow(/invalid checksum/);
   });
 });

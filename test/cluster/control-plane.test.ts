@@ -136,7 +136,7 @@ describe('controller-manager, scheduler and the real node\'s kubelet', () => {
     // Deleting the owner: the garbage collector removes the ReplicaSet and the Pod; the kubelet stops the process.
     expect((await kubectl(['delete', '-n', ns, 'deployment', 'app', '--cascade=background', '--wait=false'])).code).toBe(0);
     await waitFor<V1Pod>(podsPath(), (pods) => pods.length === 0, 60_000, { labelSelector: 'app=app' });
-    expect(() => process.kill(pid, 0)).toThrow();
+    expect(() => process.kill(pid, 0)).toThrow(/ESRCH/); // no such process
     expect(await eventsOf(pod!.metadata!.name!)).toContain('Killing');
   });
 
