@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunObject } from '../dispatcher/kube/resources.ts';
+import type { RunObject } from '../kube/resources.ts';
 import { isFinal } from '../dispatcher/status/transitions.ts';
 import { upPlaneWithRealNode, upPlaneWithRealNodes } from '../test/cluster/node/with-plane.ts';
 import type { RealNode } from '../test/cluster/node/real-node.ts';

@@ -15,7 +15,12 @@ import { PROBE_SCRIPT, READ_PROBE, percentiles, reachedLatencies } from './conso
 import type { ProbeRow, ProbeState } from './console-probe.ts';
 import { memorySources } from './console-sources.ts';
 import { collectGarbage, mb, pageMetrics, rendererMemory } from './console-metrics.ts';
-import type { ConsoleServer } from './console.ts';
+
+/** A console server the feed bench measures (bench/console.ts starts one as the dispatcher mounts it). */
+export interface ConsoleServer {
+  url: string;
+  close(): Promise<void>;
+}
 
 export interface FeedBenchOptions {
   rate: number;

@@ -22,13 +22,10 @@ import type { ProbeState } from './console-probe.ts';
 import { memorySources } from './console-sources.ts';
 import type { MemorySources } from './console-sources.ts';
 import { benchFeedLatency } from './console-feed.ts';
+import type { ConsoleServer } from './console-feed.ts';
 
 const TOKEN = 'fake-bench-console-token';
 
-export interface ConsoleServer {
-  url: string;
-  close(): Promise<void>;
-}
 
 /** The console as the dispatcher mounts it (mountConsole on a fastify app), on 127.0.0.1. */
 export async function startConsoleServer(sources: ConsoleSources): Promise<ConsoleServer> {

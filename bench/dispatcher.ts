@@ -25,7 +25,7 @@ import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node
 import pRetry from 'p-retry';
 import { up } from '../test/cluster/control-plane.ts';
 import { CLAIM_CONCURRENCY } from '../dispatcher/controller/dispatcher.ts';
-import { PooledKubeConfig } from '../dispatcher/kube/pooled-config.ts';
+import { PooledKubeConfig } from '../kube/pooled-config.ts';
 import { dispatcherConfig } from '../dispatcher/config.ts';
 import { buildDriverPod } from '../dispatcher/pods/driver-pod.ts';
 import { RunSpec } from '../shared/run.ts';

@@ -30,7 +30,7 @@ import { RunTimeline, runStages } from '../test/e2e/stages.ts';
 import type { StreamEvent } from '../test/e2e/stages.ts';
 import { readRunStream } from '../nats/reader.ts';
 import { natsSettings } from '../nats/settings.ts';
-import type { RunObject } from '../dispatcher/kube/resources.ts';
+import type { RunObject } from '../kube/resources.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const NODE_NAME = 'tcab-bench-node';

@@ -4,9 +4,9 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { RunStream } from '../nats/result-consumer.ts';
 import type { Dispatcher } from './controller/dispatcher.ts';
-import { errorMessage } from './kube/errors.ts';
-import { LeaderElector } from './kube/leader.ts';
-import type { LeaderOptions } from './kube/leader.ts';
+import { errorMessage } from '../kube/errors.ts';
+import { LeaderElector } from '../kube/leader.ts';
+import type { LeaderOptions } from '../kube/leader.ts';
 
 export interface LeadershipOptions extends Omit<LeaderOptions, 'onStartedLeading' | 'onStoppedLeading'> {
   dispatcher: Dispatcher;

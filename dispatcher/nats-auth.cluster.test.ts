@@ -29,7 +29,7 @@ import { CREDS_KEY, NATS_USER_EXPIRES_LABEL, NATS_USER_LABEL, runCredentialsSecr
 import { dispatcherConfig } from './config.ts';
 import { Dispatcher } from './controller/dispatcher.ts';
 import { dispatcherMetrics } from './controller/metrics.ts';
-import type { RunObject } from './kube/resources.ts';
+import type { RunObject } from '../kube/resources.ts';
 import { driverPodName } from './pods/driver-pod.ts';
 
 const AUTH_SECRET = 'tcab-nats-auth';

@@ -15,7 +15,7 @@ import { dispatcherConfig } from './config.ts';
 import { createLogger } from '../shared/log.ts';
 import { Dispatcher } from './controller/dispatcher.ts';
 import { dispatcherMetrics } from './controller/metrics.ts';
-import type { RunObject } from './kube/resources.ts';
+import type { RunObject } from '../kube/resources.ts';
 import { RunStream } from '../nats/result-consumer.ts';
 import { natsSettings } from '../nats/settings.ts';
 import { ggDriverEnv } from '../test/cluster/gg-driver-env.ts';

@@ -23,7 +23,7 @@ import { dispatcherConfig } from './config.ts';
 import { Dispatcher } from './controller/dispatcher.ts';
 import { dispatcherMetrics } from './controller/metrics.ts';
 import type { DispatcherMetrics } from './controller/metrics.ts';
-import type { RunObject } from './kube/resources.ts';
+import type { RunObject } from '../kube/resources.ts';
 import { ggDriverEnv } from '../test/cluster/gg-driver-env.ts';
 
 let ns: string;

@@ -1,7 +1,8 @@
 // Layers point one way (issue 21): contracts sit below their users, so each image copies only the folders its entry
 // point imports, and a folder can be read without the ones above it. shared/ is the floor; harnesses/ and nats/
-// build on it; driver/ and dispatcher/ run harnesses and reach NATS only through nats/; cli/, deploy/, scripts/,
-// bench/ and test/ sit on top and may import anything. Test files are left out: a driver test may read the stream
+// build on it; driver/ and dispatcher/ run harnesses and reach NATS only through nats/ and the cluster only through
+// kube/; cli/ sits on them but never on dispatcher/; deploy/, scripts/, bench/ and test/ sit on top and may import
+// anything. Test files are left out: a driver test may read the stream
 // back with the CLI's reader, as a user would.
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -20,8 +21,15 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The driver hosts the model gateway in its own process (issue 34).
   driver: ['shared', 'harnesses', 'nats', 'export', 'gateway'],
   // The operator console's server (issue 23): rows and SSE over injected sources; the dispatcher mounts it.
-  console: ['shared', 'harnesses', 'nats', 'export'],
-  dispatcher: ['shared', 'harnesses', 'nats', 'console', 'gateway'],
+  // The Kubernetes client code (issue 37): informers, stores, leader election, errors, the Run and HarnessConfig
+  // resources; the dispatcher and the CLI both read the cluster through it.
+  kube: ['shared'],
+  // The console's API (console/api: HarnessConfigs over HTTP) reads and writes HarnessConfigs through kube/.
+  console: ['shared', 'harnesses', 'nats', 'export', 'kube'],
+  dispatcher: ['shared', 'harnesses', 'nats', 'console', 'gateway', 'kube'],
+  // The CLI runs the driver locally and talks to a cluster's NATS, API and console: never through the dispatcher's
+  // own code (a CLI user runs no dispatcher).
+  cli: ['shared', 'harnesses', 'nats', 'export', 'driver', 'console', 'gateway', 'kube'],
   // The model gateway (issue 34): one module the driver hosts in-process and the chart as a Deployment.
   gateway: ['shared'],
 };
@@ -80,13 +88,13 @@ describe('layers', () => {
     expect(violations(folder)).toEqual([]);
   });
 
-  it('gateway/ tests and their support modules reach into driver/ for the stub model server only', () => {
+  it('gateway/ tests and their support modules reach into driver/ for the stub model server only (and the suite\'s own test/support)', () => {
     const tests = readdirSync(join(ROOT, 'gateway'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.test.ts') || GATEWAY_TEST_SUPPORT.test(`gateway/${f}`));
     expect(tests.length).toBeGreaterThan(0);
     const outside = tests.flatMap((f) =>
       relativeImports(readFileSync(join(ROOT, 'gateway', f), 'utf8'))
         .map((specifier) => relative(ROOT, resolve(ROOT, 'gateway', dirname(f), specifier)))
-        .filter((target) => !target.startsWith('gateway/') && !target.startsWith('shared/') && !target.startsWith('driver/stub-models/'))
+        .filter((target) => !target.startsWith('gateway/') && !target.startsWith('shared/') && !target.startsWith('driver/stub-models/') && !target.startsWith('test/support/'))
         .map((target) => `gateway/${f}: ${target}`),
     );
     expect(outside).toEqual([]);

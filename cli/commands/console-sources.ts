@@ -4,10 +4,10 @@
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { GROUP, VERSION } from '../../shared/api-group.ts';
-import { makeLeanInformer } from '../../dispatcher/kube/lean-informer.ts';
-import type { ListPageFn } from '../../dispatcher/kube/lean-informer.ts';
-import { leanObject } from '../../dispatcher/kube/lean-transforms.ts';
-import type { HarnessConfigObject, RunObject } from '../../dispatcher/kube/resources.ts';
+import { makeLeanInformer } from '../../kube/lean-informer.ts';
+import type { ListPageFn } from '../../kube/lean-informer.ts';
+import { leanObject } from '../../kube/lean-transforms.ts';
+import type { HarnessConfigObject, RunObject } from '../../kube/resources.ts';
 import { registryCatalog } from '../../console/server/harness-catalog.ts';
 import { cacheConfigsSource, cacheRunsSource, kubeEventsSource, kubeRunDetailSource, kubeRunWriter } from '../../console/server/kube-sources.ts';
 import type { WatchedCache } from '../../console/server/kube-sources.ts';

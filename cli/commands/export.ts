@@ -10,7 +10,7 @@ import { atifSpecOfRun, toAtif } from '../../export/atif/index.ts';
 import type { AtifSpec } from '../../export/atif/index.ts';
 import { GROUP, VERSION } from '../../shared/api-group.ts';
 import { InvalidInputError } from '../../shared/errors.ts';
-import { statusCode } from '../../dispatcher/kube/errors.ts';
+import { statusCode } from '../../kube/errors.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
 import { anotherAttemptMayFollow } from '../../shared/run.ts';
 import type { RunResult } from '../../shared/run.ts';

@@ -16,7 +16,7 @@ import type { CoreV1Api, V1OwnerReference, V1Secret } from '@kubernetes/client-n
 import type { Logger } from '../../shared/log.ts';
 import { NatsAuthSecretData, generateNatsAuth, parseNatsAuthBundle } from '../../nats/auth/index.ts';
 import type { NatsAuthBundle } from '../../nats/auth/index.ts';
-import { errorMessage, isAlreadyExists, isNotFound } from '../kube/errors.ts';
+import { errorMessage, isAlreadyExists, isNotFound } from '../../kube/errors.ts';
 
 export const AUTH_SECRET_LABELS = { 'app.kubernetes.io/component': 'nats-auth', 'app.kubernetes.io/created-by': 'tcab-dispatcher' } as const;
 

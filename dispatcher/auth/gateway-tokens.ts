@@ -22,7 +22,7 @@ import type { Logger } from '../../shared/log.ts';
 import type { ClusterGateway } from '../config.ts';
 import type { RunMemory } from '../controller/run-memory.ts';
 import { ownedBy } from '../controller/run-view.ts';
-import { errorMessage, isAlreadyExists } from '../kube/errors.ts';
+import { errorMessage, isAlreadyExists } from '../../kube/errors.ts';
 import { GATEWAY_LABEL, GATEWAY_TOKEN_KEY, attemptId, clusterRunId, driverPodName } from '../pods/driver-pod.ts';
 import type { RunRef } from '../pods/driver-pod.ts';
 import { CREDENTIAL_MARGIN_MS } from './run-credentials.ts';

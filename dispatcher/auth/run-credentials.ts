@@ -15,7 +15,7 @@ import { API_VERSION, GROUP } from '../../shared/api-group.ts';
 import type { Logger } from '../../shared/log.ts';
 import { MAX_RUN_CREDENTIAL_LIFETIME_MS, mintRunCredentials } from '../../nats/auth/index.ts';
 import type { NatsAuthBundle, RunCredentials } from '../../nats/auth/index.ts';
-import { errorMessage, isAlreadyExists } from '../kube/errors.ts';
+import { errorMessage, isAlreadyExists } from '../../kube/errors.ts';
 import { clusterRunId, driverPodName } from '../pods/driver-pod.ts';
 import type { RunRef } from '../pods/driver-pod.ts';
 import type { RunMemory } from '../controller/run-memory.ts';

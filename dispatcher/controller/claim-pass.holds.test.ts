@@ -9,7 +9,7 @@ import type { RunStatus } from '../../shared/run-status.ts';
 import type { ThrottleReport } from '../../shared/gateway.ts';
 import { dispatcherConfig } from '../config.ts';
 import { ThrottleBook } from '../claims/throttle.ts';
-import type { RunObject } from '../kube/resources.ts';
+import type { RunObject } from '../../kube/resources.ts';
 import { nextStatus } from '../status/transitions.ts';
 import type { Observation } from '../status/transitions.ts';
 import { ClaimPass } from './claim-pass.ts';

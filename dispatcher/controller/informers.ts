@@ -24,16 +24,16 @@
 //     lastTimestamp, eventTime.
 //   HarnessConfig (claim-pass): metadata.name, spec.maxParallelism. Secret (claim-pass): metadata.name.
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { makeLeanInformer } from '../kube/lean-informer.ts';
-import type { ListPageFn } from '../kube/lean-informer.ts';
-import { leanEvent, leanObject, leanPod } from '../kube/lean-transforms.ts';
+import { makeLeanInformer } from '../../kube/lean-informer.ts';
+import type { ListPageFn } from '../../kube/lean-informer.ts';
+import { leanEvent, leanObject, leanPod } from '../../kube/lean-transforms.ts';
 import type { CoreV1Event, Informer, KubeConfig, KubernetesObject, ObjectCache, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/log.ts';
 import type { DispatcherConfig } from '../config.ts';
-import { errorMessage } from '../kube/errors.ts';
-import { configuredSecretNames, secretMetadataInformer } from '../kube/metadata-only.ts';
-import { GROUP, HARNESS_CONFIGS, harnessConfigsPath, RUNS, runsPath, VERSION } from '../kube/resources.ts';
-import type { HarnessConfigObject, RunObject } from '../kube/resources.ts';
+import { errorMessage } from '../../kube/errors.ts';
+import { configuredSecretNames, secretMetadataInformer } from '../../kube/metadata-only.ts';
+import { GROUP, HARNESS_CONFIGS, harnessConfigsPath, RUNS, runsPath, VERSION } from '../../kube/resources.ts';
+import type { HarnessConfigObject, RunObject } from '../../kube/resources.ts';
 import { RUN_LABEL } from '../pods/driver-pod.ts';
 
 export type Cache<T extends KubernetesObject> = Informer<T> & Pick<ObjectCache<T>, 'get' | 'list'>;

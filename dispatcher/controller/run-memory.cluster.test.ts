@@ -10,7 +10,7 @@ import { createLogger } from '../../shared/log.ts';
 import { realNode } from '../../test/cluster/real-node-context.ts';
 import { clusterConfig, createNamespace, kubectl, waitFor } from '../../test/cluster/support.ts';
 import { dispatcherConfig } from '../config.ts';
-import type { RunObject } from '../kube/resources.ts';
+import type { RunObject } from '../../kube/resources.ts';
 import { isFinal } from '../status/transitions.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { dispatcherMetrics } from './metrics.ts';

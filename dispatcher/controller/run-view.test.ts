@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunObject } from '../kube/resources.ts';
+import type { RunObject } from '../../kube/resources.ts';
 import { currentVersion, runKeyOfRunId, writtenStatus } from './run-view.ts';
 
 describe('runKeyOfRunId', () => {

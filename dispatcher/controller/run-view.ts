@@ -8,7 +8,7 @@ import { egressOfPod } from '../pods/egress.ts';
 import type { RunRef } from '../pods/driver-pod.ts';
 import { nextStatus } from '../status/transitions.ts';
 import { nextAttemptNumber } from '../status/retry.ts';
-import type { RunObject } from '../kube/resources.ts';
+import type { RunObject } from '../../kube/resources.ts';
 import type { Cache } from './informers.ts';
 import type { RunMemo, RunMemory } from './run-memory.ts';
 

@@ -5,10 +5,10 @@
 import type { CustomObjectsApi } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/log.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
-import { isConflict, isNotFound } from '../kube/errors.ts';
-import type { RunEventRecorder } from '../kube/event-recorder.ts';
-import { GROUP, RUNS, VERSION } from '../kube/resources.ts';
-import type { RunObject } from '../kube/resources.ts';
+import { isConflict, isNotFound } from '../../kube/errors.ts';
+import type { RunEventRecorder } from '../../kube/event-recorder.ts';
+import { GROUP, RUNS, VERSION } from '../../kube/resources.ts';
+import type { RunObject } from '../../kube/resources.ts';
 import { isFinal, nextStatus } from '../status/transitions.ts';
 import type { Observation } from '../status/transitions.ts';
 import type { DispatcherMetrics } from './metrics.ts';

@@ -28,7 +28,8 @@ import type { DriverEnvValues } from '../../shared/driver-env.ts';
 import { GATEWAY_PROVIDER_VARIABLE, GATEWAY_URL_VARIABLE } from '../../shared/gateway.ts';
 import { NODE_LOST_TAINTS, toleratesNoExecute } from '../../shared/driver-placement.ts';
 import type { DriverPlacement } from '../../shared/driver-placement.ts';
-import { EGRESS_ANNOTATION, EGRESS_LABEL, matchesNoProxy, proxyEnv } from './egress.ts';
+import { EGRESS_LABEL, matchesNoProxy, proxyEnv } from './egress.ts';
+import { EGRESS_ANNOTATION } from '../../kube/resources.ts';
 import type { RunEgressPlan } from './egress.ts';
 
 export { CREDENTIALS_MOUNT };

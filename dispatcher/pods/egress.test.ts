@@ -5,7 +5,8 @@ import { EgressConfig } from '../../shared/egress.ts';
 import { RunSpec } from '../../shared/run.ts';
 import { dispatcherConfig } from '../config.ts';
 import { NO_DNS, buildDriverPod } from './driver-pod.ts';
-import { EGRESS_ANNOTATION, EGRESS_LABEL, decideEgress, egressOfPod, hostAliasesOf, installHostsOf, matchesNoProxy, namesToResolve, proxyEnv } from './egress.ts';
+import { EGRESS_LABEL, decideEgress, egressOfPod, hostAliasesOf, installHostsOf, matchesNoProxy, namesToResolve, proxyEnv } from './egress.ts';
+import { EGRESS_ANNOTATION } from '../../kube/resources.ts';
 import { hostAllowed } from '../../shared/egress.ts';
 import { HostResolver } from './host-resolver.ts';
 

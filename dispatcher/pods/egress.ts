@@ -12,10 +12,9 @@ import { GROUP } from '../../shared/api-group.ts';
 import { ANY_HOST, EGRESS_PROFILE_NAME, RunEgress, hostAllowed } from '../../shared/egress.ts';
 import type { EgressConfig } from '../../shared/egress.ts';
 import type { RunSpec } from '../../shared/run.ts';
+import { EGRESS_ANNOTATION } from '../../kube/resources.ts';
 
 export const EGRESS_LABEL = `${GROUP}/egress`;
-/** The Run's egress (RunEgress: profile, hosts, reason) as JSON: a status rebuilt from the Pod says the same. */
-export const EGRESS_ANNOTATION = `${GROUP}/egress`;
 
 /** The profile of a Run and its proxy; `undefined` egress when the install defines no profiles. */
 export interface RunEgressPlan {

@@ -13,7 +13,9 @@
 // data, so it is always only a sign of life.
 import type { HarnessEvent } from '../../shared/events.ts';
 import { TOOL_EVENT_TYPES } from '../../export/otel/fold.ts';
-import type { Env } from './otel-spans.ts';
+
+/** The environment the OTEL_* variables are read from. */
+export type Env = Readonly<Record<string, string | undefined>>;
 
 /** A token bucket: a burst of up to `capacity` at once, then `perSecond`. */
 export class TokenBucket {

@@ -19,8 +19,7 @@ import { RunSpanFold } from '../../export/otel/fold.ts';
 import type { LeftOut, RunIdentity, SpanOperation } from '../../export/otel/fold.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
 import { eventCountLimit, exportBatchSize, queueSize } from './otel-budget.ts';
-
-export type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from './otel-budget.ts';
 
 /** Values of OTEL_EXPORTER_OTLP_[TRACES_]HEADERS (`k=v,k2=v2`, often a bearer token): the scrubber must know them. */
 export function otelSecrets(env: Env): string[] {

@@ -1,7 +1,7 @@
 // Anthropic Messages API bodies shaped as docs.anthropic.com's streaming and message examples show them.
 import { describe, expect, it } from 'vitest';
 import type { TokenUsage } from '../../shared/usage.ts';
-import { meter, sse } from './test-bodies.ts';
+import { meter, sse } from '../../test/support/gateway-wire-bodies.ts';
 
 const MODEL = 'claude-sonnet-4-5-20250929';
 

@@ -2,7 +2,7 @@
 // streamed JSON array, and a plain body. Counts of 0 are left out, as the API's proto3 JSON does.
 import { describe, expect, it } from 'vitest';
 import type { TokenUsage } from '../../shared/usage.ts';
-import { meter, sse } from './test-bodies.ts';
+import { meter, sse } from '../../test/support/gateway-wire-bodies.ts';
 
 const MODEL = 'gemini-2.5-pro';
 const chunk = (text: string, usageMetadata: Record<string, number>, finishReason?: string) => ({

@@ -2,7 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { ITEM, JsonScanner } from './json-scan.ts';
 import type { JsonPath, JsonScanEnd, JsonScanLimits } from './json-scan.ts';
-import { chunked } from './test-bodies.ts';
+import { chunked } from '../../test/support/gateway-wire-bodies.ts';
 
 function scan(paths: readonly JsonPath[], body: string | Uint8Array, sizes: readonly number[] = [], limits?: JsonScanLimits): { values: [number, unknown][]; end: JsonScanEnd } {
   const values: [number, unknown][] = [];

@@ -10,7 +10,7 @@ import { WIRE_PROTOCOLS } from '../../shared/gateway.ts';
 import type { StubStep, StubUsage } from '../../shared/stub-script.ts';
 import { TOKEN_CLASSES } from '../../shared/usage.ts';
 import { usageMeter } from './index.ts';
-import { expectedTokens, meter, sse, stubBodies } from './test-bodies.ts';
+import { expectedTokens, meter, sse, stubBodies } from '../../test/support/gateway-wire-bodies.ts';
 
 const count = fc.integer({ min: 0, max: 2 ** 40 });
 const usageArb: fc.Arbitrary<StubUsage> = fc

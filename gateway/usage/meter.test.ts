@@ -4,7 +4,7 @@ import { WireSample } from '../../shared/gateway.ts';
 import type { WireProtocol } from '../../shared/gateway.ts';
 import { InvalidInputError } from '../../shared/errors.ts';
 import { usageMeter } from './index.ts';
-import { meter, sse } from './test-bodies.ts';
+import { meter, sse } from '../../test/support/gateway-wire-bodies.ts';
 
 const chatBody = sse([
   [null, { model: 'm-1', choices: [{ index: 0, delta: { content: 'x' }, finish_reason: 'stop' }] }],

@@ -2,7 +2,7 @@
 // vLLM), shaped as their docs show them.
 import { describe, expect, it } from 'vitest';
 import type { TokenUsage } from '../../shared/usage.ts';
-import { meter, sse } from './test-bodies.ts';
+import { meter, sse } from '../../test/support/gateway-wire-bodies.ts';
 
 const MODEL = 'qwen3-coder-plus';
 const chunk = (delta: Record<string, unknown>, finish_reason: string | null = null, extra: Record<string, unknown> = {}) => [null, { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: MODEL, choices: [{ index: 0, delta, finish_reason }], ...extra }] as const;

@@ -1,7 +1,7 @@
 // OpenAI Responses API bodies shaped as platform.openai.com's streaming events and response object show them.
 import { describe, expect, it } from 'vitest';
 import type { TokenUsage } from '../../shared/usage.ts';
-import { meter, sse } from './test-bodies.ts';
+import { meter, sse } from '../../test/support/gateway-wire-bodies.ts';
 
 const MODEL = 'gpt-5-codex';
 const base = { id: 'resp_67c9fdcecf', object: 'response', created_at: 1741290958, model: MODEL };

@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { SseReader } from './sse.ts';
-import { chunked } from './test-bodies.ts';
+import { chunked } from '../../test/support/gateway-wire-bodies.ts';
 
 /** The events' data as the reader hands it on, one string per dispatched event. */
 function events(body: string | Uint8Array, sizes: readonly number[] = [], end = true): string[] {

@@ -8,7 +8,7 @@ import type { StubModelServer } from '../../driver/stub-models/server.ts';
 import type { WireProtocol } from '../../shared/gateway.ts';
 import type { StubUsage } from '../../shared/stub-script.ts';
 import { usageMeter } from './index.ts';
-import { expectedTokens, meter } from './test-bodies.ts';
+import { expectedTokens, meter } from '../../test/support/gateway-wire-bodies.ts';
 
 const SCRIPT_USAGE: StubUsage = { input: 1234, cache_read: 567, cache_write: 89, output: 321, reasoning: 45 };
 /** A rule's step with usage of its own (the stub's per-step usage). */

@@ -4,7 +4,8 @@
 import { decode } from '@nats-io/jwt';
 import type { Account, Operator, User } from '@nats-io/jwt';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { NatsAuthBundle, generateBundle, generateNatsAuth, parseNatsAuthBundle, publicKeyOf, renderAuthConf } from './bundle.ts';
+import { generateBundle, generateNatsAuth, parseNatsAuthBundle, publicKeyOf, renderAuthConf } from './bundle.ts';
+import { NatsAuthBundle } from './bundle-schema.ts';
 import { MAX_RUN_CREDENTIAL_LIFETIME_MS, credentialsClaims, credentialsPublicKey, mintReaderCredentials, mintRunCredentials } from './mint.ts';
 import { readerPermissions, runUserPermissions } from './permissions.ts';
 

@@ -16,7 +16,8 @@
 //   READER_INBOX_PREFIX                   -> the reader's inbox prefix (its only reply subjects); nats/reader.ts uses it
 //                                            unless TCAB_NATS_INBOX_PREFIX says otherwise
 // Connect with a creds text through NatsSettings.credsText (nats/settings.ts).
-export { NatsAuthBundle, NatsAuthSecretData, DEFAULT_RESOLVER_DIR, generateNatsAuth, parseNatsAuthBundle, renderAuthConf } from './bundle.ts';
+export { NatsAuthBundle, NatsAuthSecretData } from './bundle-schema.ts';
+export { DEFAULT_RESOLVER_DIR, generateNatsAuth, parseNatsAuthBundle, renderAuthConf } from './bundle.ts';
 export { MAX_RUN_CREDENTIAL_LIFETIME_MS, credentialsClaims, credentialsPublicKey, mintDispatcherCredentials, mintReaderCredentials, mintRunCredentials, mintSystemCredentials } from './mint.ts';
 export type { MintedCredentials, RunCredentials } from './mint.ts';
 export { READER_INBOX_PREFIX, runInboxPrefix } from './permissions.ts';

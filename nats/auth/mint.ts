@@ -1,7 +1,7 @@
 // Minting user credentials (a user JWT signed by an account key, plus the user's own NKey seed, in the `.creds`
 // text format nats.js and the nats CLI read). A new user key per credential, so one can be revoked alone.
 import { decode, encodeUser, fmtCreds } from '@nats-io/jwt';
-import type { NatsAuthBundle } from './bundle.ts';
+import type { NatsAuthBundle } from './bundle-schema.ts';
 import { createUserKeyPair, keyPair } from './keys.ts';
 import { dispatcherPermissions, readerPermissions, runInboxPrefix, runUserPermissions } from './permissions.ts';
 import type { UserPermissions } from './permissions.ts';

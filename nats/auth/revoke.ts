@@ -10,7 +10,7 @@ import { decode } from '@nats-io/jwt';
 import type { Account } from '@nats-io/jwt';
 import { connectNats } from '../settings.ts';
 import type { NatsSettings } from '../settings.ts';
-import type { NatsAuthBundle } from './bundle.ts';
+import type { NatsAuthBundle } from './bundle-schema.ts';
 import { encodeTcabAccount, publicKeyOf } from './bundle.ts';
 import { MAX_RUN_CREDENTIAL_LIFETIME_MS, mintSystemCredentials } from './mint.ts';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { V1Lease, V1Pod } from '@kubernetes/client-node';
-import type { RunObject } from '../../dispatcher/kube/resources.ts';
+import type { RunObject } from '../../kube/resources.ts';
 import { isFinal } from '../../dispatcher/status/transitions.ts';
 import { startStubModelServer } from '../../driver/stub-models/server.ts';
 import type { StubModelServer } from '../../driver/stub-models/server.ts';

@@ -4,8 +4,8 @@
 // as a replica restart behind the Service: open pages lose their streams and must resume. Reads need the read
 // token (or a session made with it) as in the chart; `readToken` is asked per request, so a test can rotate it.
 import type { FastifyInstance } from 'fastify';
-import { buildApi } from '../../dispatcher/api/server.ts';
-import { kubeHarnessConfigStore } from '../../dispatcher/api/kube-store.ts';
+import { buildApi } from '../../console/api/server.ts';
+import { kubeHarnessConfigStore } from '../../console/api/harness-config-store.ts';
 import type { Dispatcher } from '../../dispatcher/controller/dispatcher.ts';
 import type { DispatcherConfig } from '../../dispatcher/config.ts';
 import { dispatcherConsoleSources } from '../../dispatcher/console.ts';

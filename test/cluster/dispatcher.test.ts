@@ -11,7 +11,7 @@ import { Dispatcher } from '../../dispatcher/controller/dispatcher.ts';
 import { dispatcherMetrics } from '../../dispatcher/controller/metrics.ts';
 import { dispatcherConfig } from '../../dispatcher/config.ts';
 import { electDispatcher } from '../../dispatcher/leadership.ts';
-import type { RunObject } from '../../dispatcher/kube/resources.ts';
+import type { RunObject } from '../../kube/resources.ts';
 import { RunStream } from '../../nats/result-consumer.ts';
 import { natsSettings } from '../../nats/settings.ts';
 import type { StreamItem } from '../../nats/reader.ts';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V1Lease, V1Pod } from '@kubernetes/client-node';
 import { inject } from 'vitest';
-import type { RunObject } from '../../dispatcher/kube/resources.ts';
+import type { RunObject } from '../../kube/resources.ts';
 import { NatsServer, freePort } from '../support/nats-server.ts';
 import { isFinal } from '../../dispatcher/status/transitions.ts';
 import { realNode } from './real-node-context.ts';

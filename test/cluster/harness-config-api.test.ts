@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildApi } from '../../dispatcher/api/server.ts';
-import { kubeHarnessConfigStore } from '../../dispatcher/api/kube-store.ts';
+import { buildApi } from '../../console/api/server.ts';
+import { kubeHarnessConfigStore } from '../../console/api/harness-config-store.ts';
 import { listHarnesses } from '../../harnesses/registry.ts';
 import { clusterConfig, kubectl } from './support.ts';
 

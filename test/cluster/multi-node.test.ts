@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstreamManager } from '@nats-io/jetstream';
-import type { RunObject } from '../../dispatcher/kube/resources.ts';
+import type { RunObject } from '../../kube/resources.ts';
 import { isFinal } from '../../dispatcher/status/transitions.ts';
 import { READER_INBOX_PREFIX } from '../../nats/auth/index.ts';
 import { connectNats, natsSettings } from '../../nats/settings.ts';

@@ -16,7 +16,7 @@ import { Dispatcher } from '../../dispatcher/controller/dispatcher.ts';
 import { dispatcherMetrics } from '../../dispatcher/controller/metrics.ts';
 import { dispatcherConfig } from '../../dispatcher/config.ts';
 import { electDispatcher } from '../../dispatcher/leadership.ts';
-import type { RunObject } from '../../dispatcher/kube/resources.ts';
+import type { RunObject } from '../../kube/resources.ts';
 import { RunStream } from '../../nats/result-consumer.ts';
 import { natsSettings } from '../../nats/settings.ts';
 import { startStubModelServer } from '../../driver/stub-models/server.ts';

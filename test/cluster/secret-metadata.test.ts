@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { secretMetadataInformer } from '../../dispatcher/kube/metadata-only.ts';
-import type { SecretMetadataInformer } from '../../dispatcher/kube/metadata-only.ts';
+import { secretMetadataInformer } from '../../kube/metadata-only.ts';
+import type { SecretMetadataInformer } from '../../kube/metadata-only.ts';
 import { clusterConfig, createNamespace, kubectl } from './support.ts';
 
 const CANARY = 'sk-ant-fake-canary-secret-metadata-0001';

@@ -3,7 +3,7 @@
 // events numbered 1..n without a gap and at most one result; a Succeeded Run's usage is its last attempt's result's.
 // Shared by the one-node soak (chaos-soak.test.ts) and the three-node one (multi-node.test.ts).
 import { expect } from 'vitest';
-import type { RunObject } from '../../dispatcher/kube/resources.ts';
+import type { RunObject } from '../../kube/resources.ts';
 import { RETRYABLE_REASONS } from '../../dispatcher/status/retry.ts';
 import { readRunStream } from '../../nats/reader.ts';
 import type { StreamItem } from '../../nats/reader.ts';

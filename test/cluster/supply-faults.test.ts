@@ -31,7 +31,7 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { CoreV1Event } from '@kubernetes/client-node';
-import type { RunObject } from '../../dispatcher/kube/resources.ts';
+import type { RunObject } from '../../kube/resources.ts';
 import { isFinal } from '../../dispatcher/status/transitions.ts';
 import { startStubModelServer } from '../../driver/stub-models/server.ts';
 import type { StubModelServer } from '../../driver/stub-models/server.ts';

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
-import type { RunObject } from '../../dispatcher/kube/resources.ts';
+import type { RunObject } from '../../kube/resources.ts';
 import { driverPodName } from '../../dispatcher/pods/driver-pod.ts';
 import { createNamespace, kubectl, waitFor } from '../cluster/support.ts';
 import { pushImages, realNode } from '../cluster/real-node-context.ts';

@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { CoreV1Event, V1PersistentVolume, V1Pod, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
-import type { RunObject } from '../../dispatcher/kube/resources.ts';
+import type { RunObject } from '../../kube/resources.ts';
 import { DRIVER_CAPABILITIES, NATS_CREDS_PATH } from '../../dispatcher/pods/driver-pod.ts';
 import { readRunStream } from '../../nats/reader.ts';
 import type { StreamItem } from '../../nats/reader.ts';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { V1Pod } from '@kubernetes/client-node';
-import type { RunObject } from '../../dispatcher/kube/resources.ts';
+import type { RunObject } from '../../kube/resources.ts';
 import { connectNats, natsSettings } from '../../nats/settings.ts';
 import type { NatsSettings } from '../../nats/settings.ts';
 import { STREAM_NAME } from '../../nats/stream.ts';

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { V1NetworkPolicy, V1Pod, V1Service } from '@kubernetes/client-node';
-import type { RunObject } from '../../dispatcher/kube/resources.ts';
+import type { RunObject } from '../../kube/resources.ts';
 import { createNamespace, kubectl, waitFor } from '../cluster/support.ts';
 import { pushImages, realNode } from '../cluster/real-node-context.ts';
 import type { RealNodeContext } from '../cluster/real-node-context.ts';

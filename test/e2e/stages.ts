@@ -4,7 +4,7 @@
 // `npm run bench -- e2e` (no vitest here: the cluster comes in as a KubeConfig): RunTimeline records first-seen
 // times (ms, this process's clock); runStages() turns a timeline and the Run's stream into named durations.
 import type { CoreV1Event, KubeConfig, V1Pod } from '@kubernetes/client-node';
-import type { RunObject } from '../../dispatcher/kube/resources.ts';
+import type { RunObject } from '../../kube/resources.ts';
 import { watchAll } from '../cluster/watch-all.ts';
 
 export interface Timeline {

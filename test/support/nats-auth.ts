@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { generateBundle } from '../../nats/auth/bundle.ts';
-import type { NatsAuthBundle } from '../../nats/auth/bundle.ts';
+import type { NatsAuthBundle } from '../../nats/auth/bundle-schema.ts';
 import { mintDispatcherCredentials, mintReaderCredentials, mintRunCredentials } from '../../nats/auth/mint.ts';
 import { natsSettings, natsSettingsFromEnv } from '../../nats/settings.ts';
 import type { NatsSettings } from '../../nats/settings.ts';

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderAuthConf } from '../../nats/auth/bundle.ts';
-import type { NatsAuthBundle } from '../../nats/auth/bundle.ts';
+import type { NatsAuthBundle } from '../../nats/auth/bundle-schema.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 

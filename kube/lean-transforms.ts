@@ -13,7 +13,7 @@
 //   Event  metadata: name, namespace, uid, resourceVersion, creationTimestamp; involvedObject; reason, message,
 //          type; lastTimestamp, eventTime, firstTimestamp, count.
 import type { CoreV1Event, KubernetesObject, V1ObjectMeta, V1Pod } from '@kubernetes/client-node';
-import { EGRESS_ANNOTATION } from '../pods/egress.ts';
+import { EGRESS_ANNOTATION } from './resources.ts';
 
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 

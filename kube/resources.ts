@@ -1,8 +1,11 @@
 // The dispatcher's Kubernetes objects as TypeScript sees them, and the API coordinates of our CRDs.
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { HarnessConfigSpec } from '../../shared/harness-config.ts';
-import type { RunStatus } from '../../shared/run-status.ts';
-import { GROUP, VERSION } from '../../shared/api-group.ts';
+import type { HarnessConfigSpec } from '../shared/harness-config.ts';
+import type { RunStatus } from '../shared/run-status.ts';
+import { GROUP, VERSION } from '../shared/api-group.ts';
+
+/** A driver Pod's egress (RunEgress: profile, hosts, reason) as JSON: a status rebuilt from the Pod says the same. */
+export const EGRESS_ANNOTATION = `${GROUP}/egress`;
 
 export { GROUP, VERSION };
 export const RUNS = 'runs';

@@ -9,7 +9,7 @@ import { responsesWire } from '../../driver/stub-models/openai-responses.ts';
 import { chatWire } from '../../driver/stub-models/openai-chat.ts';
 import { geminiWire } from '../../driver/stub-models/gemini.ts';
 import type { WireAnswer } from '../../driver/stub-models/wires.ts';
-import { usageMeter } from './index.ts';
+import { usageMeter } from '../../gateway/usage/index.ts';
 
 export interface StubBody {
   name: string;

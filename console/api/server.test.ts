@@ -5,7 +5,7 @@ import { Counter, Registry } from 'prom-client';
 import { connect } from 'node:net';
 import { once } from 'node:events';
 import { buildApi, closeApi, tokenMatches } from './server.ts';
-import { buildMetricsServer } from './metrics.ts';
+import { buildMetricsServer } from '../../dispatcher/api/metrics.ts';
 import type { ReadinessInputs } from './server.ts';
 import type { HarnessConfigSpec } from '../../shared/harness-config.ts';
 

@@ -3,7 +3,6 @@
 import { CoreV1Api, ListWatch, Watch } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { PooledKubeConfig } from './pooled-config.ts';
-import type { DispatcherConfig } from '../config.ts';
 import type { ErrorCallback, Informer, KubernetesObject, ObjectCache, ObjectCallback, RequestContext } from '@kubernetes/client-node';
 
 /**
@@ -29,7 +28,7 @@ export class MetadataOnlyKubeConfig extends PooledKubeConfig {
 }
 
 /** Secrets the dispatcher's configuration refers to: the only ones it watches (and its Role may see). */
-export function configuredSecretNames(config: Pick<DispatcherConfig, 'TCAB_API_KEY_SECRETS' | 'TCAB_SUBSCRIPTION_SECRETS'>): string[] {
+export function configuredSecretNames(config: { TCAB_API_KEY_SECRETS: readonly { secret: string }[]; TCAB_SUBSCRIPTION_SECRETS: Readonly<Record<string, string>> }): string[] {
   return [...new Set([...config.TCAB_API_KEY_SECRETS.map((r) => r.secret), ...Object.values(config.TCAB_SUBSCRIPTION_SECRETS)])].sort();
 }
 

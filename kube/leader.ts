@@ -7,7 +7,7 @@
 import pTimeout from 'p-timeout';
 import { CoordinationV1Api, V1MicroTime } from '@kubernetes/client-node';
 import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
-import type { Logger } from '../../shared/log.ts';
+import type { Logger } from '../shared/log.ts';
 import { errorMessage, isAlreadyExists, isConflict, isNotFound } from './errors.ts';
 
 export interface LeaderOptions {

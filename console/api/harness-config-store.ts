@@ -3,10 +3,10 @@
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { HarnessConfigSpec } from '../../shared/harness-config.ts';
-import { GROUP, HARNESS_CONFIGS, VERSION } from '../kube/resources.ts';
-import type { HarnessConfigObject } from '../kube/resources.ts';
+import { GROUP, HARNESS_CONFIGS, VERSION } from '../../kube/resources.ts';
+import type { HarnessConfigObject } from '../../kube/resources.ts';
 import type { HarnessConfigStore } from './server.ts';
-import { isNotFound } from '../kube/errors.ts';
+import { isNotFound } from '../../kube/errors.ts';
 
 export function kubeHarnessConfigStore(config: KubeConfig): HarnessConfigStore {
   const custom = config.makeApiClient(CustomObjectsApi);

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { clusterConfig, createNamespace } from '../../test/cluster/support.ts';
+import { clusterConfig, createNamespace } from '../test/cluster/support.ts';
 import { makeLeanInformer } from './lean-informer.ts';
 import type { LeanInformer } from './lean-informer.ts';
 

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { CoreV1Event, V1Pod } from '@kubernetes/client-node';
 import { LAST_APPLIED, leanEvent, leanObject, leanPod } from './lean-transforms.ts';
-import { EGRESS_ANNOTATION, EGRESS_LABEL, egressOfPod } from '../pods/egress.ts';
-import { buildDriverPod } from '../pods/driver-pod.ts';
-import { dispatcherConfig } from '../config.ts';
-import { RunSpec } from '../../shared/run.ts';
+import { EGRESS_LABEL, egressOfPod } from '../dispatcher/pods/egress.ts';
+import { EGRESS_ANNOTATION } from './resources.ts';
+import { buildDriverPod } from '../dispatcher/pods/driver-pod.ts';
+import { dispatcherConfig } from '../dispatcher/config.ts';
+import { RunSpec } from '../shared/run.ts';
 
 const managedFields = [{ manager: 'kubectl', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': {} } }];
 

@@ -8,8 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import { DEFAULT_HARNESS_CONFIG, HarnessConfigSpec } from '../../shared/harness-config.ts';
 import { formatIssues } from '../../shared/zod-issues.ts';
 import { bearerOf, tokenMatches } from '../../shared/bearer-token.ts';
-import { PUBLIC_ROUTE, installReadAuth } from '../../console/server/read-auth.ts';
-import type { ReadAuthOptions } from '../../console/server/read-auth.ts';
+import { PUBLIC_ROUTE, installReadAuth } from '../server/read-auth.ts';
+import type { ReadAuthOptions } from '../server/read-auth.ts';
 
 export interface HarnessConfigStore {
   /** Stored configs by slug (absent slug = defaults). */

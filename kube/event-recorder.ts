@@ -4,7 +4,7 @@
 import PQueue from 'p-queue';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import type { Counter } from 'prom-client';
-import type { Logger } from '../../shared/log.ts';
+import type { Logger } from '../shared/log.ts';
 import { errorMessage } from './errors.ts';
 import { GROUP, VERSION } from './resources.ts';
 import type { RunObject } from './resources.ts';
