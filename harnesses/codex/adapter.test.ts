@@ -6,7 +6,7 @@ import codexAdapter from './adapter.ts';
 import { unwrapShell } from './map-codex-items.ts';
 import { codexTokens } from './usage.ts';
 import { strip, translateFixture, translateText } from '../../test/support/translate-fixture.ts';
-import { runTokens } from '../../driver/run.ts';
+import { runTokens } from '../../driver/run/finish.ts';
 
 const adapter = codexAdapter(getHarness('codex').manifest);
 const fixture = (name: string) => join(import.meta.dirname, 'fixtures', name);
