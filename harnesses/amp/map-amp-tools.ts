@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { DraftEvent, EventOf } from '../../shared/events.ts';
 import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
-import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import { toolKindLookup } from '../../shared/translate/tool-kind.ts';
 import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
 export const AMP_TOOL_KINDS = {
@@ -36,13 +36,8 @@ export const AMP_TOOL_KINDS = {
   task_list: 'other',
   web_search: 'other',
 } as const satisfies ToolKindTable;
-/** The kinds this harness's tools have (from the table), and `other`. */
-export type AmpToolKind = (typeof AMP_TOOL_KINDS)[keyof typeof AMP_TOOL_KINDS] | 'other';
-
 /** Every name not in the table (toolbox `tb__*`, MCP tools, new tools) has no event type. */
-export function ampToolKind(name: string): AmpToolKind {
-  return toolKindIn(AMP_TOOL_KINDS, name); // own keys only: 'constructor' is no tool
-}
+export const ampToolKind = toolKindLookup(AMP_TOOL_KINDS);
 
 /** Query and scope argument per search tool (UNVERIFIED names). */
 const SEARCH_FIELDS: Readonly<Record<string, { query: string; scope?: string }>> = {

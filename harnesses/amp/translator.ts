@@ -5,8 +5,9 @@
 // none is lost, none reported twice.
 import { z } from 'zod';
 import type { DraftEvent } from '../../shared/events.ts';
-import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
-import { compact, obj } from '../../shared/translate/json.ts';
+import type { SessionResult, StdoutLine } from '../../shared/adapter.ts';
+import { StructuredTranslator } from '../../shared/translate/structured-translator.ts';
+import { compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts';
 import { PendingCalls } from '../../shared/translate/pending-calls.ts';
@@ -21,7 +22,6 @@ import type { ToolResult, ToolResultSink, ToolUseSink } from '../../shared/trans
 const text = z.string();
 // z.object: extra keys are accepted and left out of the parsed copy; what is passed on (tool inputs, usage) is the
 // raw value, so `unknown` events and raw usage keep every field.
-const SessionId = text.min(1).optional();
 const SystemInit = z.object({ cwd: text.optional() });
 const AssistantMessage = z.object({ message: z.object({ id: text.optional(), model: text.optional(), content: z.array(z.unknown()) }) });
 const UserMessage = z.object({ message: z.object({ content: z.union([text, z.array(z.unknown())]) }) });
@@ -29,9 +29,7 @@ const UserMessage = z.object({ message: z.object({ content: z.union([text, z.arr
 const readAssistantContent = assistantContentReader(CompatibleBlock);
 const Result = z.object({ is_error: z.boolean(), result: text.optional(), error: text.optional(), subtype: text.optional() });
 
-export class AmpTranslator implements SessionTranslator, ToolUseSink, ToolResultSink<undefined> {
-  private session: string | undefined;
-  private cwd: string | undefined;
+export class AmpTranslator extends StructuredTranslator implements ToolUseSink, ToolResultSink<undefined> {
   private readonly calls = new PendingCalls<AmpToolCall, AmpToolOutcome>();
   private usage: ClassValues | undefined;
   private readonly rawUsage: unknown[] = [];
@@ -41,21 +39,10 @@ export class AmpTranslator implements SessionTranslator, ToolUseSink, ToolResult
    * killed session also spent the tokens of the message it was in): unknown, never understated.
    */
   private ended = false;
-  private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
-
-  constructor(context: TranslatorContext) {
-    this.cwd = context.workdir;
-  }
-
-  sessionId(): string | undefined {
-    return this.session;
-  }
 
   line(line: StdoutLine): DraftEvent[] {
-    const record = obj(line.json);
-    const sessionId = SessionId.safeParse(record?.session_id);
-    if (!record || !sessionId.success) return [unknownLine(line)];
-    if (sessionId.data) this.session = sessionId.data;
+    const record = this.sessionRecord(line);
+    if (!record) return [unknownLine(line)];
     switch (record.type) {
       case 'system':
         return this.system(record, line);
@@ -83,8 +70,7 @@ export class AmpTranslator implements SessionTranslator, ToolUseSink, ToolResult
     if (this.usage && !this.ended) events.push(incompleteUsageWarning('amp', `${this.rawUsage.length} message(s)`));
     this.result.tokens = this.ended ? ampTokens(this.usage) : null;
     this.result.raw_usage = this.rawUsage.length > 0 ? this.rawUsage : null;
-    if (this.session) this.result.session_id = this.session;
-    return { events, result: this.result };
+    return this.summary(events);
   }
 
   private system(record: JsonObject, line: StdoutLine): DraftEvent[] {

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { absolutePath, contentText, str } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { compileSchema } from '../../shared/translate/compiled-schema.ts';
-import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import { toolKindLookup } from '../../shared/translate/tool-kind.ts';
 import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
 type Rec = Record<string, unknown>;
@@ -43,12 +43,7 @@ const TOOL_KINDS = {
   Task: 'subagent',
   Agent: 'subagent', // the SDK's name for Task
 } as const satisfies ToolKindTable;
-/** The kinds this harness's tools have (from the table), and `other`. */
-export type ClaudeToolKind = (typeof TOOL_KINDS)[keyof typeof TOOL_KINDS] | 'other';
-
-export function claudeToolKind(name: string): ClaudeToolKind {
-  return toolKindIn(TOOL_KINDS, name); // own keys only: 'constructor' is no tool
-}
+export const claudeToolKind = toolKindLookup(TOOL_KINDS);
 
 /** Claude's Bash result carries no exit code on success; on failure the text says `Exit code N`. */
 export function bashExitCode(outcome: ToolOutcome): number | undefined {

@@ -2,7 +2,8 @@
 // Record types: shared/reference/harnesses.md section 1 "Stream records". Every record type listed there is
 // handled here; any other record becomes `unknown` (a new CLI release shows up in `tcab harnesses verify`).
 import type { DraftEvent } from '../../shared/events.ts';
-import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
+import type { SessionResult, StdoutLine } from '../../shared/adapter.ts';
+import { StructuredTranslator } from '../../shared/translate/structured-translator.ts';
 import { compact, contentText } from '../../shared/translate/json.ts';
 import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts';
 import { PendingCalls } from '../../shared/translate/pending-calls.ts';
@@ -54,9 +55,7 @@ interface Task {
   resultSeen?: boolean;
 }
 
-export class ClaudeTranslator implements SessionTranslator, ToolUseSink, ToolResultSink<Extract<ClaudeLine, { type: 'user' }>> {
-  private session: string | undefined;
-  private cwd: string | undefined;
+export class ClaudeTranslator extends StructuredTranslator implements ToolUseSink, ToolResultSink<Extract<ClaudeLine, { type: 'user' }>> {
   private model: string | undefined;
   /**
    * Tool calls waiting for their result, by id; a reused id reports the earlier call first (finding 9). Claude Code
@@ -67,15 +66,6 @@ export class ClaudeTranslator implements SessionTranslator, ToolUseSink, ToolRes
   private pendingSkill: PendingSkill | undefined;
   private readonly tasks = new Map<string, Task>();
   private lastSyntheticError: string | undefined;
-  private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
-
-  constructor(context: TranslatorContext) {
-    this.cwd = context.workdir;
-  }
-
-  sessionId(): string | undefined {
-    return this.session;
-  }
 
   line(line: StdoutLine): DraftEvent[] {
     const record = line.json;
@@ -106,8 +96,7 @@ export class ClaudeTranslator implements SessionTranslator, ToolUseSink, ToolRes
     // whose call never came, as they are.
     this.calls.flush(events, (call, out) => this.unfinished(call, out), (outcome) => outcome.block);
     if (this.model && !this.result.reported_model) this.result.reported_model = this.model;
-    if (this.session) this.result.session_id = this.session;
-    return { events, result: this.result };
+    return this.summary(events);
   }
 
   /** A call that gets no result: its event without an outcome; a subagent its task records already report. */

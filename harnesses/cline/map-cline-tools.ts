@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownValue } from '../../shared/translate/best-effort.ts';
-import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import { toolKindLookup } from '../../shared/translate/tool-kind.ts';
 import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
 const KINDS = {
@@ -16,12 +16,7 @@ const KINDS = {
   search_codebase: 'search',
   spawn_agent: 'subagent',
 } as const satisfies ToolKindTable;
-/** The kinds this harness's tools have (from the table), and `other`. */
-export type ClineToolKind = (typeof KINDS)[keyof typeof KINDS] | 'other';
-
-export function clineToolKind(name: string): ClineToolKind {
-  return toolKindIn(KINDS, name); // own keys only: 'constructor' is no tool
-}
+export const clineToolKind = toolKindLookup(KINDS);
 
 const lineNumber = z.int().nonnegative();
 /** What each kind reads of a tool's input and output; a tool that fails them is `unknown` (issue 19, finding 7). */

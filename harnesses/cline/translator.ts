@@ -4,7 +4,8 @@
 // text (3.0.65 does, and closes text before reasoning, so waiting would reorder them), else at content_end.
 // Tools are emitted at content_end with their output.
 import type { DraftEvent } from '../../shared/events.ts';
-import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
+import type { SessionResult, StdoutLine } from '../../shared/adapter.ts';
+import { StructuredTranslator } from '../../shared/translate/structured-translator.ts';
 import { compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts';
@@ -22,23 +23,12 @@ interface Tool {
   input: JsonObject;
 }
 
-export class ClineTranslator implements SessionTranslator {
-  private session: string | undefined;
-  private readonly cwd: string | undefined;
+export class ClineTranslator extends StructuredTranslator {
   /** Tools waiting for their content_end, by call id; a reused id reports the earlier tool first (finding 9). */
   private readonly tools = new PendingCalls<Tool, { record: JsonObject; output: unknown }>();
   private readonly subagents = new Set<string>();
   /** Text already emitted at content_start, per content type, so content_end does not repeat it. */
   private readonly startedText = new Map<string, string>();
-  private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
-
-  constructor(context: TranslatorContext) {
-    this.cwd = context.workdir;
-  }
-
-  sessionId(): string | undefined {
-    return this.session;
-  }
 
   line(line: StdoutLine): DraftEvent[] {
     const parsed = ClineRecord.safeParse(line.json);
@@ -68,8 +58,7 @@ export class ClineTranslator implements SessionTranslator {
   finish(): { events: DraftEvent[]; result: SessionResult } {
     const events: DraftEvent[] = [];
     this.tools.flush(events, (tool, out) => out.push(...this.unfinished(tool)), (result) => result.record);
-    if (this.session) this.result.session_id = this.session;
-    return { events, result: this.result };
+    return this.summary(events);
   }
 
   /** A tool whose output never came: its events without an outcome. */

@@ -4,7 +4,8 @@
 // completes, whatever order or repetition the records arrive in.
 import { z } from 'zod';
 import type { DraftEvent } from '../../shared/events.ts';
-import type { SessionResult, SessionTranslator, StdoutLine } from '../../shared/adapter.ts';
+import type { SessionResult, StdoutLine } from '../../shared/adapter.ts';
+import { StructuredTranslator } from '../../shared/translate/structured-translator.ts';
 import { obj } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownLine } from '../../shared/translate/best-effort.ts';
@@ -23,19 +24,13 @@ const TurnCompleted = z.object({ usage: z.record(z.string(), z.unknown()) });
 const TurnFailed = z.object({ error: z.object({ message: z.string() }) });
 const ErrorRecord = z.object({ message: z.string() });
 
-export class CodexTranslator implements SessionTranslator {
-  private session: string | undefined;
+export class CodexTranslator extends StructuredTranslator {
   /**
    * Items started but not completed (flushed without an outcome if the session dies), and items completed before
    * their start was seen (already reported: the late start is paired with them, not reported again).
    */
   private readonly items = new PendingCalls<JsonObject, string>();
   private lastError: string | undefined;
-  private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
-
-  sessionId(): string | undefined {
-    return this.session;
-  }
 
   line(line: StdoutLine): DraftEvent[] {
     const record = obj(line.json);
@@ -95,8 +90,7 @@ export class CodexTranslator implements SessionTranslator {
     // Items that never completed (killed mid-command): reported without an outcome. Completions whose start never
     // came were reported when they arrived.
     const events = this.items.drain().calls.flatMap(mapUnfinishedItem);
-    if (this.session) this.result.session_id = this.session;
-    return { events, result: this.result };
+    return this.summary(events);
   }
 
   /** item.started / item.updated: the same operation replaces its pending state; a different one flushes it. */

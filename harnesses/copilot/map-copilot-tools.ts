@@ -7,7 +7,7 @@ import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownValue } from '../../shared/translate/best-effort.ts';
 import type { ToolComplete } from './records.ts';
-import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import { toolKindLookup } from '../../shared/translate/tool-kind.ts';
 import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
 export interface CopilotCall {
@@ -26,12 +26,7 @@ const KINDS = {
   skill: 'skill',
   task: 'subagent',
 } as const satisfies ToolKindTable;
-/** The kinds this harness's tools have (from the table), and `other`. */
-export type CopilotToolKind = (typeof KINDS)[keyof typeof KINDS] | 'other';
-
-export function copilotToolKind(name: string): CopilotToolKind {
-  return toolKindIn(KINDS, name); // own keys only: 'constructor' is no tool
-}
+export const copilotToolKind = toolKindLookup(KINDS);
 
 const unknownCall = (call: CopilotCall, complete?: JsonObject): DraftEvent => unknownValue(complete ? { tool_start: call.start, tool_complete: complete } : { tool_start: call.start });
 

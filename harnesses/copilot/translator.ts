@@ -3,7 +3,8 @@
 // assistant.message (text + reasoningText), tool.execution_start/complete, subagent.started/completed/failed,
 // and the terminal `result` (session id, exit code). Tokens are only in the usage report file (usage.ts).
 import type { DraftEvent } from '../../shared/events.ts';
-import type { SessionReports, SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
+import type { SessionReports, SessionResult, StdoutLine } from '../../shared/adapter.ts';
+import { StructuredTranslator } from '../../shared/translate/structured-translator.ts';
 import { compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts';
@@ -25,9 +26,7 @@ export const SILENT = new Set([
   'model.call_finished', 'model.call_final_result', 'tool.execution_partial_result', 'tool.shell_output', 'subagent.configured',
 ]);
 
-export class CopilotTranslator implements SessionTranslator {
-  private session: string | undefined;
-  private readonly cwd: string | undefined;
+export class CopilotTranslator extends StructuredTranslator {
   /** Tool calls waiting for their completion, by id; a reused id reports the earlier call first (finding 9). */
   private readonly calls = new PendingCalls<CopilotCall, CopilotOutcome & { record: JsonObject }>();
   /** Reasoning already emitted from assistant.message.reasoningText, so assistant.reasoning does not repeat it. */
@@ -36,21 +35,13 @@ export class CopilotTranslator implements SessionTranslator {
   private resultUsage: unknown = null;
   private reportedModel: string | undefined;
 
-  constructor(context: TranslatorContext) {
-    this.cwd = context.workdir;
-  }
-
-  sessionId(): string | undefined {
-    return this.session;
-  }
-
   line(line: StdoutLine): DraftEvent[] {
     const parsed = CopilotRecord.safeParse(line.json);
     if (!parsed.success) return [unknownLine(line)];
     // The schema's copy holds only the fields it names: the record itself goes on to the record's own schema.
     const r = line.json as JsonObject;
     const type = parsed.data.type;
-    if (type === 'result') return this.result(r, line);
+    if (type === 'result') return this.terminal(r, line);
     const withData = DataRecord.safeParse(r);
     if (!withData.success) return [unknownLine(line)];
     const { data, agentId } = withData.data;
@@ -150,7 +141,7 @@ export class CopilotTranslator implements SessionTranslator {
     return event ? [event] : [];
   }
 
-  private result(r: JsonObject, line: StdoutLine): DraftEvent[] {
+  private terminal(r: JsonObject, line: StdoutLine): DraftEvent[] {
     const parsed = ResultRecord.safeParse(r);
     if (!parsed.success) return [unknownLine(line)];
     const { sessionId: session, exitCode: exit, usage } = parsed.data;

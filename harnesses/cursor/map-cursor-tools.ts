@@ -6,7 +6,7 @@ import type { DraftEvent, EventOf } from '../../shared/events.ts';
 import { z } from 'zod';
 import { absolutePath, compact, obj } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
-import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import { toolKindLookup } from '../../shared/translate/tool-kind.ts';
 import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
 /** Every tool key the reference lists; anything else (a new tool, `function`, MCP) is `other` -> unknown. */
@@ -26,12 +26,7 @@ export const CURSOR_TOOL_KINDS = {
   prManagementToolCall: 'other',
   recordScreenToolCall: 'other',
 } as const satisfies ToolKindTable;
-/** The kinds this harness's tools have (from the table), and `other`. */
-export type CursorToolKind = (typeof CURSOR_TOOL_KINDS)[keyof typeof CURSOR_TOOL_KINDS] | 'other';
-
-export function cursorToolKind(key: string): CursorToolKind {
-  return toolKindIn(CURSOR_TOOL_KINDS, key); // own keys only: 'constructor' is no tool
-}
+export const cursorToolKind = toolKindLookup(CURSOR_TOOL_KINDS);
 
 /** Outcome keys that mean the tool did its job, and those that mean it did not (AgentsServer fixtures). */
 const SUCCESS_OUTCOMES = new Set(['success', 'complete', 'registered', 'startSuccess', 'saveSuccess', 'discardSuccess']);

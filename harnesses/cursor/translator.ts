@@ -5,7 +5,8 @@
 // (shared/translate/pending-calls.ts): none is lost, none reported twice.
 import { z } from 'zod';
 import type { DraftEvent } from '../../shared/events.ts';
-import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
+import type { SessionResult, StdoutLine } from '../../shared/adapter.ts';
+import { SessionIdField, StructuredTranslator } from '../../shared/translate/structured-translator.ts';
 import { compact, obj } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownLine } from '../../shared/translate/best-effort.ts';
@@ -18,7 +19,6 @@ import { readCursorUsage } from './usage.ts';
 const text = z.string();
 // z.object: extra keys are accepted and left out of the parsed copy; what is passed on (tool arguments, outcomes,
 // usage) is the raw value, so `unknown` events and raw usage keep every field.
-const SessionId = text.min(1).optional();
 const SystemInit = z.object({ cwd: text.optional(), model: text.optional() });
 const ShellTimeout = z.object({ aborted_count: z.int().nonnegative(), timeout_ms: z.int().nonnegative() });
 const ThinkingDelta = z.object({ text });
@@ -39,33 +39,20 @@ const InteractionRequest = z.object({ query_type: text });
 
 /** A thinking delta whose text the translator keeps (for folds.ts: which records leave a thinking block open). */
 export const thinkingDeltaText = (record: unknown): string | undefined =>
-  SessionId.safeParse((record as JsonObject | null)?.session_id).success ? ThinkingDelta.safeParse(record).data?.text : undefined;
+  SessionIdField.safeParse((record as JsonObject | null)?.session_id).success ? ThinkingDelta.safeParse(record).data?.text : undefined;
 
 /** Two records under one call_id describe one call when they name the same tool and arguments. */
 const identity = (call: CursorToolCall) => JSON.stringify([call.key, call.args]);
 
-export class CursorTranslator implements SessionTranslator {
-  private session: string | undefined;
-  private cwd: string | undefined;
+export class CursorTranslator extends StructuredTranslator {
   /** Started calls, and the identities of completions that arrived before their start (already reported). */
   private readonly calls = new PendingCalls<CursorToolCall, string>();
   /** `thinking` deltas of the current block, joined into one reasoning event when the block completes. */
   private thinking: string[] = [];
-  private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
-
-  constructor(context: TranslatorContext) {
-    this.cwd = context.workdir;
-  }
-
-  sessionId(): string | undefined {
-    return this.session;
-  }
 
   line(line: StdoutLine): DraftEvent[] {
-    const record = obj(line.json);
-    const sessionId = SessionId.safeParse(record?.session_id);
-    if (!record || !sessionId.success) return [...this.flushThinking(), unknownLine(line)];
-    if (sessionId.data) this.session = sessionId.data;
+    const record = this.sessionRecord(line);
+    if (!record) return [...this.flushThinking(), unknownLine(line)];
     if (record.type === 'thinking') return this.thinkingRecord(record, line);
     return [...this.flushThinking(), ...this.record(record, line)];
   }
@@ -75,8 +62,7 @@ export class CursorTranslator implements SessionTranslator {
     // Calls that never completed (the session was killed mid-tool): reported without an outcome. Completions whose
     // start never came were reported when they arrived.
     for (const call of this.calls.drain().calls) events.push(mapToolCall(call, undefined, this.cwd));
-    if (this.session) this.result.session_id = this.session;
-    return { events, result: this.result };
+    return this.summary(events);
   }
 
   private record(record: JsonObject, line: StdoutLine): DraftEvent[] {

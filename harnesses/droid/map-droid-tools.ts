@@ -8,7 +8,7 @@ import type { DraftEvent } from '../../shared/events.ts';
 import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownValue } from '../../shared/translate/best-effort.ts';
-import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import { toolKindLookup } from '../../shared/translate/tool-kind.ts';
 import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
 export interface DroidCall {
@@ -31,12 +31,7 @@ const KINDS = {
   Skill: 'skill',
   Task: 'subagent',
 } as const satisfies ToolKindTable;
-/** The kinds this harness's tools have (from the table), and `other`. */
-export type DroidToolKind = (typeof KINDS)[keyof typeof KINDS] | 'other';
-
-export function droidToolKind(tool: string): DroidToolKind {
-  return toolKindIn(KINDS, tool); // own keys only: 'constructor' is no tool
-}
+export const droidToolKind = toolKindLookup(KINDS);
 
 /** A tool_result: isError is the outcome; the text is `value`, or the error's message. */
 export const ToolResult = z.object({

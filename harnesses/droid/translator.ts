@@ -4,8 +4,9 @@
 // results are paired by id (shared/translate/pending-calls.ts): none is lost, none reported twice.
 import { z } from 'zod';
 import type { DraftEvent } from '../../shared/events.ts';
-import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
-import { compact, obj } from '../../shared/translate/json.ts';
+import type { SessionResult, StdoutLine } from '../../shared/adapter.ts';
+import { StructuredTranslator } from '../../shared/translate/structured-translator.ts';
+import { compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts';
 import { PendingCalls } from '../../shared/translate/pending-calls.ts';
@@ -17,7 +18,6 @@ import { readDroidUsage } from './usage.ts';
 const text = z.string();
 // z.object: extra keys are accepted and left out of the parsed copy; what is passed on (parameters, usage) is the
 // raw value, so `unknown` events and raw usage keep every field.
-const SessionId = text.min(1).optional();
 const SystemInit = z.object({ cwd: text.optional(), model: text.optional() });
 const Message = z.object({ role: text, text });
 const Reasoning = z.object({ id: text.optional(), text });
@@ -33,26 +33,13 @@ interface HeldResult {
 /** Same id, same tool, same parameters: a call printed again, not a second call. */
 const sameCall = (a: DroidCall, b: DroidCall) => a.tool === b.tool && JSON.stringify(a.parameters) === JSON.stringify(b.parameters);
 
-export class DroidTranslator implements SessionTranslator {
-  private session: string | undefined;
-  private cwd: string | undefined;
+export class DroidTranslator extends StructuredTranslator {
   private readonly calls = new PendingCalls<DroidCall, HeldResult>();
   private readonly reasoningIds = new Set<string>();
-  private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
-
-  constructor(context: TranslatorContext) {
-    this.cwd = context.workdir;
-  }
-
-  sessionId(): string | undefined {
-    return this.session;
-  }
 
   line(line: StdoutLine): DraftEvent[] {
-    const r = obj(line.json);
-    const sessionId = SessionId.safeParse(r?.session_id);
-    if (!r || !sessionId.success) return [unknownLine(line)];
-    this.session = sessionId.data ?? this.session;
+    const r = this.sessionRecord(line);
+    if (!r) return [unknownLine(line)];
     switch (r.type) {
       case 'system': {
         const init = SystemInit.safeParse(r);
@@ -110,8 +97,7 @@ export class DroidTranslator implements SessionTranslator {
   finish(): { events: DraftEvent[]; result: SessionResult } {
     // Calls that never got a result (a subagent's start was already reported), then results no call claimed.
     const events = this.calls.flush([], (call, out) => out.push(...this.unanswered(call)), (held) => held.record);
-    if (this.session) this.result.session_id = this.session;
-    return { events, result: this.result };
+    return this.summary(events);
   }
 
   private call(call: DroidCall): DraftEvent[] {

@@ -7,7 +7,7 @@ import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownValue } from '../../shared/translate/best-effort.ts';
 import type { ToolResult } from './records.ts';
-import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import { toolKindLookup } from '../../shared/translate/tool-kind.ts';
 import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
 export interface GeminiCall {
@@ -30,12 +30,7 @@ const KINDS = {
   activate_skill: 'skill',
   invoke_agent: 'subagent',
 } as const satisfies ToolKindTable;
-/** The kinds this harness's tools have (from the table), and `other`. */
-export type GeminiToolKind = (typeof KINDS)[keyof typeof KINDS] | 'other';
-
-export function geminiToolKind(name: string): GeminiToolKind {
-  return toolKindIn(KINDS, name); // own keys only: 'constructor' is no tool
-}
+export const geminiToolKind = toolKindLookup(KINDS);
 
 export const unknownCall = (call: GeminiCall, result?: JsonObject): DraftEvent => unknownValue(result ? { tool_use: call.record, tool_result: result } : { tool_use: call.record });
 

@@ -2,7 +2,8 @@
 // error, result). Assistant text arrives as `delta: true` chunks: joined into one agent message, flushed at the
 // next record of another kind. Gemini never prints thoughts, so there are no reasoning events.
 import type { DraftEvent } from '../../shared/events.ts';
-import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
+import type { SessionResult, StdoutLine } from '../../shared/adapter.ts';
+import { StructuredTranslator } from '../../shared/translate/structured-translator.ts';
 import { compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts';
@@ -13,21 +14,10 @@ import type { GeminiCall, GeminiOutcome } from './map-gemini-tools.ts';
 import { ErrorRecord, GeminiRecord, InitRecord, MessageRecord, ResultRecord, ToolResultRecord, ToolUseRecord } from './records.ts';
 import { geminiTokens } from './usage.ts';
 
-export class GeminiTranslator implements SessionTranslator {
-  private session: string | undefined;
-  private readonly cwd: string | undefined;
+export class GeminiTranslator extends StructuredTranslator {
   private text: string[] = [];
   /** Tool calls waiting for their result, by id; a reused id reports the earlier call first (finding 9). */
   private readonly calls = new PendingCalls<GeminiCall, GeminiOutcome>();
-  private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
-
-  constructor(context: TranslatorContext) {
-    this.cwd = context.workdir;
-  }
-
-  sessionId(): string | undefined {
-    return this.session;
-  }
 
   line(line: StdoutLine): DraftEvent[] {
     const parsed = GeminiRecord.safeParse(line.json);
@@ -49,8 +39,7 @@ export class GeminiTranslator implements SessionTranslator {
   finish(): { events: DraftEvent[]; result: SessionResult } {
     const events = this.flushText();
     this.calls.flush(events, (call, out) => out.push(...this.unfinished(call)), (outcome) => outcome.raw);
-    if (this.session) this.result.session_id = this.session;
-    return { events, result: this.result };
+    return this.summary(events);
   }
 
   /** A call that gets no result: its event without an outcome (a subagent's start is already reported). */

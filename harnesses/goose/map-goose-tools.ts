@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { DraftEvent, EventOf } from '../../shared/events.ts';
 import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
-import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import { toolKindLookup } from '../../shared/translate/tool-kind.ts';
 import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
 export const GOOSE_TOOL_KINDS = {
@@ -20,12 +20,7 @@ export const GOOSE_TOOL_KINDS = {
   developer__shell: 'command',
   developer__text_editor: 'text_editor',
 } as const satisfies ToolKindTable;
-/** The kinds this harness's tools have (from the table), and `other`. */
-export type GooseToolKind = (typeof GOOSE_TOOL_KINDS)[keyof typeof GOOSE_TOOL_KINDS] | 'other';
-
-export function gooseToolKind(name: string): GooseToolKind {
-  return toolKindIn(GOOSE_TOOL_KINDS, name); // own keys only: 'constructor' is no tool
-}
+export const gooseToolKind = toolKindLookup(GOOSE_TOOL_KINDS);
 
 /** text_editor sub-commands: `view` reads, the rest change the file. */
 const EDITOR_COMMANDS: Readonly<Record<string, 'read' | 'write'>> = {

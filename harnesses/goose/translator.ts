@@ -8,7 +8,8 @@
 // reported twice.
 import { z } from 'zod';
 import type { DraftEvent } from '../../shared/events.ts';
-import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
+import type { SessionResult, StdoutLine } from '../../shared/adapter.ts';
+import { StructuredTranslator } from '../../shared/translate/structured-translator.ts';
 import { obj } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts';
@@ -49,19 +50,9 @@ interface PendingText {
   parts: string[];
 }
 
-export class GooseTranslator implements SessionTranslator {
-  private readonly cwd: string | undefined;
+export class GooseTranslator extends StructuredTranslator {
   private readonly calls = new PendingCalls<GooseToolCall, GooseToolOutcome>();
   private pending: PendingText | undefined;
-  private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
-
-  constructor(context: TranslatorContext) {
-    this.cwd = context.workdir;
-  }
-
-  sessionId(): string | undefined {
-    return undefined; // stream-json carries no session id, and tcab never mints one
-  }
 
   line(line: StdoutLine): DraftEvent[] {
     const record = obj(line.json);
@@ -96,7 +87,7 @@ export class GooseTranslator implements SessionTranslator {
     const events = this.flushText();
     // Calls that never got a response, without an outcome; then responses no call claimed.
     this.calls.flush(events, (call, out) => out.push(mapToolCall(call, undefined, this.cwd)), (outcome) => outcome.item);
-    return { events, result: this.result };
+    return this.summary(events); // no session id: stream-json carries none, and tcab never mints one
   }
 
   private flushText(): DraftEvent[] {

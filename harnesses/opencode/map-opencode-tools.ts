@@ -8,7 +8,7 @@ import type { DraftEvent } from '../../shared/events.ts';
 import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownValue } from '../../shared/translate/best-effort.ts';
-import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import { toolKindLookup } from '../../shared/translate/tool-kind.ts';
 import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
 const KINDS = {
@@ -25,12 +25,7 @@ const KINDS = {
   skill: 'skill',
   task: 'subagent',
 } as const satisfies ToolKindTable;
-/** The kinds this harness's tools have (from the table), and `other`. */
-export type OpencodeToolKind = (typeof KINDS)[keyof typeof KINDS] | 'other';
-
-export function opencodeToolKind(name: string): OpencodeToolKind {
-  return toolKindIn(KINDS, name); // own keys only: 'constructor' is no tool
-}
+export const opencodeToolKind = toolKindLookup(KINDS);
 
 const text = z.string();
 const line = z.int().nonnegative();

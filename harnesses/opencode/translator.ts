@@ -5,7 +5,8 @@
 // tool_use record is a whole finished call, so none is held back: a repeated callID is reported again, never lost.
 import { z } from 'zod';
 import type { DraftEvent } from '../../shared/events.ts';
-import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
+import type { SessionResult, StdoutLine } from '../../shared/adapter.ts';
+import { StructuredTranslator } from '../../shared/translate/structured-translator.ts';
 import { compact, obj } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownLine } from '../../shared/translate/best-effort.ts';
@@ -27,9 +28,7 @@ const ErrorRecord = z.object({
   }),
 });
 
-export class OpencodeTranslator implements SessionTranslator {
-  private session: string | undefined;
-  private readonly cwd: string | undefined;
+export class OpencodeTranslator extends StructuredTranslator {
   private readonly totals = emptyTotals();
   private readonly rawSteps: JsonObject[] = [];
   private failed = false;
@@ -42,14 +41,6 @@ export class OpencodeTranslator implements SessionTranslator {
   /** The current step's last text, and the final answer: the text of the step OpenCode finished with "stop". */
   private stepText: string | undefined;
   private finalText: string | undefined;
-
-  constructor(context: TranslatorContext) {
-    this.cwd = context.workdir;
-  }
-
-  sessionId(): string | undefined {
-    return this.session;
-  }
 
   line(line: StdoutLine): DraftEvent[] {
     const record = obj(line.json);
@@ -108,7 +99,7 @@ export class OpencodeTranslator implements SessionTranslator {
   finish(): { events: DraftEvent[]; result: SessionResult } {
     const steps = this.totals.steps;
     const events: DraftEvent[] = steps > 0 && !this.ended ? [incompleteUsageWarning('opencode', `${steps} finished step(s)`)] : [];
-    const result: SessionResult = {
+    this.result = {
       tokens: steps > 0 && this.ended ? opencodeTokens(this.totals) : null,
       raw_usage: steps > 0 ? { steps: this.rawSteps, estimated_cost_usd: this.totals.cost } : null,
       reported_cost_usd: null,
@@ -116,7 +107,6 @@ export class OpencodeTranslator implements SessionTranslator {
       is_error: this.failed ? true : undefined,
       final_text: this.finalText,
     };
-    if (this.session) result.session_id = this.session;
-    return { events, result };
+    return this.summary(events);
   }
 }

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { absolutePath, compact, contentText } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
 import { unknownValue } from '../../shared/translate/best-effort.ts';
-import { toolKindIn } from '../../shared/translate/tool-kind.ts';
+import { toolKindLookup } from '../../shared/translate/tool-kind.ts';
 import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
 export interface QwenCall {
@@ -35,12 +35,7 @@ const KINDS = {
   agent: 'subagent',
   task: 'subagent', // older releases
 } as const satisfies ToolKindTable;
-/** The kinds this harness's tools have (from the table), and `other`. */
-export type QwenToolKind = (typeof KINDS)[keyof typeof KINDS] | 'other';
-
-export function qwenToolKind(name: string): QwenToolKind {
-  return toolKindIn(KINDS, name); // own keys only: 'constructor' is no tool
-}
+export const qwenToolKind = toolKindLookup(KINDS);
 
 export const unknownCall = (call: QwenCall, outcome?: QwenOutcome): DraftEvent => unknownValue(outcome ? { tool_use: call.block, tool_result: outcome.block } : { tool_use: call.block });
 

@@ -2,7 +2,8 @@
 // result) with `system/*` payloads under `data`, and subagents that run in the background: the `agent` result
 // only says it launched; task_notification reports the end.
 import type { DraftEvent } from '../../shared/events.ts';
-import type { SessionResult, SessionTranslator, StdoutLine, TranslatorContext } from '../../shared/adapter.ts';
+import type { SessionResult, StdoutLine } from '../../shared/adapter.ts';
+import { StructuredTranslator } from '../../shared/translate/structured-translator.ts';
 import { compact } from '../../shared/translate/json.ts';
 import { unknownLine, unknownValue } from '../../shared/translate/best-effort.ts';
 import { PendingCalls } from '../../shared/translate/pending-calls.ts';
@@ -29,21 +30,10 @@ interface Task {
   resultSeen?: boolean;
 }
 
-export class QwenTranslator implements SessionTranslator, ToolUseSink, ToolResultSink<undefined> {
-  private session: string | undefined;
-  private cwd: string | undefined;
+export class QwenTranslator extends StructuredTranslator implements ToolUseSink, ToolResultSink<undefined> {
   /** Tool calls waiting for their result, by id; a reused id reports the earlier call first (finding 9). */
   private readonly calls = new PendingCalls<QwenCall, QwenOutcome>();
   private readonly tasks = new Map<string, Task>();
-  private result: SessionResult = { tokens: null, raw_usage: null, reported_cost_usd: null };
-
-  constructor(context: TranslatorContext) {
-    this.cwd = context.workdir;
-  }
-
-  sessionId(): string | undefined {
-    return this.session;
-  }
 
   line(line: StdoutLine): DraftEvent[] {
     const parsed = QwenRecord.safeParse(line.json);
@@ -70,8 +60,7 @@ export class QwenTranslator implements SessionTranslator, ToolUseSink, ToolResul
 
   finish(): { events: DraftEvent[]; result: SessionResult } {
     const events = this.calls.flush([], (call, out) => out.push(...this.unfinished(call)), (outcome) => outcome.block);
-    if (this.session) this.result.session_id = this.session;
-    return { events, result: this.result };
+    return this.summary(events);
   }
 
   /** A call that gets no result: its event without an outcome; a subagent its task records already report. */
