@@ -6,7 +6,7 @@ import { GENERATED_FILES } from './generated-files.ts';
 const root = join(import.meta.dirname, '..');
 
 describe('generated files', () => {
-  it.each(GENERATED_FILES.map((f) => [f.path, f] as const))('%s matches its zod source (run `npm run generate`)', (_path, file) => {
+  it.each(GENERATED_FILES.map((f) => [f.path, f] as const))('%s matches its source (run `npm run generate`)', (_path, file) => {
     const committed = readFileSync(join(root, file.path), 'utf8');
     expect(committed).toBe(file.render());
   });

@@ -1,11 +1,12 @@
-// Every file generated from the zod contracts, in one list: `npm run generate` writes them, and a test fails when
-// a committed copy drifts from what the schemas produce now.
+// Every generated file (the zod contracts' schemas and CRDs, the CLI reference from the commands' own help), in one
+// list: `npm run generate` writes them, and a test fails when a committed copy drifts from what its source produces now.
 import { z } from 'zod';
 import { stringify } from 'yaml';
 import { HarnessEvent } from '../shared/events.ts';
 import { RunResult, RunSpec } from '../shared/run.ts';
 import { CRDS } from './crds.ts';
 import { ChartValues } from '../shared/chart-values.ts';
+import { renderCliReference } from '../scripts/cli-reference.ts';
 
 export interface GeneratedFile {
   /** Path relative to the repository root. */
@@ -42,4 +43,6 @@ export const GENERATED_FILES: GeneratedFile[] = [
       render: () => `# Generated from the zod schemas in shared/ by \`npm run generate\`: do not edit.\n${stringify(build(), { lineWidth: 0 })}`,
     })),
   ),
+  // The CLI reference: every command's own --help (scripts/cli-reference.ts), so the page cannot drift from it.
+  { path: 'docs/cli.md', render: renderCliReference },
 ];

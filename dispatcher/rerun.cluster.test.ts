@@ -3,56 +3,29 @@
 // JetStream dropped the new Run's events and result as duplicates, and the Run failed "NoResult"; a follower
 // replayed the old Run's stream. Here: the second Run Succeeds from its own result, and `tcab events follow`'s
 // reader, started after the delete and before the new apply (as the README shows), sees the new Run's messages only.
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { StreamItem } from '../nats/reader.ts';
-import { startStubModelServer } from '../driver/stub-models/server.ts';
 import type { StubModelServer } from '../driver/stub-models/server.ts';
-import { NatsServer } from '../test/support/nats-server.ts';
-import { clusterConfig, createNamespace, kubectl, readRunUntil, waitFor } from '../test/cluster/support.ts';
-import { dispatcherConfig } from './config.ts';
-import { createLogger } from '../shared/log.ts';
-import { Dispatcher } from './controller/dispatcher.ts';
-import { dispatcherMetrics } from './controller/metrics.ts';
+import type { NatsServer } from '../test/support/nats-server.ts';
+import { kubectl, readRunUntil, waitFor } from '../test/cluster/support.ts';
+import { startDispatcherFixture } from '../test/cluster/dispatcher-fixture.ts';
+import type { DispatcherFixture } from '../test/cluster/dispatcher-fixture.ts';
 import type { RunObject } from '../kube/resources.ts';
-import { RunStream } from '../nats/result-consumer.ts';
-import { natsSettings } from '../nats/settings.ts';
-import { ggDriverEnv } from '../test/cluster/gg-driver-env.ts';
 
+let fixture: DispatcherFixture;
 let ns: string;
-let removeNs: () => Promise<void>;
 let nats: NatsServer;
 let stub: StubModelServer;
-let stream: RunStream;
-let dispatcher: Dispatcher;
-const logs: string[] = [];
+let logs: string[];
 
 beforeAll(async () => {
-  ({ name: ns, remove: removeNs } = await createNamespace('rerun'));
-  expect((await kubectl(['apply', '-f', join(import.meta.dirname, '..', 'deploy', 'crds')])).code).toBe(0);
-  await kubectl(['wait', '--for=condition=Established', 'crd/runs.tcab.dev', '--timeout=30s']);
-  nats = await NatsServer.start();
-  stub = await startStubModelServer({ script: { steps: [{ tool: { name: 'shell', args: { command: 'echo hi' } } }, { text: 'All done.' }] } });
-  await kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', ns, '--from-literal=anthropic=sk-ant-fake-rerun']);
-  const settings = dispatcherConfig({
-    ...(await ggDriverEnv({ namespace: ns, natsUrl: nats.url, stubUrl: stub.url })),
-  });
-  stream = await RunStream.connect(natsSettings(nats.url));
-  // The grace after the driver's exit before a Run without a result fails NoResult (30 s in the chart).
-  const log = createLogger({ component: 'tcab-dispatcher', level: 'debug', destination: { write: (line: string) => void logs.push(line.trimEnd()) } });
-  dispatcher = new Dispatcher({ config: clusterConfig(), settings: { ...settings, TCAB_RESULT_GRACE_SECONDS: 15 }, events: stream, metrics: dispatcherMetrics(), log });
-  await dispatcher.start();
-  dispatcher.setLeading(true); // the only replica: no election needed
-  await stream.consumeResults((runId, result, ack) => dispatcher.onResult(runId, result, ack), (m) => logs.push(m));
+  fixture = await startDispatcherFixture('rerun');
+  ({ ns, nats, stub, logs } = fixture);
 });
 
 afterAll(async () => {
-  await dispatcher?.stop();
-  await stream?.close();
-  await stub?.close();
-  await nats?.dispose();
-  await removeNs?.();
+  await fixture?.stop();
 });
 
 const runsPath = () => `/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`;

@@ -5,66 +5,40 @@
 // counted in tcab_results_rejected_total, and every message is acked (nothing is redelivered). The redelivery is
 // not a refusal.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { join } from 'node:path';
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { startStubModelServer } from '../driver/stub-models/server.ts';
-import type { StubModelServer } from '../driver/stub-models/server.ts';
 import { resultSubject } from '../nats/envelope.ts';
-import { RESULTS_CONSUMER, RunStream } from '../nats/result-consumer.ts';
+import { RESULTS_CONSUMER } from '../nats/result-consumer.ts';
 import { connectNats, natsSettings } from '../nats/settings.ts';
 import { STREAM_NAME } from '../nats/stream.ts';
-import { createLogger } from '../shared/log.ts';
 import type { RunResult } from '../shared/run.ts';
-import { clusterConfig, createNamespace, kubectl, readRunUntil, waitFor } from '../test/cluster/support.ts';
-import { NatsServer } from '../test/support/nats-server.ts';
-import { dispatcherConfig } from './config.ts';
-import { Dispatcher } from './controller/dispatcher.ts';
-import { dispatcherMetrics } from './controller/metrics.ts';
+import { kubectl, readRunUntil, waitFor } from '../test/cluster/support.ts';
+import type { NatsServer } from '../test/support/nats-server.ts';
+import type { Dispatcher } from './controller/dispatcher.ts';
 import type { DispatcherMetrics } from './controller/metrics.ts';
 import type { RunObject } from '../kube/resources.ts';
-import { ggDriverEnv } from '../test/cluster/gg-driver-env.ts';
+import { startDispatcherFixture } from '../test/cluster/dispatcher-fixture.ts';
+import type { DispatcherFixture } from '../test/cluster/dispatcher-fixture.ts';
 
+let fixture: DispatcherFixture;
 let ns: string;
-let removeNs: () => Promise<void>;
 let nats: NatsServer;
-let stub: StubModelServer;
-let stream: RunStream;
 let dispatcher: Dispatcher;
 let metrics: DispatcherMetrics;
 let forger: NatsConnection;
-const logs: string[] = [];
+let logs: string[];
 
 beforeAll(async () => {
-  ({ name: ns, remove: removeNs } = await createNamespace('first-result'));
-  expect((await kubectl(['apply', '-f', join(import.meta.dirname, '..', 'deploy', 'crds')])).code).toBe(0);
-  await kubectl(['wait', '--for=condition=Established', 'crd/runs.tcab.dev', '--timeout=30s']);
-  nats = await NatsServer.start();
-  stub = await startStubModelServer({ script: { steps: [{ tool: { name: 'shell', args: { command: 'echo hi' } } }, { text: 'All done.' }] } });
-  await kubectl(['create', 'secret', 'generic', 'provider-keys', '-n', ns, '--from-literal=anthropic=sk-ant-fake-first-result']);
-  const settings = dispatcherConfig({
-    ...(await ggDriverEnv({ namespace: ns, natsUrl: nats.url, stubUrl: stub.url })),
-    TCAB_RESULT_GRACE_SECONDS: '15',
-  });
-  stream = await RunStream.connect(natsSettings(nats.url));
-  metrics = dispatcherMetrics();
-  const log = createLogger({ component: 'tcab-dispatcher', level: 'debug', destination: { write: (line: string) => void logs.push(line.trimEnd()) } });
-  dispatcher = new Dispatcher({ config: clusterConfig(), settings, events: stream, metrics, log });
-  await dispatcher.start();
-  dispatcher.setLeading(true); // the only replica: no election needed
-  await stream.consumeResults((runId, result, ack) => dispatcher.onResult(runId, result, ack), (m) => logs.push(m));
+  fixture = await startDispatcherFixture('first-result');
+  ({ ns, nats, dispatcher, metrics, logs } = fixture);
   // Without per-run credentials (this server has no auth) anyone may publish: the dispatcher's own rule must hold.
   forger = await connectNats(natsSettings(nats.url), { name: 'forger' });
 });
 
 afterAll(async () => {
   await forger?.close();
-  await dispatcher?.stop();
-  await stream?.close();
-  await stub?.close();
-  await nats?.dispose();
-  await removeNs?.();
+  await fixture?.stop();
 });
 
 const runsPath = () => `/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`;

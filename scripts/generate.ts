@@ -1,4 +1,4 @@
-// Writes every file generated from the zod contracts (JSON Schema, CRDs, chart schema).
+// Writes every generated file (JSON Schema, CRDs, chart schema, docs/cli.md): deploy/generated-files.ts.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
