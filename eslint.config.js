@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  // deploy/'s generated and image files are not linted; its TypeScript (crds.ts, generated-files.ts) is.
+  // deploy/'s generated and image files are not linted; its TypeScript (crds.ts) is.
   { ignores: ['node_modules/**', '**/fixtures/**', 'deploy/{crds,schema,examples,images}/**', 'charts/**', '.cache/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,

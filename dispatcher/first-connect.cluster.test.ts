@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNamespace, kubectl } from '../test/cluster/support.ts';
 import { NatsServer, freePort } from '../test/support/nats-server.ts';
+import { pollUntil } from '../test/support/poll.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 let ns: string;
@@ -30,14 +31,15 @@ async function readyz(port: number): Promise<Readiness | undefined> {
 
 /** Polls /readyz until `done` holds, failing early if the dispatcher process ends. */
 async function readinessUntil(port: number, done: (r: Readiness) => boolean, timeoutMs: number): Promise<Readiness> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (dispatcher!.exitCode !== null) throw new Error(`the dispatcher exited with ${dispatcher!.exitCode}`);
-    const r = await readyz(port);
-    if (r && done(r)) return r;
-    if (Date.now() > deadline) throw new Error(`readiness not reached; last: ${JSON.stringify(r)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let last: Readiness | undefined;
+  return pollUntil('the readiness', async () => {
+    last = await readyz(port);
+    return last && done(last) ? last : undefined;
+  }, {
+    timeoutMs,
+    giveUp: () => (dispatcher!.exitCode !== null ? `the dispatcher exited with ${dispatcher!.exitCode}` : undefined),
+    detail: () => `last: ${JSON.stringify(last)}`,
+  });
 }
 
 beforeAll(async () => {

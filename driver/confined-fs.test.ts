@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfinementError, MAX_DEPTH, confinedSegments, onlyDriverWrites, removeConfinedTree, writeConfinedFile } from './confined-fs.ts';
 import { treeSnapshot } from '../test/support/tree-snapshot.ts';
+import { pollUntil } from '../test/support/poll.ts';
 
 let sandbox: string;
 let root: string;
@@ -87,10 +88,7 @@ describe('a directory swapped for a symlink while the driver writes', () => {
     const outcomes = new Map<string, number>();
     try {
       // Writes start once the flipping has (a d.real seen: the swap is under way), within 10 s.
-      for (const deadline = Date.now() + 10_000; !existsSync(join(root, 'd.real')); ) {
-        if (Date.now() > deadline) throw new Error('the swapper never started');
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      await pollUntil('the swapper to start (a d.real)', () => existsSync(join(root, 'd.real')), { timeoutMs: 10_000, intervalMs: 0 });
       for (let i = 0; i < 300; i++) {
         const outcome = await writeConfinedFile(root, `d/file-${i}`, 'x', { owner: {} }).then(
           () => 'written',

@@ -8,6 +8,7 @@
 // At the deadline nothing is waited for past the SIGKILL: escaped processes that still hold the pipes are left to
 // teardown (driver/leftovers.ts). So a process costs at most deadline + killGraceMs (+ a drain when it exited).
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { LineSplitter } from '../shared/translate/lines.ts';
 import type { SplitLine } from '../shared/translate/lines.ts';
@@ -71,8 +72,6 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
   const started = Date.now();
   const [command, ...args] = spec.argv;
   if (!command) return Promise.reject(new Error('runProcess: empty argv'));
-  const killGraceMs = spec.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-  const drainGraceMs = spec.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS;
   return new Promise((resolve) => {
     const child = spawn(command, args, {
       cwd: spec.cwd,
@@ -82,92 +81,130 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessOutcome> {
       detached: true, // own process group: the deadline kills grandchildren too
       stdio: [spec.stdin && spec.stdin !== 'close' ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
-    const stdout = child.stdout!;
-    const stderr = child.stderr!;
-    let timedOut = false;
-    let cancelled = false;
-    let spawnError: Error | undefined;
-    let exit: { code: number | null; signal: string | null } | undefined;
-    let finished = false;
-    const timers: NodeJS.Timeout[] = [];
-    const after = (ms: number, action: () => void) => timers.push(setTimeout(action, Math.max(0, ms)));
+    new WatchedChild(child, spec, started, resolve).watch();
+  });
+}
 
-    const out = new LineSplitter(spec.maxLineBytes);
-    const err = new LineSplitter(spec.maxLineBytes);
+/** One spawned child until its outcome: its output split into lines, its deadline and cancellation, its exit. */
+class WatchedChild {
+  private readonly child: ChildProcess;
+  private readonly spec: ProcessSpec;
+  private readonly started: number;
+  private readonly resolve: (outcome: ProcessOutcome) => void;
+  private readonly killGraceMs: number;
+  private readonly drainGraceMs: number;
+  private readonly stdout: Readable;
+  private readonly stderr: Readable;
+  private readonly out: LineSplitter;
+  private readonly err: LineSplitter;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private timedOut = false;
+  private cancelled = false;
+  private spawnError: Error | undefined;
+  private exit: { code: number | null; signal: string | null } | undefined;
+  private finished = false;
+  private terminating = false;
+
+  constructor(child: ChildProcess, spec: ProcessSpec, started: number, resolve: (outcome: ProcessOutcome) => void) {
+    this.child = child;
+    this.spec = spec;
+    this.started = started;
+    this.resolve = resolve;
+    this.killGraceMs = spec.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    this.drainGraceMs = spec.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS;
+    this.stdout = child.stdout!;
+    this.stderr = child.stderr!;
+    this.out = new LineSplitter(spec.maxLineBytes);
+    this.err = new LineSplitter(spec.maxLineBytes);
+  }
+
+  /** Listens (output, deadline, cancellation), writes stdin, then waits for the exit: all before the child can run. */
+  watch(): void {
+    const outputClosed = this.readOutput();
+    if (this.spec.deadline !== undefined) {
+      this.after(this.spec.deadline - Date.now(), () => {
+        if (this.finished || this.exit) return;
+        this.timedOut = true;
+        this.terminate();
+      });
+    }
+    if (this.spec.signal?.aborted) this.onAbort();
+    else this.spec.signal?.addEventListener('abort', this.onAbort, { once: true });
+    if (this.spec.stdin && this.spec.stdin !== 'close') {
+      this.child.stdin?.on('error', () => undefined); // the harness may exit before reading it all
+      this.child.stdin?.end(this.spec.stdin.text);
+    }
+    this.child.on('error', (error) => {
+      this.spawnError ??= error;
+      if (this.child.pid === undefined && !this.exit) {
+        this.exit = { code: null, signal: null };
+        this.exited(outputClosed);
+      }
+    });
+    this.child.on('exit', (code, signal) => {
+      this.exit = { code, signal };
+      this.exited(outputClosed);
+    });
+  }
+
+  /** Splits stdout and stderr into lines as they arrive; resolves when both pipes have closed. */
+  private readOutput(): Promise<unknown> {
+    const { stdout, stderr, spec } = this;
     stdout.on('data', (chunk: Buffer) => {
-      for (const line of out.push(chunk)) spec.onStdout?.(line);
+      for (const line of this.out.push(chunk)) spec.onStdout?.(line);
     });
     stderr.on('data', (chunk: Buffer) => {
-      for (const line of err.push(chunk)) spec.onStderr?.(line);
+      for (const line of this.err.push(chunk)) spec.onStderr?.(line);
     });
     // Destroying a pipe we no longer read must not surface as an error.
     stdout.on('error', () => undefined);
     stderr.on('error', () => undefined);
-    const outputClosed = Promise.all([closed(stdout), closed(stderr)]);
+    return Promise.all([closed(stdout), closed(stderr)]);
+  }
 
-    const finish = () => {
-      if (finished) return;
-      finished = true;
-      const outputHeldOpen = !(stdout.closed && stderr.closed);
-      // Reap whatever the child left behind in its group (background servers, watchers), then stop reading
-      // pipes that escaped processes may still hold: they get EPIPE, we get on with the run.
-      killGroup(child.pid, 'SIGKILL');
-      stdout.destroy();
-      stderr.destroy();
-      for (const line of out.end()) spec.onStdout?.(line);
-      for (const line of err.end()) spec.onStderr?.(line);
-      for (const timer of timers) clearTimeout(timer);
-      spec.signal?.removeEventListener('abort', onAbort);
-      resolve({ code: spawnError ? null : (exit?.code ?? null), signal: exit?.signal ?? null, timedOut, cancelled, spawnError, outputHeldOpen, durationMs: Date.now() - started });
-    };
+  private after(ms: number, action: () => void): void {
+    this.timers.push(setTimeout(action, Math.max(0, ms)));
+  }
 
-    let terminating = false;
-    const terminate = () => {
-      if (terminating || finished) return;
-      terminating = true;
-      killGroup(child.pid, 'SIGTERM');
-      after(killGraceMs, () => {
-        killGroup(child.pid, 'SIGKILL');
-        // Past the SIGKILL nothing is waited for: the child is gone (or, exceptionally, unkillable) and what
-        // escaped its group is teardown's. The short pause lets the kill's exit status and last bytes arrive.
-        if (exit) finish();
-        else after(Math.min(drainGraceMs, 250), finish);
-      });
-    };
-    const onAbort = () => {
-      if (finished || exit) return; // it ended on its own; only its leftovers' output is being drained
-      cancelled = true;
-      terminate();
-    };
-    if (spec.deadline !== undefined) {
-      after(spec.deadline - Date.now(), () => {
-        if (finished || exit) return;
-        timedOut = true;
-        terminate();
-      });
-    }
-    if (spec.signal?.aborted) onAbort();
-    else spec.signal?.addEventListener('abort', onAbort, { once: true });
+  private readonly onAbort = (): void => {
+    if (this.finished || this.exit) return; // it ended on its own; only its leftovers' output is being drained
+    this.cancelled = true;
+    this.terminate();
+  };
 
-    if (spec.stdin && spec.stdin !== 'close') {
-      child.stdin?.on('error', () => undefined); // the harness may exit before reading it all
-      child.stdin?.end(spec.stdin.text);
-    }
-    const exited = () => {
-      // Normally the pipes close with the child; a leftover holding them gets the drain grace, then loses them.
-      void outputClosed.then(finish);
-      after(terminating ? Math.min(drainGraceMs, 250) : drainGraceMs, finish);
-    };
-    child.on('error', (error) => {
-      spawnError ??= error;
-      if (child.pid === undefined && !exit) {
-        exit = { code: null, signal: null };
-        exited();
-      }
+  private terminate(): void {
+    if (this.terminating || this.finished) return;
+    this.terminating = true;
+    killGroup(this.child.pid, 'SIGTERM');
+    this.after(this.killGraceMs, () => {
+      killGroup(this.child.pid, 'SIGKILL');
+      // Past the SIGKILL nothing is waited for: the child is gone (or, exceptionally, unkillable) and what
+      // escaped its group is teardown's. The short pause lets the kill's exit status and last bytes arrive.
+      if (this.exit) this.finish();
+      else this.after(Math.min(this.drainGraceMs, 250), () => this.finish());
     });
-    child.on('exit', (code, signal) => {
-      exit = { code, signal };
-      exited();
-    });
-  });
+  }
+
+  private exited(outputClosed: Promise<unknown>): void {
+    // Normally the pipes close with the child; a leftover holding them gets the drain grace, then loses them.
+    void outputClosed.then(() => this.finish());
+    this.after(this.terminating ? Math.min(this.drainGraceMs, 250) : this.drainGraceMs, () => this.finish());
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    const { stdout, stderr, spec, exit } = this;
+    const outputHeldOpen = !(stdout.closed && stderr.closed);
+    // Reap whatever the child left behind in its group (background servers, watchers), then stop reading
+    // pipes that escaped processes may still hold: they get EPIPE, we get on with the run.
+    killGroup(this.child.pid, 'SIGKILL');
+    stdout.destroy();
+    stderr.destroy();
+    for (const line of this.out.end()) spec.onStdout?.(line);
+    for (const line of this.err.end()) spec.onStderr?.(line);
+    for (const timer of this.timers) clearTimeout(timer);
+    spec.signal?.removeEventListener('abort', this.onAbort);
+    this.resolve({ code: this.spawnError ? null : (exit?.code ?? null), signal: exit?.signal ?? null, timedOut: this.timedOut, cancelled: this.cancelled, spawnError: this.spawnError, outputHeldOpen, durationMs: Date.now() - this.started });
+  }
 }

@@ -49,123 +49,22 @@ function watchAnswer(usage: GatewayRunUsage): WatchAnswer {
 
 const throttledCount = (usage: GatewayRunUsage) => usage.throttles.reduce((n, t) => n + t.count, 0);
 
+/** An open watch: `look` answers if there is news, `end` answers now. */
+interface Watcher {
+  look(): void;
+  end(): void;
+}
+
+/** Open watches by attempt (keyOf). */
+type Watchers = Map<string, Set<Watcher>>;
+
+const keyOf = (run: string, attempt: string) => JSON.stringify([run, attempt]);
+
 export function controlRoutes(deps: ControlDeps): Control {
-  /** Open watches by attempt: `look` answers if there is news, `end` answers now. */
-  const watchers = new Map<string, Set<{ look: () => void; end: () => void }>>();
-  const keyOf = (run: string, attempt: string) => JSON.stringify([run, attempt]);
-
-  const runOf = (req: IncomingMessage, res: ServerResponse): { run: string; attempt: string } | undefined => {
-    const token = bearer(req);
-    const check = token ? deps.check(token, deps.clock()) : undefined;
-    if (check?.ok) return check.claims;
-    deps.log.info({ route: req.url?.split('?')[0], reason: check ? check.reason : 'missing' }, 'gateway: refused a control request: no valid run token');
-    json(res, 401, { error: 'this request presents no valid run token' });
-    return undefined;
-  };
-
-  const admin = (req: IncomingMessage, res: ServerResponse): boolean => {
-    if (deps.adminToken === undefined) {
-      json(res, 404, { error: 'this gateway has no admin routes' });
-      return false;
-    }
-    if (tokenMatches(bearer(req), deps.adminToken)) return true;
-    deps.log.warn({ route: req.url?.split('?')[0] }, 'gateway: refused an admin request: wrong or missing admin token');
-    json(res, 401, { error: 'this request presents no valid admin token' });
-    return false;
-  };
-
-  const watch = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams) => {
-    const who = runOf(req, res);
-    if (!who) return;
-    const wait = Number(query.get('wait') ?? '0');
-    const seen = Number(query.get('throttled') ?? '0');
-    if (!Number.isFinite(wait) || wait < 0 || wait > MAX_WATCH_S) return json(res, 400, { error: `wait must be 0..${MAX_WATCH_S} seconds` });
-    if (!Number.isInteger(seen) || seen < 0) return json(res, 400, { error: 'throttled must be a count' });
-    const news = () => {
-      const usage = deps.usage(who.run, who.attempt);
-      return usage.budget_exceeded !== null || throttledCount(usage) > seen ? usage : undefined;
-    };
-    const now = news();
-    if (now || wait === 0) return json(res, 200, watchAnswer(now ?? deps.usage(who.run, who.attempt)));
-    const key = keyOf(who.run, who.attempt);
-    const set = watchers.get(key) ?? new Set();
-    watchers.set(key, set);
-    const forget = () => {
-      clearTimeout(timer);
-      set.delete(watcher);
-      if (set.size === 0 && watchers.get(key) === set) watchers.delete(key);
-    };
-    const end = () => {
-      forget();
-      if (!res.writableEnded) json(res, 200, watchAnswer(deps.usage(who.run, who.attempt)));
-    };
-    const watcher = { look: () => (news() ? end() : undefined), end };
-    set.add(watcher);
-    const timer = setTimeout(end, wait * 1000);
-    res.on('close', forget);
-  };
-
-  const revoke = (req: IncomingMessage, res: ServerResponse) => {
-    if (!admin(req, res)) return;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        json(res, 413, { error: `the body is over ${MAX_BODY_BYTES} bytes` });
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (res.writableEnded) return;
-      let body: unknown;
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch {
-        return json(res, 400, { error: 'the body is not JSON' });
-      }
-      const parsed = RevokeRequest.safeParse(body);
-      if (!parsed.success) return json(res, 400, { error: `the body is not a revoke request: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ')}` });
-      deps.revoke(parsed.data.run, parsed.data.attempt);
-      deps.log.info({ run: parsed.data.run, attempt: parsed.data.attempt }, 'gateway: revoked a run attempt\'s tokens');
-      json(res, 204, undefined);
-    });
-  };
-
+  const watchers: Watchers = new Map();
   return {
     handle(req, res) {
-      const url = new URL(req.url ?? '/', 'http://gateway');
-      const method = req.method ?? 'GET';
-      const only = (allowed: string) => {
-        if (method === allowed) return true;
-        res.setHeader('allow', allowed);
-        json(res, 405, { error: `${url.pathname} takes ${allowed}` });
-        return false;
-      };
-      switch (url.pathname) {
-        case GATEWAY_CONTROL.healthz:
-          if (only('GET')) json(res, 200, { ok: true });
-          return true;
-        case GATEWAY_CONTROL.usage: {
-          if (!only('GET')) return true;
-          const who = runOf(req, res);
-          if (who) json(res, 200, deps.usage(who.run, who.attempt));
-          return true;
-        }
-        case GATEWAY_CONTROL.watch:
-          if (only('GET')) watch(req, res, url.searchParams);
-          return true;
-        case GATEWAY_CONTROL.revoke:
-          if (only('POST')) revoke(req, res);
-          return true;
-        case GATEWAY_CONTROL.throttles:
-          if (only('GET') && admin(req, res)) json(res, 200, deps.throttles.report());
-          return true;
-        default:
-          return false;
-      }
+      return route(deps, watchers, req, res);
     },
     changed(run, attempt) {
       const set = watchers.get(keyOf(run, attempt));
@@ -175,4 +74,131 @@ export function controlRoutes(deps: ControlDeps): Control {
       for (const set of [...watchers.values()]) for (const watcher of [...set]) watcher.end();
     },
   };
+}
+
+function route(deps: ControlDeps, watchers: Watchers, req: IncomingMessage, res: ServerResponse): boolean {
+  const url = new URL(req.url ?? '/', 'http://gateway');
+  const method = req.method ?? 'GET';
+  const only = (allowed: string) => {
+    if (method === allowed) return true;
+    res.setHeader('allow', allowed);
+    json(res, 405, { error: `${url.pathname} takes ${allowed}` });
+    return false;
+  };
+  switch (url.pathname) {
+    case GATEWAY_CONTROL.healthz:
+      if (only('GET')) json(res, 200, { ok: true });
+      return true;
+    case GATEWAY_CONTROL.usage: {
+      if (!only('GET')) return true;
+      const who = runOf(deps, req, res);
+      if (who) json(res, 200, deps.usage(who.run, who.attempt));
+      return true;
+    }
+    case GATEWAY_CONTROL.watch:
+      if (only('GET')) watch(deps, watchers, req, res, url.searchParams);
+      return true;
+    case GATEWAY_CONTROL.revoke:
+      if (only('POST')) revoke(deps, req, res);
+      return true;
+    case GATEWAY_CONTROL.throttles:
+      if (only('GET') && admin(deps, req, res)) json(res, 200, deps.throttles.report());
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** The run attempt whose token the request presents; undefined once it answered 401. */
+function runOf(deps: ControlDeps, req: IncomingMessage, res: ServerResponse): { run: string; attempt: string } | undefined {
+  const token = bearer(req);
+  const check = token ? deps.check(token, deps.clock()) : undefined;
+  if (check?.ok) return check.claims;
+  deps.log.info({ route: req.url?.split('?')[0], reason: check ? check.reason : 'missing' }, 'gateway: refused a control request: no valid run token');
+  json(res, 401, { error: 'this request presents no valid run token' });
+  return undefined;
+}
+
+/** Whether the request presents the admin token; false once it answered 404 or 401. */
+function admin(deps: ControlDeps, req: IncomingMessage, res: ServerResponse): boolean {
+  if (deps.adminToken === undefined) {
+    json(res, 404, { error: 'this gateway has no admin routes' });
+    return false;
+  }
+  if (tokenMatches(bearer(req), deps.adminToken)) return true;
+  deps.log.warn({ route: req.url?.split('?')[0] }, 'gateway: refused an admin request: wrong or missing admin token');
+  json(res, 401, { error: 'this request presents no valid admin token' });
+  return false;
+}
+
+function watch(deps: ControlDeps, watchers: Watchers, req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void {
+  const who = runOf(deps, req, res);
+  if (!who) return;
+  const wait = Number(query.get('wait') ?? '0');
+  const seen = Number(query.get('throttled') ?? '0');
+  if (!Number.isFinite(wait) || wait < 0 || wait > MAX_WATCH_S) return json(res, 400, { error: `wait must be 0..${MAX_WATCH_S} seconds` });
+  if (!Number.isInteger(seen) || seen < 0) return json(res, 400, { error: 'throttled must be a count' });
+  const news = () => {
+    const usage = deps.usage(who.run, who.attempt);
+    return usage.budget_exceeded !== null || throttledCount(usage) > seen ? usage : undefined;
+  };
+  const now = news();
+  if (now || wait === 0) return json(res, 200, watchAnswer(now ?? deps.usage(who.run, who.attempt)));
+  const answer = () => watchAnswer(deps.usage(who.run, who.attempt));
+  holdWatch(watchers, keyOf(who.run, who.attempt), res, wait, () => news() !== undefined, answer);
+}
+
+/** Keeps a watch open until its attempt has news, `waitS` pass, the client leaves or the gateway closes. */
+function holdWatch(watchers: Watchers, key: string, res: ServerResponse, waitS: number, hasNews: () => boolean, answer: () => WatchAnswer): void {
+  const set = watchers.get(key) ?? new Set();
+  watchers.set(key, set);
+  const forget = () => {
+    clearTimeout(timer);
+    set.delete(watcher);
+    if (set.size === 0 && watchers.get(key) === set) watchers.delete(key);
+  };
+  const end = () => {
+    forget();
+    if (!res.writableEnded) json(res, 200, answer());
+  };
+  const watcher: Watcher = { look: () => (hasNews() ? end() : undefined), end };
+  set.add(watcher);
+  const timer = setTimeout(end, waitS * 1000);
+  res.on('close', forget);
+}
+
+function revoke(deps: ControlDeps, req: IncomingMessage, res: ServerResponse): void {
+  if (!admin(deps, req, res)) return;
+  readSmallBody(req, res, (text) => {
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return json(res, 400, { error: 'the body is not JSON' });
+    }
+    const parsed = RevokeRequest.safeParse(body);
+    if (!parsed.success) return json(res, 400, { error: `the body is not a revoke request: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ')}` });
+    deps.revoke(parsed.data.run, parsed.data.attempt);
+    deps.log.info({ run: parsed.data.run, attempt: parsed.data.attempt }, 'gateway: revoked a run attempt\'s tokens');
+    json(res, 204, undefined);
+  });
+}
+
+/** Reads a body of up to MAX_BODY_BYTES (a longer one is answered 413) and hands it on if nothing answered yet. */
+function readSmallBody(req: IncomingMessage, res: ServerResponse, then: (text: string) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      json(res, 413, { error: `the body is over ${MAX_BODY_BYTES} bytes` });
+      req.destroy();
+      return;
+    }
+    chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (res.writableEnded) return;
+    then(Buffer.concat(chunks).toString('utf8'));
+  });
 }

@@ -50,8 +50,7 @@ export interface ResponseTee {
   finish(): Promise<TeeResult>;
 }
 
-/** A tee for one response; `protocol` null = not metered (the sample then has no tokens). */
-export function responseTee(input: {
+interface ResponseTeeInput {
   protocol: WireProtocol | null;
   fallbackProtocol: WireProtocol;
   status: number;
@@ -59,84 +58,106 @@ export function responseTee(input: {
   /** The model the request named (the sample's when the response names none). */
   requestModel: string | null;
   meter: UsageMeterFactory;
-}): ResponseTee {
-  const contentType = header(input.headers, 'content-type');
-  const streamed = contentType.toLowerCase().includes('text/event-stream');
-  const scanOverload = streamed && input.status >= 200 && input.status < 300;
-  let overloaded = false;
-  let tail = Buffer.alloc(0);
-  let problem: string | undefined;
-  let meter: UsageMeter | undefined;
-  if (input.protocol !== null) {
+}
+
+/** A tee for one response; `protocol` null = not metered (the sample then has no tokens). */
+export function responseTee(input: ResponseTeeInput): ResponseTee {
+  return new Tee(input);
+}
+
+class Tee implements ResponseTee {
+  private readonly input: ResponseTeeInput;
+  private readonly streamed: boolean;
+  /** A 2xx event stream is scanned for Anthropic's overloaded_error. */
+  private readonly scanOverload: boolean;
+  private overloaded = false;
+  /** The last bytes scanned for OVERLOADED: it may be cut across two chunks. */
+  private tail = Buffer.alloc(0);
+  private problem: string | undefined;
+  /** Dropped (undefined) once it failed: the response then counts as unmetered. */
+  private meter: UsageMeter | undefined;
+  private decoder: Transform | undefined;
+  /** Settles when the decoder has given all it will. */
+  private decoded: Promise<void> | undefined;
+
+  constructor(input: ResponseTeeInput) {
+    this.input = input;
+    const contentType = header(input.headers, 'content-type');
+    this.streamed = contentType.toLowerCase().includes('text/event-stream');
+    this.scanOverload = this.streamed && input.status >= 200 && input.status < 300;
+    if (input.protocol !== null) this.startMeter(input.protocol, contentType);
+    const encoding = header(input.headers, 'content-encoding').toLowerCase();
+    if ((this.meter || this.scanOverload) && encoding !== '' && encoding !== 'identity') this.startDecoder(encoding);
+  }
+
+  push(chunk: Buffer): void {
+    if (this.decoder) {
+      if (!this.decoder.destroyed) this.decoder.write(chunk);
+    } else if (this.meter || this.scanOverload) this.feed(chunk);
+  }
+
+  async finish(): Promise<TeeResult> {
+    if (this.decoder && this.decoded) {
+      if (!this.decoder.destroyed) this.decoder.end();
+      await this.decoded;
+    }
+    const sample = this.sampleOf();
+    const { overloaded, problem } = this;
+    return problem === undefined ? { sample, overloaded } : { sample, overloaded, problem };
+  }
+
+  private startMeter(protocol: WireProtocol, contentType: string): void {
     try {
-      meter = input.meter(input.protocol, { contentType, status: input.status, requestModel: input.requestModel });
+      this.meter = this.input.meter(protocol, { contentType, status: this.input.status, requestModel: this.input.requestModel });
     } catch (error) {
-      problem = `the usage meter failed to start: ${String(error)}`;
+      this.problem = `the usage meter failed to start: ${String(error)}`;
     }
   }
 
-  const feed = (bytes: Buffer): void => {
-    if (scanOverload && !overloaded) {
-      const window = tail.length > 0 ? Buffer.concat([tail, bytes]) : bytes;
-      if (window.includes(OVERLOADED)) overloaded = true;
-      tail = Buffer.from(window.subarray(Math.max(0, window.length - OVERLOADED.length + 1)));
+  /** A compressed body reaches the meter (and the overload scan) through a decoder. */
+  private startDecoder(encoding: string): void {
+    const decoder = decoderFor(encoding);
+    if (!decoder) {
+      this.meter = undefined;
+      this.problem = `content-encoding "${encoding.slice(0, 40)}" cannot be decoded for metering`;
+      return;
     }
-    if (!meter) return;
-    try {
-      meter.push(bytes);
-    } catch (error) {
-      meter = undefined;
-      problem = `the usage meter failed: ${String(error)}`;
-    }
-  };
+    this.decoder = decoder;
+    decoder.on('data', (bytes: Buffer) => this.feed(bytes));
+    this.decoded = new Promise<void>((resolve) => {
+      decoder.once('end', resolve);
+      decoder.on('error', (error) => {
+        this.problem ??= `the response body did not decode (${encoding}): ${error.message}`;
+        resolve();
+      });
+    });
+  }
 
-  const encoding = header(input.headers, 'content-encoding').toLowerCase();
-  let decoder: Transform | undefined;
-  let decoded: Promise<void> | undefined;
-  if (meter || scanOverload) {
-    if (encoding !== '' && encoding !== 'identity') {
-      decoder = decoderFor(encoding);
-      if (!decoder) {
-        meter = undefined;
-        problem = `content-encoding "${encoding.slice(0, 40)}" cannot be decoded for metering`;
-      } else {
-        decoder.on('data', feed);
-        decoded = new Promise<void>((resolve) => {
-          decoder!.once('end', resolve);
-          decoder!.on('error', (error) => {
-            problem ??= `the response body did not decode (${encoding}): ${error.message}`;
-            resolve();
-          });
-        });
-      }
+  /** Plain bytes of the body, in order. */
+  private feed(bytes: Buffer): void {
+    if (this.scanOverload && !this.overloaded) {
+      const window = this.tail.length > 0 ? Buffer.concat([this.tail, bytes]) : bytes;
+      if (window.includes(OVERLOADED)) this.overloaded = true;
+      this.tail = Buffer.from(window.subarray(Math.max(0, window.length - OVERLOADED.length + 1)));
+    }
+    if (!this.meter) return;
+    try {
+      this.meter.push(bytes);
+    } catch (error) {
+      this.meter = undefined;
+      this.problem = `the usage meter failed: ${String(error)}`;
     }
   }
 
-  const sampleOf = (): WireSample => {
-    const fallback: WireSample = { protocol: input.protocol ?? input.fallbackProtocol, model: input.requestModel, status: input.status, streamed, tokens: null };
-    if (!meter) return fallback;
+  private sampleOf(): WireSample {
+    const { input } = this;
+    const fallback: WireSample = { protocol: input.protocol ?? input.fallbackProtocol, model: input.requestModel, status: input.status, streamed: this.streamed, tokens: null };
+    if (!this.meter) return fallback;
     try {
-      return meter.end();
+      return this.meter.end();
     } catch (error) {
-      problem = `the usage meter failed: ${String(error)}`;
+      this.problem = `the usage meter failed: ${String(error)}`;
       return fallback;
     }
-  };
-
-  return {
-    push(chunk) {
-      if (decoder) {
-        if (!decoder.destroyed) decoder.write(chunk);
-      }
-      else if (meter || scanOverload) feed(chunk);
-    },
-    async finish() {
-      if (decoder && decoded) {
-        if (!decoder.destroyed) decoder.end();
-        await decoded;
-      }
-      const sample = sampleOf();
-      return problem === undefined ? { sample, overloaded } : { sample, overloaded, problem };
-    },
-  };
+  }
 }

@@ -1,6 +1,6 @@
 // Renders docs/cli.md from the commands' own `--help` (issue 37): every command and subcommand of `tcab`, in the
 // order the program registers them, exactly as `tcab <command> --help` prints it at a fixed width. The page is one of
-// the generated files (deploy/generated-files.ts), so `npm run generate` writes it and a test fails when a command's
+// the generated files (scripts/generated-files.ts), so `npm run generate` writes it and a test fails when a command's
 // help changes and the page was not regenerated.
 import type { Command } from 'commander';
 import { buildProgram } from '../cli/main.ts';

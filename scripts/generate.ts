@@ -1,8 +1,8 @@
-// Writes every generated file (JSON Schema, CRDs, chart schema, docs/cli.md): deploy/generated-files.ts.
+// Writes every generated file (JSON Schema, CRDs, chart schema, docs/cli.md): scripts/generated-files.ts.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GENERATED_FILES } from '../deploy/generated-files.ts';
+import { GENERATED_FILES } from './generated-files.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 for (const file of GENERATED_FILES) {

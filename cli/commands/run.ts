@@ -21,8 +21,10 @@ import { OtelSink, describeOtelStats, otelExportEnabled, otelSecrets } from '../
 import { natsSettingsFromEnv } from '../../nats/settings.ts';
 import type { EventSink } from '../../driver/sinks/sink.ts';
 import { startOfflineStub } from '../../driver/offline-stub.ts';
+import type { OfflineStub } from '../../driver/offline-stub.ts';
 import { defaultRunBase } from '../../driver/run-dirs.ts';
 import { resolveFormat } from '../../shared/format/event-writer.ts';
+import type { EventFormat } from '../../shared/format/event-writer.ts';
 import { onBrokenPipe } from '../output/broken-pipe.ts';
 import { AtifFileSink } from '../output/atif-file.ts';
 
@@ -124,49 +126,62 @@ Examples:
 Exit status: 0 succeeded, 1 harness failed, 2 invalid flags or run spec (e.g. unknown harness, a NUL in the prompt),
 3 infrastructure failed (auth, install, probe, init), 4 timed out, 130 cancelled.`,
     )
-    .action(async (options: RunOptions) => {
-      const parsed = RunSpec.safeParse(specFromFlags(options));
-      if (!parsed.success) throw new InvalidInputError('run spec', formatIssues(parsed.error));
-      const spec = parsed.data;
-      const manifest = manifestForModel(getHarness(spec.harness), spec.model);
-      const runId = options.runId === undefined ? newRunId() : parseRunId(options.runId, '--run-id');
-      // A wrong path is a usage error now, not an init failure after the install.
-      const testCaseProblem = options.testCase === undefined ? undefined : await localTestCaseProblem(options.testCase);
-      if (testCaseProblem) throw new InvalidInputError('--test-case', testCaseProblem);
-      const format = resolveFormat(options, process.stdout.isTTY === true);
-      const abort = new AbortController();
-      const sinks: EventSink[] = [new TerminalSink(process.stdout, { format, fullReasoning: options.fullReasoning, resultFile: options.result })];
-      if (options.nats) sinks.push(new NatsSink({ settings: natsSettingsFromEnv(process.env, options.nats, '--nats')!, deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000, fallback: (line) => process.stderr.write(`${line}\n`), warn: (message) => process.stderr.write(`tcab: warning: ${message}\n`), signal: abort.signal }));
+    .action(runHere);
+}
 
-      const otelEnv = options.otel ? { ...process.env, TCAB_OTEL: '1' } : process.env;
-      if (otelExportEnabled(otelEnv)) sinks.push(new OtelSink({ runId, harness: spec.harness, model: spec.model, env: otelEnv, report: (otel) => process.stderr.write(`tcab: ${describeOtelStats(otel)}\n`) }));
+async function runHere(options: RunOptions): Promise<void> {
+  const parsed = RunSpec.safeParse(specFromFlags(options));
+  if (!parsed.success) throw new InvalidInputError('run spec', formatIssues(parsed.error));
+  const spec = parsed.data;
+  const manifest = manifestForModel(getHarness(spec.harness), spec.model);
+  const runId = options.runId === undefined ? newRunId() : parseRunId(options.runId, '--run-id');
+  // A wrong path is a usage error now, not an init failure after the install.
+  const testCaseProblem = options.testCase === undefined ? undefined : await localTestCaseProblem(options.testCase);
+  if (testCaseProblem) throw new InvalidInputError('--test-case', testCaseProblem);
+  const format = resolveFormat(options, process.stdout.isTTY === true);
+  const abort = new AbortController();
+  const sinks = eventSinks(options, spec, runId, format, abort.signal);
+  const stub = options.stub ? await startOfflineStub(manifest, spec, defaultRunBase(process.env), runId) : undefined;
+  await executeUntilDone(options, spec, runId, sinks, stub, abort);
+}
 
-      if (options.atif) sinks.push(new AtifFileSink(options.atif, spec));
-      const stub = options.stub ? await startOfflineStub(manifest, spec, defaultRunBase(process.env), runId) : undefined;
-      const onSignal = () => abort.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-      // Nobody reads the events any more: cancel the run, but let its teardown finish.
-      const restorePipeReaction = onBrokenPipe(onSignal);
-      try {
-        const result = await executeRun(spec, {
-          runId,
-          env: process.env,
-          sinks,
-          user: resolveRunUser(process.env, process.getuid?.() ?? 1000),
-          credentialSource: { kind: 'home', home: homedir() },
-          stub: stub ? { baseUrl: stub.baseUrl, apiKey: stub.apiKey } : undefined,
-          keep: options.keep,
-          signal: abort.signal,
-          secrets: otelSecrets(process.env),
-          gateway: options.gateway,
-        });
-        process.exitCode = OUTCOME_EXIT[result.outcome];
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-        restorePipeReaction();
-        await stub?.close();
-      }
+/** Where the run's events go: the terminal always, NATS, OpenTelemetry and an ATIF file when asked for. */
+function eventSinks(options: RunOptions, spec: RunSpec, runId: string, format: EventFormat, signal: AbortSignal): EventSink[] {
+  const sinks: EventSink[] = [new TerminalSink(process.stdout, { format, fullReasoning: options.fullReasoning, resultFile: options.result })];
+  if (options.nats) sinks.push(new NatsSink({ settings: natsSettingsFromEnv(process.env, options.nats, '--nats')!, deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000, fallback: (line) => process.stderr.write(`${line}\n`), warn: (message) => process.stderr.write(`tcab: warning: ${message}\n`), signal }));
+
+  const otelEnv = options.otel ? { ...process.env, TCAB_OTEL: '1' } : process.env;
+  if (otelExportEnabled(otelEnv)) sinks.push(new OtelSink({ runId, harness: spec.harness, model: spec.model, env: otelEnv, report: (otel) => process.stderr.write(`tcab: ${describeOtelStats(otel)}\n`) }));
+
+  if (options.atif) sinks.push(new AtifFileSink(options.atif, spec));
+  return sinks;
+}
+
+/** The run, cancelled by SIGINT, SIGTERM or a closed stdout; its outcome is the exit code. */
+async function executeUntilDone(options: RunOptions, spec: RunSpec, runId: string, sinks: EventSink[], stub: OfflineStub | undefined, abort: AbortController): Promise<void> {
+  const onSignal = () => abort.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  // Nobody reads the events any more: cancel the run, but let its teardown finish.
+  const restorePipeReaction = onBrokenPipe(onSignal);
+  try {
+    const result = await executeRun(spec, {
+      runId,
+      env: process.env,
+      sinks,
+      user: resolveRunUser(process.env, process.getuid?.() ?? 1000),
+      credentialSource: { kind: 'home', home: homedir() },
+      stub: stub ? { baseUrl: stub.baseUrl, apiKey: stub.apiKey } : undefined,
+      keep: options.keep,
+      signal: abort.signal,
+      secrets: otelSecrets(process.env),
+      gateway: options.gateway,
     });
+    process.exitCode = OUTCOME_EXIT[result.outcome];
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    restorePipeReaction();
+    await stub?.close();
+  }
 }

@@ -15,7 +15,7 @@
 // all; a harness's subscription Secret is mounted read-only (root only), keyed by basename.
 // The driver's own variables are written through the driver env schema (shared/driver-env.ts), which the driver
 // decodes: a renamed or retyped variable breaks this file's build, not a Pod at run time.
-import type { V1EnvVar, V1HostAlias, V1Pod, V1PodSpec, V1Toleration, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { V1Container, V1EnvVar, V1HostAlias, V1ObjectMeta, V1Pod, V1PodSpec, V1Toleration, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { RunSpec } from '../../shared/run.ts';
 import type { DispatcherConfig } from '../config.ts';
 import { runSubjects } from '../../nats/envelope.ts';
@@ -234,6 +234,104 @@ function withDirectHost(plan: RunEgressPlan | undefined, host: string | undefine
  *   so a Claude run's Pod never carries the OpenAI key.
  */
 export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherConfig, keyVars: readonly string[], input: DriverPodInput = {}): V1Pod {
+  // The variables first: a Run without a run id (clusterRunId) throws before anything else is built.
+  const env = driverEnv(run, spec, config, keyVars, input);
+  const { volumes, mounts } = driverVolumes(spec, config, input.natsCredsSecret);
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: driverPodMetadata(run, spec, input),
+    spec: {
+      restartPolicy: 'Never',
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      ...driverScheduling(spec, config, input.hostAliases),
+      securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
+      containers: [driverContainer(config, env, mounts)],
+      volumes,
+    },
+  };
+}
+
+/** The Pod's name, labels (what NetworkPolicies, the spread and the dispatcher select), egress annotation and owner. */
+function driverPodMetadata(run: RunRef, spec: RunSpec, input: DriverPodInput): V1ObjectMeta {
+  const { egress, gateway } = input;
+  return {
+    name: driverPodName(run),
+    namespace: run.namespace,
+    labels: { ...DRIVER_NAME_LABEL, 'app.kubernetes.io/managed-by': 'tcab-dispatcher', [RUN_LABEL]: run.name, [ATTEMPT_LABEL]: String(run.attempt ?? 1), [HARNESS_LABEL]: spec.harness, ...(egress ? { [EGRESS_LABEL]: egress.egress.profile } : {}), ...(gateway ? { [GATEWAY_LABEL]: gateway.provider } : {}) },
+    ...(egress ? { annotations: { [EGRESS_ANNOTATION]: JSON.stringify(egress.egress) } } : {}),
+    ownerReferences: [{ apiVersion: API_VERSION, kind: 'Run', name: run.name, uid: run.uid, controller: true, blockOwnerDeletion: true }],
+  };
+}
+
+/** Where and how long the Pod runs: its DNS (none with TCAB_DRIVER_DNS=hosts), its placement, its deadlines. */
+function driverScheduling(spec: RunSpec, config: DispatcherConfig, hostAliases: V1HostAlias[] | undefined): Partial<V1PodSpec> {
+  return {
+    ...(config.TCAB_DRIVER_DNS === 'hosts' ? { ...NO_DNS, hostAliases: hostAliases ?? [] } : {}),
+    ...driverPlacement(spec.harness, config.TCAB_DRIVER_PLACEMENT),
+    // The driver's own deadline is the run's; the Pod gets a margin for install and teardown reporting.
+    activeDeadlineSeconds: spec.maxRuntimeSeconds + 120,
+    terminationGracePeriodSeconds: 30,
+  };
+}
+
+/** The one container: the driver, as uid 0 with only DRIVER_CAPABILITIES and a read-only root filesystem. */
+function driverContainer(config: DispatcherConfig, env: V1EnvVar[], mounts: V1VolumeMount[]): V1Container {
+  return {
+    name: 'driver',
+    image: config.TCAB_DRIVER_IMAGE,
+    env,
+    resources: { requests: { cpu: config.TCAB_DRIVER_CPU, memory: config.TCAB_DRIVER_MEMORY }, limits: { memory: config.TCAB_DRIVER_MEMORY } },
+    securityContext: {
+      runAsUser: 0,
+      runAsGroup: 0,
+      runAsNonRoot: false,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'], add: [...DRIVER_CAPABILITIES] },
+    },
+    volumeMounts: mounts,
+  };
+}
+
+/**
+ * The driver's environment, in this order: the variables the Run decides, the operator's extra ones it does not,
+ * the provider keys, the egress proxy, the Secret references, the extra CA's.
+ */
+function driverEnv(run: RunRef, spec: RunSpec, config: DispatcherConfig, keyVars: readonly string[], input: DriverPodInput): V1EnvVar[] {
+  const { gateway } = input;
+  const env = runEnv(run, spec, config, input);
+  // The operator's extra driver variables (the chart's driver.env, its npm cache), as given, except the ones this
+  // Pod's Run decides (its id, attempt, spec...): a chart value must not turn one Run's Pod into another's.
+  const ours = new Set(env.map((e) => e.name));
+  env.push(...Object.entries(config.TCAB_DRIVER_ENV).filter(([name]) => !ours.has(name)).map(([name, value]) => ({ name, value })));
+  // With the gateway no provider key is referenced at all, not even another variable of the same harness: the key
+  // never enters the Pod, so nothing in it (the agent included) can read it.
+  if (!gateway) env.push(...config.TCAB_API_KEY_SECRETS.filter((ref) => keyVars.includes(ref.env)).map((ref) => ({ name: ref.env, valueFrom: { secretKeyRef: { name: ref.secret, key: ref.key, optional: true } } })));
+  // The profile's proxy, over any proxy in the chart's driver.env: the NetworkPolicy lets this Pod reach that one.
+  // The gateway is reached directly (the driver Pod's NetworkPolicy allows it; the egress proxy does not reach into
+  // the cluster), so its host is in NO_PROXY even when the install's noProxy does not cover it.
+  const proxy = proxyEnv(withDirectHost(input.egress, gateway && new URL(gateway.url).hostname));
+  if (proxy.length > 0) {
+    const names = new Set(proxy.map((e) => e.name));
+    for (let i = env.length - 1; i >= 0; i--) if (names.has(env[i]!.name)) env.splice(i, 1);
+    env.push(...proxy);
+  }
+  env.push(...secretRefEnv(config));
+  // NODE_EXTRA_CA_CERTS adds to Node's bundled CAs (the driver, npm and Node-based harnesses). The others replace
+  // the system bundle, so they name the merged one the driver writes from TCAB_CA_BUNDLE before it starts anything
+  // (git for test cases, curl, python in a harness's tools). The CA itself is mounted by driverVolumes.
+  if (config.TCAB_DRIVER_EXTRA_CA) {
+    env.push(...driverEnvVars({ NODE_EXTRA_CA_CERTS: EXTRA_CA_PATH, TCAB_CA_BUNDLE: CA_BUNDLE_PATH }));
+    // Not the driver's: its children inherit them (driver/child-env.ts).
+    for (const name of CA_BUNDLE_VARIABLES) env.push({ name, value: CA_BUNDLE_PATH });
+  }
+  return env;
+}
+
+/** The variables the Run decides: its id, attempt and spec, where NATS is, its own credentials, its gateway. */
+function runEnv(run: RunRef, spec: RunSpec, config: DispatcherConfig, input: DriverPodInput): V1EnvVar[] {
   const runId = clusterRunId(run);
   const env: V1EnvVar[] = [
     ...driverEnvVars({
@@ -256,11 +354,10 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
     }),
     { name: 'TCAB_NATS_URL', value: config.TCAB_DRIVER_NATS_URL ?? config.TCAB_NATS_URL },
   ];
-  // The run's own NATS user (the file is root-only, below) and the only inbox prefix its permissions allow.
+  // The run's own NATS user (the file is root-only, driverVolumes) and the only inbox prefix its permissions allow.
   if (input.natsCredsSecret) env.push({ name: 'TCAB_NATS_CREDS', value: NATS_CREDS_PATH }, { name: 'TCAB_NATS_INBOX_PREFIX', value: runInboxPrefix(runId) });
-  // The npm cache's install credential (mounted below): the driver's alone, like its NATS credential.
-  const npmAuth = config.TCAB_DRIVER_NPM_AUTH_SECRET;
-  if (npmAuth) env.push(...driverEnvVars({ TCAB_NPM_AUTH_FILE: NPM_AUTH_PATH }));
+  // The npm cache's install credential (mounted by driverVolumes): the driver's alone, like its NATS credential.
+  if (config.TCAB_DRIVER_NPM_AUTH_SECRET) env.push(...driverEnvVars({ TCAB_NPM_AUTH_FILE: NPM_AUTH_PATH }));
   // Through the gateway: the token under the key variable (so the driver's auth resolves api-key with it), where
   // the gateway is and which of its providers; the driver then hosts no gateway of its own. Optional like the keys:
   // a missing token fails the run at once, naming the variable, instead of holding the Pod in ContainerConfigError.
@@ -272,22 +369,12 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
       { name: GATEWAY_PROVIDER_VARIABLE, value: gateway.provider },
     );
   }
-  // The operator's extra driver variables (the chart's driver.env, its npm cache), as given, except the ones this
-  // Pod's Run decides (its id, attempt, spec...): a chart value must not turn one Run's Pod into another's.
-  const ours = new Set(env.map((e) => e.name));
-  env.push(...Object.entries(config.TCAB_DRIVER_ENV).filter(([name]) => !ours.has(name)).map(([name, value]) => ({ name, value })));
-  // With the gateway no provider key is referenced at all, not even another variable of the same harness: the key
-  // never enters the Pod, so nothing in it (the agent included) can read it.
-  if (!gateway) env.push(...config.TCAB_API_KEY_SECRETS.filter((ref) => keyVars.includes(ref.env)).map((ref) => ({ name: ref.env, valueFrom: { secretKeyRef: { name: ref.secret, key: ref.key, optional: true } } })));
-  // The profile's proxy, over any proxy in the chart's driver.env: the NetworkPolicy lets this Pod reach that one.
-  // The gateway is reached directly (the driver Pod's NetworkPolicy allows it; the egress proxy does not reach into
-  // the cluster), so its host is in NO_PROXY even when the install's noProxy does not cover it.
-  const proxy = proxyEnv(withDirectHost(input.egress, gateway && new URL(gateway.url).hostname));
-  if (proxy.length > 0) {
-    const names = new Set(proxy.map((e) => e.name));
-    for (let i = env.length - 1; i >= 0; i--) if (names.has(env[i]!.name)) env.splice(i, 1);
-    env.push(...proxy);
-  }
+  return env;
+}
+
+/** The install's credentials the driver reads by Secret reference: the OTLP headers, the NATS user of an install without auth. */
+function secretRefEnv(config: DispatcherConfig): V1EnvVar[] {
+  const env: V1EnvVar[] = [];
   // The OTLP headers (often a token) by reference, never in the chart's plain driver env; the driver scrubs them.
   const otelHeaders = config.TCAB_DRIVER_OTEL_HEADERS_SECRET;
   if (otelHeaders) env.push({ name: 'OTEL_EXPORTER_OTLP_HEADERS', valueFrom: { secretKeyRef: { name: otelHeaders.secret, key: otelHeaders.key, optional: true } } });
@@ -296,6 +383,14 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
       env.push({ name, valueFrom: { secretKeyRef: { name: config.TCAB_NATS_SECRET, key, optional: true } } });
     }
   }
+  return env;
+}
+
+/**
+ * The Pod's volumes and the driver's mounts of them: the scratch volume (/tmp, the only writable place), the node's
+ * release store, and the root-only Secrets and the extra CA the driver's variables name (driverEnv).
+ */
+function driverVolumes(spec: RunSpec, config: DispatcherConfig, natsCredsSecret: string | undefined): { volumes: V1Volume[]; mounts: V1VolumeMount[] } {
   // Own keys only: a Run's harness slug is caller text, and "constructor" must not find Object's.
   const subscriptionSecret = Object.hasOwn(config.TCAB_SUBSCRIPTION_SECRETS, spec.harness) ? config.TCAB_SUBSCRIPTION_SECRETS[spec.harness] : undefined;
   const volumes: V1Volume[] = [{ name: 'tmp', emptyDir: {} }];
@@ -310,11 +405,12 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
     volumes.push({ name: 'credentials', secret: { secretName: subscriptionSecret, defaultMode: 0o400 } });
     mounts.push({ name: 'credentials', mountPath: CREDENTIALS_MOUNT, readOnly: true });
   }
-  if (input.natsCredsSecret) {
+  if (natsCredsSecret) {
     // 0400 and no fsGroup: root (the driver) reads it, the run user cannot.
-    volumes.push({ name: 'nats-creds', secret: { secretName: input.natsCredsSecret, defaultMode: 0o400, items: [{ key: 'nats.creds', path: 'nats.creds' }] } });
+    volumes.push({ name: 'nats-creds', secret: { secretName: natsCredsSecret, defaultMode: 0o400, items: [{ key: 'nats.creds', path: 'nats.creds' }] } });
     mounts.push({ name: 'nats-creds', mountPath: NATS_CREDS_DIR, readOnly: true });
   }
+  const npmAuth = config.TCAB_DRIVER_NPM_AUTH_SECRET;
   if (npmAuth) {
     // 0400 and no fsGroup: the driver reads it and hands it to npm for the install stages only; the agent never can.
     volumes.push({ name: 'npm-auth', secret: { secretName: npmAuth.secret, defaultMode: 0o400, items: [{ key: npmAuth.key, path: 'auth' }] } });
@@ -322,53 +418,8 @@ export function buildDriverPod(run: RunRef, spec: RunSpec, config: DispatcherCon
   }
   const extraCa = config.TCAB_DRIVER_EXTRA_CA;
   if (extraCa) {
-    // NODE_EXTRA_CA_CERTS adds to Node's bundled CAs (the driver, npm and Node-based harnesses). The others
-    // replace the system bundle, so they name the merged one the driver writes from TCAB_CA_BUNDLE before it
-    // starts anything (git for test cases, curl, python in a harness's tools).
     volumes.push({ name: 'extra-ca', configMap: { name: extraCa.configMap, items: [{ key: extraCa.key, path: 'ca.crt' }] } });
     mounts.push({ name: 'extra-ca', mountPath: EXTRA_CA_DIR, readOnly: true });
-    env.push(...driverEnvVars({ NODE_EXTRA_CA_CERTS: EXTRA_CA_PATH, TCAB_CA_BUNDLE: CA_BUNDLE_PATH }));
-    // Not the driver's: its children inherit them (driver/child-env.ts).
-    for (const name of CA_BUNDLE_VARIABLES) env.push({ name, value: CA_BUNDLE_PATH });
   }
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name: driverPodName(run),
-      namespace: run.namespace,
-      labels: { ...DRIVER_NAME_LABEL, 'app.kubernetes.io/managed-by': 'tcab-dispatcher', [RUN_LABEL]: run.name, [ATTEMPT_LABEL]: String(run.attempt ?? 1), [HARNESS_LABEL]: spec.harness, ...(input.egress ? { [EGRESS_LABEL]: input.egress.egress.profile } : {}), ...(gateway ? { [GATEWAY_LABEL]: gateway.provider } : {}) },
-      ...(input.egress ? { annotations: { [EGRESS_ANNOTATION]: JSON.stringify(input.egress.egress) } } : {}),
-      ownerReferences: [{ apiVersion: API_VERSION, kind: 'Run', name: run.name, uid: run.uid, controller: true, blockOwnerDeletion: true }],
-    },
-    spec: {
-      restartPolicy: 'Never',
-      automountServiceAccountToken: false,
-      enableServiceLinks: false,
-      ...(config.TCAB_DRIVER_DNS === 'hosts' ? { ...NO_DNS, hostAliases: input.hostAliases ?? [] } : {}),
-      ...driverPlacement(spec.harness, config.TCAB_DRIVER_PLACEMENT),
-      // The driver's own deadline is the run's; the Pod gets a margin for install and teardown reporting.
-      activeDeadlineSeconds: spec.maxRuntimeSeconds + 120,
-      terminationGracePeriodSeconds: 30,
-      securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
-      containers: [
-        {
-          name: 'driver',
-          image: config.TCAB_DRIVER_IMAGE,
-          env,
-          resources: { requests: { cpu: config.TCAB_DRIVER_CPU, memory: config.TCAB_DRIVER_MEMORY }, limits: { memory: config.TCAB_DRIVER_MEMORY } },
-          securityContext: {
-            runAsUser: 0,
-            runAsGroup: 0,
-            runAsNonRoot: false,
-            allowPrivilegeEscalation: false,
-            readOnlyRootFilesystem: true,
-            capabilities: { drop: ['ALL'], add: [...DRIVER_CAPABILITIES] },
-          },
-          volumeMounts: mounts,
-        },
-      ],
-      volumes,
-    },
-  };
+  return { volumes, mounts };
 }

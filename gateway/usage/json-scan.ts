@@ -92,6 +92,13 @@ export class JsonScanner {
   private keyOverflow = false;
   private keyEscaped = false;
 
+  /**
+   * Next quote / backslash in the chunk being pushed, for long strings: found once per chunk with indexOf and reused
+   * until passed (-1: none left; -2: not looked for yet).
+   */
+  private quoteAt = -2;
+  private backslashAt = -2;
+
   private literal: Uint8Array | null = null;
   private literalAt = 0;
 
@@ -142,51 +149,32 @@ export class JsonScanner {
   /** Scans buf[from, to) (the whole chunk by default). */
   push(buf: Uint8Array, from = 0, to = buf.length): void {
     if (this.state === FAILED) return;
-    const n = to;
     if (this.capturing) this.captureFrom = from;
-    // Next quote / backslash at or after i in long strings, found once per chunk and reused until passed (-1: none).
-    let quoteAt = -2;
-    let backslashAt = -2;
+    this.quoteAt = -2;
+    this.backslashAt = -2;
     let i = from;
-    while (i < n) {
+    while (i < to) {
       const state = this.state;
       if (state === STRING) {
         if (this.escape !== 0) {
-          const b = buf[i]!;
-          if (this.escape === 1) {
-            if (b === 0x75) this.escape = 5;
-            else if (SIMPLE_ESCAPES.has(b)) this.escape = 0;
-            else return this.fail();
-          } else {
-            if (!isHex(b)) return this.fail();
-            this.escape = this.escape === 2 ? 0 : this.escape - 1;
-          }
+          if (!this.scanEscape(buf[i]!)) return this.fail();
           if (this.keyKept) this.keepKey(buf, i, i + 1);
           i += 1;
           continue;
         }
         // Short strings byte by byte; past 64 bytes, memchr-like indexOf.
         let stop = i;
-        const near = Math.min(n, i + 64);
+        const near = Math.min(to, i + 64);
         while (stop < near && buf[stop] !== QUOTE && buf[stop] !== BACKSLASH) stop++;
-        if (stop === near && near < n) {
-          if (quoteAt !== -1 && quoteAt < stop) quoteAt = buf.indexOf(QUOTE, stop);
-          if (backslashAt !== -1 && backslashAt < stop) backslashAt = buf.indexOf(BACKSLASH, stop);
-          const q = quoteAt === -1 || quoteAt >= n ? n : quoteAt;
-          const e = backslashAt === -1 || backslashAt >= n ? n : backslashAt;
-          stop = Math.min(q, e);
-        }
+        if (stop === near && near < to) stop = this.nextQuoteOrBackslash(buf, stop, to);
         if (this.keyKept && stop > i) this.keepKey(buf, i, stop);
-        if (stop === n) break;
+        if (stop === to) break;
+        i = stop + 1;
         if (buf[stop] === BACKSLASH) {
           this.escape = 1;
           this.keyEscaped = true;
           if (this.keyKept) this.keepKey(buf, stop, stop + 1);
-          i = stop + 1;
-          continue;
-        }
-        i = stop + 1;
-        if (this.stringIsKey) {
+        } else if (this.stringIsKey) {
           this.endKey();
           this.state = COLON;
         } else {
@@ -195,60 +183,17 @@ export class JsonScanner {
         continue;
       }
       const b = buf[i]!;
-      switch (state) {
-        case NUMBER:
-          if (isNumberByte(b)) {
-            i += 1;
-          } else {
-            this.valueEnded(buf, i); // the byte is the next token's: not consumed
-          }
-          continue;
-        case LITERAL: {
-          const word = this.literal!;
-          if (b !== word[this.literalAt]) return this.fail();
-          this.literalAt += 1;
-          i += 1;
-          if (this.literalAt === word.length) this.valueEnded(buf, i);
-          continue;
-        }
-        default:
-          break;
+      if (state === NUMBER) {
+        if (isNumberByte(b)) i += 1;
+        else this.valueEnded(buf, i); // the byte is the next token's: not consumed
+        continue;
       }
       i += 1;
-      if (isSpace(b)) continue;
-      switch (state) {
-        case VALUE_OR_CLOSE: // ']' or the first element
-          if (b === 0x5d) this.close(ARRAY, buf, i);
-          else this.beginValue(b, buf, i - 1);
-          break;
-        case VALUE:
-          this.beginValue(b, buf, i - 1);
-          break;
-        case KEY_OR_CLOSE:
-          if (b === 0x7d) this.close(OBJECT, buf, i);
-          else if (b === QUOTE) this.beginKey();
-          else return this.fail();
-          break;
-        case KEY:
-          if (b === QUOTE) this.beginKey();
-          else return this.fail();
-          break;
-        case COLON:
-          if (b === 0x3a) this.state = VALUE;
-          else return this.fail();
-          break;
-        case AFTER:
-          if (b === 0x2c) this.state = this.kinds[this.depth - 1] === OBJECT ? KEY : VALUE;
-          else if (b === 0x7d) this.close(OBJECT, buf, i);
-          else if (b === 0x5d) this.close(ARRAY, buf, i);
-          else return this.fail();
-          break;
-        default: // DONE: only whitespace may follow the top-level value
-          return this.fail();
-      }
+      if (state === LITERAL) this.scanLiteral(b, buf, i);
+      else if (!isSpace(b)) this.scanToken(state, b, buf, i);
       if (this.state === FAILED) return;
     }
-    if (this.capturing) this.keepCapture(buf, this.captureFrom, n);
+    if (this.capturing) this.keepCapture(buf, this.captureFrom, to);
   }
 
   /** The input ended: a top-level number still open is complete; anything else open is cut short. */
@@ -262,6 +207,70 @@ export class JsonScanner {
     if (this.state === DONE) this.completeBeforeFailure = true;
     this.state = FAILED;
     this.dropCapture();
+  }
+
+  /** The first quote or backslash in buf[stop, to), else `to`: each found once per chunk and reused until passed. */
+  private nextQuoteOrBackslash(buf: Uint8Array, stop: number, to: number): number {
+    if (this.quoteAt !== -1 && this.quoteAt < stop) this.quoteAt = buf.indexOf(QUOTE, stop);
+    if (this.backslashAt !== -1 && this.backslashAt < stop) this.backslashAt = buf.indexOf(BACKSLASH, stop);
+    const q = this.quoteAt === -1 || this.quoteAt >= to ? to : this.quoteAt;
+    const e = this.backslashAt === -1 || this.backslashAt >= to ? to : this.backslashAt;
+    return Math.min(q, e);
+  }
+
+  /** A byte after a backslash, or a hex digit of a \u escape: false when it cannot be. */
+  private scanEscape(b: number): boolean {
+    if (this.escape === 1) {
+      if (b === 0x75) this.escape = 5;
+      else if (SIMPLE_ESCAPES.has(b)) this.escape = 0;
+      else return false;
+    } else {
+      if (!isHex(b)) return false;
+      this.escape = this.escape === 2 ? 0 : this.escape - 1;
+    }
+    return true;
+  }
+
+  /** A byte of true, false or null (`i`: just past it). */
+  private scanLiteral(b: number, buf: Uint8Array, i: number): void {
+    const word = this.literal!;
+    if (b !== word[this.literalAt]) return this.fail();
+    this.literalAt += 1;
+    if (this.literalAt === word.length) this.valueEnded(buf, i);
+  }
+
+  /** A byte other than whitespace between tokens (`i`: just past it): a value's first byte, or punctuation. */
+  private scanToken(state: number, b: number, buf: Uint8Array, i: number): void {
+    switch (state) {
+      case VALUE_OR_CLOSE: // ']' or the first element
+        if (b === 0x5d) this.close(ARRAY, buf, i);
+        else this.beginValue(b, buf, i - 1);
+        break;
+      case VALUE:
+        this.beginValue(b, buf, i - 1);
+        break;
+      case KEY_OR_CLOSE:
+        if (b === 0x7d) this.close(OBJECT, buf, i);
+        else if (b === QUOTE) this.beginKey();
+        else return this.fail();
+        break;
+      case KEY:
+        if (b === QUOTE) this.beginKey();
+        else return this.fail();
+        break;
+      case COLON:
+        if (b === 0x3a) this.state = VALUE;
+        else return this.fail();
+        break;
+      case AFTER:
+        if (b === 0x2c) this.state = this.kinds[this.depth - 1] === OBJECT ? KEY : VALUE;
+        else if (b === 0x7d) this.close(OBJECT, buf, i);
+        else if (b === 0x5d) this.close(ARRAY, buf, i);
+        else return this.fail();
+        break;
+      default: // DONE: only whitespace may follow the top-level value
+        return this.fail();
+    }
   }
 
   private beginValue(b: number, buf: Uint8Array, at: number): void {

@@ -6,11 +6,10 @@
 // else DeepSeek's `prompt_cache_hit_tokens`), completion_tokens INCLUDES `completion_tokens_details.reasoning_tokens`.
 // Extras such as OpenRouter's `cost` are ignored. No cache-write count.
 import type { UsageShape } from '../../shared/usage.ts';
-import { minus } from '../../shared/translate/token-counts.ts';
 import { ITEM } from './json-scan.ts';
 import type { JsonPath } from './json-scan.ts';
 import type { BodyEnd, WireReader } from './reader.ts';
-import { CumulativeUsage, given, isObject, readCount, readModel, readNestedCount, reportTokens, reportsAny } from './reader.ts';
+import { CumulativeUsage, isObject, openaiTokens, readCount, readModel, readNestedCount, reportsAny } from './reader.ts';
 
 export const OPENAI_CHAT_WIRE_USAGE: UsageShape = {
   classes: ['input', 'output', 'cache_read', 'reasoning'],
@@ -52,17 +51,9 @@ export function openaiChatReader(): WireReader {
       let cached = readNestedCount(usage, 'prompt_tokens_details', 'cached_tokens');
       if (cached === undefined) cached = readCount(usage.prompt_cache_hit_tokens);
       const output = readCount(usage.completion_tokens);
-      const tokens = reportTokens(
-        OPENAI_CHAT_WIRE_USAGE,
-        {
-          input: given(prompt, minus(prompt, cached)),
-          cache_read: given(prompt, cached),
-          output: given(output, output),
-          reasoning: given(output, readNestedCount(usage, 'completion_tokens_details', 'reasoning_tokens')),
-        },
-        // A body is final; a stream's usage is once a choice finished at or before its chunk, or at [DONE].
-        reports.lastFinal || done || body.form === 'json',
-      );
+      const reasoning = readNestedCount(usage, 'completion_tokens_details', 'reasoning_tokens');
+      // A body is final; a stream's usage is once a choice finished at or before its chunk, or at [DONE].
+      const tokens = openaiTokens(OPENAI_CHAT_WIRE_USAGE, { prompt, cached, output, reasoning }, reports.lastFinal || done || body.form === 'json');
       return { tokens, model: model ?? null };
     },
   };

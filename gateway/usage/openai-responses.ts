@@ -4,10 +4,9 @@
 // so a stream cut before it reports no tokens. OpenAI semantics: input_tokens INCLUDES the cached tokens
 // (subtracted for `input`), output_tokens INCLUDES the reasoning tokens (a breakdown). No cache-write count.
 import type { UsageShape } from '../../shared/usage.ts';
-import { minus } from '../../shared/translate/token-counts.ts';
 import type { JsonPath } from './json-scan.ts';
 import type { Json, WireReader } from './reader.ts';
-import { given, isObject, readCount, readModel, readNestedCount, reportTokens, reportsAny } from './reader.ts';
+import { isObject, openaiTokens, readCount, readModel, readNestedCount, reportsAny } from './reader.ts';
 
 export const OPENAI_RESPONSES_WIRE_USAGE: UsageShape = {
   classes: ['input', 'output', 'cache_read', 'reasoning'],
@@ -38,16 +37,8 @@ export function openaiResponsesReader(): WireReader {
       const prompt = readCount(usage.input_tokens);
       const cached = readNestedCount(usage, 'input_tokens_details', 'cached_tokens');
       const output = readCount(usage.output_tokens);
-      const tokens = reportTokens(
-        OPENAI_RESPONSES_WIRE_USAGE,
-        {
-          input: given(prompt, minus(prompt, cached)),
-          cache_read: given(prompt, cached),
-          output: given(output, output),
-          reasoning: given(output, readNestedCount(usage, 'output_tokens_details', 'reasoning_tokens')),
-        },
-        true,
-      );
+      const reasoning = readNestedCount(usage, 'output_tokens_details', 'reasoning_tokens');
+      const tokens = openaiTokens(OPENAI_RESPONSES_WIRE_USAGE, { prompt, cached, output, reasoning }, true);
       return { tokens, model: model ?? null };
     },
   };

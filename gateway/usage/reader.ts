@@ -14,7 +14,7 @@
 // - A breakdown larger than its total (cached > prompt) leaves the difference at 0 (`minus`), as the translators do.
 import type { TokenClass, TokenUsage, UsageShape } from '../../shared/usage.ts';
 import { TOKEN_CLASSES } from '../../shared/usage.ts';
-import { shapeReadTokens } from '../../shared/translate/token-counts.ts';
+import { minus, shapeReadTokens } from '../../shared/translate/token-counts.ts';
 import type { ClassValues } from '../../shared/translate/token-counts.ts';
 import type { JsonPath } from './json-scan.ts';
 
@@ -90,6 +90,19 @@ export function reportTokens(shape: UsageShape, values: ClassValues, outputFinal
   }
   for (const cls of TOKEN_CLASSES) if (tokens[cls] !== null && !Number.isSafeInteger(tokens[cls])) tokens[cls] = null;
   return tokens;
+}
+
+/**
+ * The classes of an OpenAI report (Chat Completions and Responses alike): its prompt total INCLUDES the cached
+ * tokens (subtracted for `input`), its output total INCLUDES the reasoning tokens (a breakdown).
+ */
+export function openaiTokens(shape: UsageShape, counts: Record<'prompt' | 'cached' | 'output' | 'reasoning', number | null | undefined>, outputFinal: boolean): TokenUsage {
+  const { prompt, cached, output, reasoning } = counts;
+  return reportTokens(
+    shape,
+    { input: given(prompt, minus(prompt, cached)), cache_read: given(prompt, cached), output: given(output, output), reasoning: given(output, reasoning) },
+    outputFinal,
+  );
 }
 
 /** Longest model name kept: provider model ids are short; anything longer is not a model name. */

@@ -4,9 +4,10 @@
 // examples/tools_use.exs; the others follow Amp's tool schemas as third parties describe them. A call whose
 // expected argument is missing becomes `unknown`, never a guess. Shell reads/searches stay `command`.
 import { z } from 'zod';
-import type { DraftEvent, EventOf } from '../../shared/events.ts';
+import type { DraftEvent } from '../../shared/events.ts';
 import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
+import { unknownValue } from '../../shared/translate/best-effort.ts';
 import { toolKindLookup } from '../../shared/translate/tool-kind.ts';
 import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
@@ -59,8 +60,7 @@ export interface AmpToolOutcome {
 }
 
 export function unknownToolEvent(call: AmpToolCall, outcome?: AmpToolOutcome): DraftEvent {
-  const raw = outcome ? { tool_use: call.block, tool_result: outcome.block } : { tool_use: call.block };
-  return { type: 'unknown', raw: raw as EventOf<'unknown'>['raw'] };
+  return unknownValue(outcome ? { tool_use: call.block, tool_result: outcome.block } : { tool_use: call.block });
 }
 
 const text = z.string();

@@ -2,7 +2,7 @@
 // Events are emitted natively (agent, reasoning, tool operations with outcomes, errors); usage is summed per step
 // from the AI SDK's normalized usage (noCache / cacheRead / cacheWrite input, output with a reasoning breakdown).
 import { stepCountIs, streamText } from 'ai';
-import type { LanguageModel, LanguageModelUsage } from 'ai';
+import type { LanguageModel, LanguageModelUsage, TextStreamPart, ToolSet } from 'ai';
 import type { DraftEvent } from '../../shared/events.ts';
 import type { TokenUsage } from '../../shared/usage.ts';
 import { ggTools } from './tools.ts';
@@ -51,32 +51,118 @@ export function addUsage(total: TokenUsage, u: LanguageModelUsage): TokenUsage {
   };
 }
 
+/** One abort for the model stream and the running commands; its reason says which budget or signal ended it. */
+function sessionAbort(deadline: number, signal: AbortSignal | undefined): { signal: AbortSignal; release(): void } {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort('runtime_budget'), Math.max(0, deadline - Date.now()));
+  const cancel = () => abort.abort('cancelled');
+  if (signal?.aborted) cancel();
+  signal?.addEventListener('abort', cancel, { once: true });
+  const release = () => {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', cancel);
+  };
+  return { signal: abort.signal, release };
+}
+
+const stopOnAbort = (signal: AbortSignal): AgentResult['stop'] => (signal.reason === 'cancelled' ? 'cancelled' : 'runtime_budget');
+
+type StreamPart = TextStreamPart<ToolSet>;
+
+/**
+ * What the stream has told so far: text and reasoning are gathered until their block ends (one event each), usage
+ * is summed per step, and `stop` says how the session ended.
+ */
+class SessionTally {
+  stop: AgentResult['stop'] = 'completed';
+  private tokens: TokenUsage = { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 };
+  private readonly raw: unknown[] = [];
+  private text = '';
+  private reasoning = '';
+  private finalText = '';
+  private steps = 0;
+  private modelId: string | undefined;
+  private readonly emit: (event: DraftEvent) => void;
+  private readonly maxTurns: number;
+
+  constructor(emit: (event: DraftEvent) => void, maxTurns: number) {
+    this.emit = emit;
+    this.maxTurns = maxTurns;
+  }
+
+  /** One part of the model's stream; `abort` is the session's, whose reason names what ended it. */
+  read(part: StreamPart, abort: AbortSignal): void {
+    switch (part.type) {
+      case 'text-delta':
+        this.text += part.text;
+        break;
+      case 'text-end':
+        this.flushText();
+        break;
+      case 'reasoning-delta':
+        this.reasoning += part.text;
+        break;
+      case 'reasoning-end':
+        this.flushReasoning();
+        break;
+      case 'tool-error':
+        // The model's call could not run (invalid input, unknown tool): the loop goes on, the event says why.
+        this.emit({ type: 'warning', message: `tool ${part.toolName} failed: ${String((part.error as Error)?.message ?? part.error)}`, code: 'tool_error' });
+        break;
+      case 'finish-step':
+        this.finishStep(part);
+        break;
+      case 'error':
+        this.modelError(part.error);
+        break;
+      case 'abort':
+        this.stop = stopOnAbort(abort);
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** The text and reasoning still open, then the event for a budget that ended the session; its result. */
+  close(): AgentResult {
+    this.flushReasoning();
+    this.flushText();
+    if (this.stop === 'turn_budget') this.emit({ type: 'warning', message: `gg stopped at its turn budget of ${this.maxTurns} model calls`, code: 'turn_budget' });
+    if (this.stop === 'runtime_budget') this.emit({ type: 'error', message: 'gg ran out of its runtime budget', code: 'runtime_budget' });
+    return { tokens: this.tokens, raw_usage: this.raw, stop: this.stop, final_text: this.finalText, model_id: this.modelId };
+  }
+
+  /** An error from the model (its HTTP status, when it has one, as the code) ends the session as 'error'. */
+  private modelError(partError: unknown): void {
+    const error = partError as { statusCode?: number; message?: string };
+    this.emit({ type: 'error', message: error?.message ?? String(partError), ...(error?.statusCode ? { code: `http_${error.statusCode}` } : {}) });
+    this.stop = 'error';
+  }
+
+  private finishStep(part: Extract<StreamPart, { type: 'finish-step' }>): void {
+    this.steps += 1;
+    this.tokens = addUsage(this.tokens, part.usage);
+    this.raw.push(part.usage.raw ?? { inputTokens: part.usage.inputTokens, outputTokens: part.usage.outputTokens });
+    this.modelId = part.response.modelId ?? this.modelId;
+    if (this.steps >= this.maxTurns && part.finishReason === 'tool-calls') this.stop = 'turn_budget';
+  }
+
+  private flushText(): void {
+    if (this.text.trim()) this.emit({ type: 'agent', message: this.text });
+    this.finalText = this.text || this.finalText;
+    this.text = '';
+  }
+
+  private flushReasoning(): void {
+    if (this.reasoning.trim()) this.emit({ type: 'reasoning', message: this.reasoning });
+    this.reasoning = '';
+  }
+}
+
 export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const { emit } = options;
-  let tokens: TokenUsage = { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 };
-  const raw: unknown[] = [];
-  let text = '';
-  let reasoning = '';
-  let finalText = '';
-  let steps = 0;
-  let modelId: string | undefined;
-  let stop: AgentResult['stop'] = 'completed';
-  // One abort for the model stream and the running commands; its reason says which budget or signal ended it.
-  const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort('runtime_budget'), Math.max(0, options.deadline - Date.now()));
-  const cancel = () => abort.abort('cancelled');
-  if (options.signal?.aborted) cancel();
-  options.signal?.addEventListener('abort', cancel, { once: true });
-  const stopOnAbort = (): AgentResult['stop'] => (abort.signal.reason === 'cancelled' ? 'cancelled' : 'runtime_budget');
-  const flushText = () => {
-    if (text.trim()) emit({ type: 'agent', message: text });
-    finalText = text || finalText;
-    text = '';
-  };
-  const flushReasoning = () => {
-    if (reasoning.trim()) emit({ type: 'reasoning', message: reasoning });
-    reasoning = '';
-  };
+  const tally = new SessionTally(emit, options.maxTurns);
+  const abort = sessionAbort(options.deadline, options.signal);
   try {
     const result = streamText({
       model: options.model,
@@ -87,57 +173,15 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       abortSignal: abort.signal,
       maxRetries: 2,
     });
-    for await (const part of result.fullStream) {
-      switch (part.type) {
-        case 'text-delta':
-          text += part.text;
-          break;
-        case 'text-end':
-          flushText();
-          break;
-        case 'reasoning-delta':
-          reasoning += part.text;
-          break;
-        case 'reasoning-end':
-          flushReasoning();
-          break;
-        case 'tool-error':
-          // The model's call could not run (invalid input, unknown tool): the loop goes on, the event says why.
-          emit({ type: 'warning', message: `tool ${part.toolName} failed: ${String((part.error as Error)?.message ?? part.error)}`, code: 'tool_error' });
-          break;
-        case 'finish-step':
-          steps += 1;
-          tokens = addUsage(tokens, part.usage);
-          raw.push(part.usage.raw ?? { inputTokens: part.usage.inputTokens, outputTokens: part.usage.outputTokens });
-          modelId = part.response.modelId ?? modelId;
-          if (steps >= options.maxTurns && part.finishReason === 'tool-calls') stop = 'turn_budget';
-          break;
-        case 'error': {
-          const error = part.error as { statusCode?: number; message?: string };
-          emit({ type: 'error', message: error?.message ?? String(part.error), ...(error?.statusCode ? { code: `http_${error.statusCode}` } : {}) });
-          stop = 'error';
-          break;
-        }
-        case 'abort':
-          stop = stopOnAbort();
-          break;
-        default:
-          break;
-      }
-    }
+    for await (const part of result.fullStream) tally.read(part, abort.signal);
   } catch (error) {
-    if (abort.signal.aborted) stop = stopOnAbort();
+    if (abort.signal.aborted) tally.stop = stopOnAbort(abort.signal);
     else {
       emit({ type: 'error', message: (error as Error).message });
-      stop = 'error';
+      tally.stop = 'error';
     }
   } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener('abort', cancel);
+    abort.release();
   }
-  flushReasoning();
-  flushText();
-  if (stop === 'turn_budget') emit({ type: 'warning', message: `gg stopped at its turn budget of ${options.maxTurns} model calls`, code: 'turn_budget' });
-  if (stop === 'runtime_budget') emit({ type: 'error', message: 'gg ran out of its runtime budget', code: 'runtime_budget' });
-  return { tokens, raw_usage: raw, stop, final_text: finalText, model_id: modelId };
+  return tally.close();
 }

@@ -5,9 +5,10 @@
 // undo_edit, path}` (reference section 12). Every other tool (extensions `<ext>__<tool>`, subagents, MCP) has no
 // event type. goose prefers `rg`/`cat` through the shell for searching and reading: those stay `command`.
 import { z } from 'zod';
-import type { DraftEvent, EventOf } from '../../shared/events.ts';
+import type { DraftEvent } from '../../shared/events.ts';
 import { absolutePath, compact } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
+import { unknownValue } from '../../shared/translate/best-effort.ts';
 import { toolKindLookup } from '../../shared/translate/tool-kind.ts';
 import type { ToolKindTable } from '../../shared/translate/tool-kind.ts';
 
@@ -44,8 +45,7 @@ export interface GooseToolOutcome {
 }
 
 export function unknownToolEvent(call: GooseToolCall, outcome?: GooseToolOutcome): DraftEvent {
-  const raw = outcome ? { toolRequest: call.item, toolResponse: outcome.item } : { toolRequest: call.item };
-  return { type: 'unknown', raw: raw as EventOf<'unknown'>['raw'] };
+  return unknownValue(outcome ? { toolRequest: call.item, toolResponse: outcome.item } : { toolRequest: call.item });
 }
 
 const text = z.string();

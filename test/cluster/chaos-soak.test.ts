@@ -20,11 +20,13 @@ import { clusterConfig, createNamespace, kubectl, waitFor } from './support.ts';
 import { natsSettings } from '../../nats/settings.ts';
 import { ggDriverEnv } from './gg-driver-env.ts';
 import { auditSoak, runReader } from './soak-audit.ts';
+import { pollUntil } from '../support/poll.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const RUNS = Number(process.env.TCAB_SOAK_RUNS ?? 24);
 const FAULT_EVERY_MS = Number(process.env.TCAB_SOAK_FAULT_EVERY_MS ?? 3000);
 const FAULTS = ['delete', 'evict', 'leader'] as const;
+const SOAK_TIMEOUT_MS = 1_800_000;
 type FaultKind = (typeof FAULTS)[number];
 
 let ns: string;
@@ -97,16 +99,15 @@ describe('chaos soak', () => {
       const list = JSON.parse((await kubectl(['get', 'runs', '-n', ns, '-o', 'json'])).stdout) as { items: RunObject[] };
       return list.items.length === RUNS && list.items.every((r) => isFinal(r.status ?? {}));
     };
-    // Faults in turn, one every FAULT_EVERY_MS, until every Run is final.
-    for (let round = 0; !(await allFinal()); round++) {
-      await new Promise((resolve) => setTimeout(resolve, FAULT_EVERY_MS));
+    /** One fault: the dispatcher leader SIGKILLed (a new replica started), or a running driver Pod deleted or evicted. */
+    const injectFault = async (round: number) => {
       const kind = FAULTS[round % FAULTS.length]!;
       const at = Date.now();
       if (kind === 'leader') {
         const lease = JSON.parse((await kubectl(['get', 'lease', 'tcab-dispatcher', '-n', ns, '-o', 'json'])).stdout || '{}') as V1Lease;
         const leader = lease.spec?.holderIdentity;
         const child = leader ? replicas.get(leader) : undefined;
-        if (!leader || !child) continue;
+        if (!leader || !child) return;
         child.kill('SIGKILL');
         await once(child, 'exit');
         replicas.delete(leader);
@@ -116,16 +117,24 @@ describe('chaos soak', () => {
         // A live replica other than the one killed holds the Lease now.
         expect(next!.spec!.holderIdentity).not.toBe(leader);
         expect(replicas.has(next!.spec!.holderIdentity!)).toBe(true);
-        continue;
+        return;
       }
       const pods = (await core.listNamespacedPod({ namespace: ns, labelSelector: 'tcab.dev/run' })).items.filter((p: V1Pod) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp);
       const pod = pods[round % Math.max(1, pods.length)];
-      if (!pod) continue;
+      if (!pod) return;
       const name = pod.metadata!.name!;
       if (kind === 'delete') await core.deleteNamespacedPod({ name, namespace: ns }).catch(() => undefined);
       else await core.createNamespacedPodEviction({ name, namespace: ns, body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns } } }).catch(() => undefined);
       faults.push({ kind, target: name, at });
-    }
+    };
+    // Faults in turn, one every FAULT_EVERY_MS, until every Run is final (or a minute before the test's timeout).
+    let round = 0;
+    await pollUntil(`every Run final, a fault every ${FAULT_EVERY_MS} ms`, async () => {
+      if (await allFinal()) return true;
+      await new Promise((resolve) => setTimeout(resolve, FAULT_EVERY_MS));
+      await injectFault(round++);
+      return false;
+    }, { timeoutMs: SOAK_TIMEOUT_MS - 60_000 - (Date.now() - started), intervalMs: 0, retryIf: () => false });
     const done = await waitFor<RunObject>(runsPath, (all) => all.length === RUNS && all.every((r) => isFinal(r.status ?? {})), 60_000);
     const wallMs = Date.now() - started;
 
@@ -138,5 +147,5 @@ describe('chaos soak', () => {
     expect(faults.length).toBeGreaterThan(0);
     expect(audit.retried).toBeGreaterThan(0);
     expect(Math.max(0, ...leaderRecovery)).toBeLessThan(30_000);
-  }, 1_800_000);
+  }, SOAK_TIMEOUT_MS);
 });

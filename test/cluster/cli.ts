@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalCluster } from './local-cluster.ts';
 import { sweepStaleNodes } from './node/real-node.ts';
+import { pollUntil } from '../support/poll.ts';
 import type { RealNodeContext } from './real-node-context.ts';
 
 const dir = process.env.TCAB_TEST_CLUSTER_DIR || join(tmpdir(), 'tcab-test-cluster');
@@ -41,8 +42,8 @@ async function stop(): Promise<void> {
   const state = readState();
   if (state && alive(state.pid)) {
     process.kill(state.pid, 'SIGTERM');
-    const deadline = Date.now() + 60_000;
-    while (alive(state.pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    // A minute for it to stop its node and control plane; then it is killed.
+    await pollUntil('the test cluster\'s holder to exit', () => !alive(state.pid), { timeoutMs: 60_000 }).catch(() => undefined);
     if (alive(state.pid)) process.kill(state.pid, 'SIGKILL');
   }
   // A holder killed outright leaves its node's containers and namespace: swept here (and by any later start).

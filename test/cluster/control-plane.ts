@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { createPki } from './pki.ts';
 import type { Pki } from './pki.ts';
-import { startOnFreePorts, startProcess, waitFor } from './processes.ts';
+import { startOnFreePorts, startProcess, whileRunning } from './processes.ts';
+import { pollUntil } from '../support/poll.ts';
 import type { Managed } from './processes.ts';
 
 /**
@@ -115,7 +116,7 @@ export async function up(options: UpOptions): Promise<ControlPlane> {
       '--unsafe-no-fsync', '--log-level', 'warn',
       // The 100,000-Run dispatcher bench writes ~1.5 GB of revisions between compactions; the 2 GB default is tight.
       '--quota-backend-bytes', String(8 * 2 ** 30),
-    ])), ([etcdClient], etcd) => waitFor('etcd health', async () => (await fetch(`http://127.0.0.1:${etcdClient}/health`)).ok, { timeoutMs: 20_000, process: etcd }));
+    ])), ([etcdClient], etcd) => pollUntil('etcd health', async () => (await fetch(`http://127.0.0.1:${etcdClient}/health`)).ok, { timeoutMs: 20_000, ...whileRunning(etcd) }));
     mark('etcd_ms');
 
     const admin = pki.client('admin');
@@ -133,7 +134,7 @@ export async function up(options: UpOptions): Promise<ControlPlane> {
       '--service-account-issuer', 'https://kubernetes.default.svc.cluster.local', '--service-cluster-ip-range', SERVICE_CIDR,
       // Loopback cannot back the `kubernetes` Service's endpoints; pods reach the apiserver through KUBERNETES_SERVICE_HOST.
       '--endpoint-reconciler-type', 'none', '--allow-privileged=false', '--profiling=false', '--v=1',
-    ]), ([apiPort], apiserver) => waitFor('kube-apiserver /readyz', () => httpsOk(`https://127.0.0.1:${apiPort}/readyz`, pki, admin), { timeoutMs: 60_000, process: apiserver }));
+    ]), ([apiPort], apiserver) => pollUntil('kube-apiserver /readyz', () => httpsOk(`https://127.0.0.1:${apiPort}/readyz`, pki, admin), { timeoutMs: 60_000, ...whileRunning(apiserver) }));
     const server = `https://127.0.0.1:${apiPort}`;
     mark('apiserver_ms');
 
@@ -161,7 +162,7 @@ export async function up(options: UpOptions): Promise<ControlPlane> {
     ]);
     // Ready = the default ServiceAccount exists (pods can be admitted).
     const kubectl = (...args: string[]) => execFileSync(bin('kubectl'), ['--kubeconfig', adminConfig, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    await waitFor('the default ServiceAccount', async () => kubectl('get', 'serviceaccount', 'default', '-o', 'name').trim() === 'serviceaccount/default', { timeoutMs: 30_000 });
+    await pollUntil('the default ServiceAccount', async () => kubectl('get', 'serviceaccount', 'default', '-o', 'name').trim() === 'serviceaccount/default', { timeoutMs: 30_000 });
     mark('ready_ms');
     return { dir, kubeconfig: adminConfig, server, binDir, processes, timings, down };
   } catch (error) {

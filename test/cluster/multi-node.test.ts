@@ -25,7 +25,7 @@ import { STREAM_NAME } from '../../nats/stream.ts';
 import { forwardService, writeReaderCreds } from '../e2e/real-chart.ts';
 import { installChartOnNodes } from '../e2e/chart-on-nodes.ts';
 import type { ClusterAccess } from '../e2e/real-chart.ts';
-import { waitFor } from './processes.ts';
+import { pollUntil } from '../support/poll.ts';
 import { registryOutage, sigkillContainer } from './node/faults.ts';
 import { BUSYBOX_IMAGE } from './node/real-node.ts';
 import { upPlaneWithRealNodes } from './node/with-plane.ts';
@@ -69,7 +69,7 @@ function busybox(name: string, nodeName: string, script: string, restartPolicy: 
 /** Runs a busybox script on `nodeName` to completion; its log. */
 async function runOn(name: string, nodeName: string, script: string): Promise<string> {
   apply(busybox(name, nodeName, script));
-  await waitFor(`pod ${name} to finish`, async () => ['Succeeded', 'Failed'].includes(pod(name).status.phase ?? ''), { timeoutMs: 90_000 });
+  await pollUntil(`pod ${name} to finish`, async () => ['Succeeded', 'Failed'].includes(pod(name).status.phase ?? ''), { timeoutMs: 90_000 });
   return kubectl(['logs', name, '-n', NS]);
 }
 
@@ -101,7 +101,7 @@ describe('three real nodes', () => {
     // A server on the third node answers with its hostname (the Pod's name).
     apply(busybox('server', NODES[2]!, 'exec nc -ll -p 8080 -e /bin/hostname', 'Always', { app: 'server' }));
     apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'server', namespace: NS }, spec: { selector: { app: 'server' }, ports: [{ port: 80, targetPort: 8080 }] } });
-    await waitFor('the server Pod to be Ready', async () => ready(pod('server')), { timeoutMs: 90_000 });
+    await pollUntil('the server Pod to be Ready', async () => ready(pod('server')), { timeoutMs: 90_000 });
     const server = pod('server');
     expect(server.spec.nodeName).toBe(NODES[2]);
     expect(server.status.podIP).toMatch(/^198\.18\.2\./);
@@ -133,8 +133,8 @@ const RUN_LABEL = 'tcab.dev/run';
 const ATTEMPT_LABEL = 'tcab.dev/attempt';
 const HARNESS_LABEL = 'tcab.dev/harness';
 
-/** Looks once a second (each look lists up to a few hundred Runs through kubectl: not every 100 ms). */
-const poll = (what: string, check: () => Promise<boolean> | boolean, timeoutMs: number) => waitFor(what, check, { timeoutMs, intervalMs: 1000 });
+/** The polls here look once a second (each look lists up to a few hundred Runs through kubectl: not every 100 ms). */
+const LOOK_EVERY_MS = 1000;
 
 type FaultKind = 'drain' | 'nats-stream-leader' | 'dispatcher-leader' | 'npm-cache' | 'image-registry' | 'node-kill';
 type AttemptRef = { run: string; attempt: number };
@@ -214,7 +214,7 @@ describe('the chart on three nodes: six faults on real parts while Runs run', ()
    */
   const driversOn = async (nodes: readonly string[], want: (p: PodItem) => boolean = () => true, freshMs?: number) => {
     let found: { node: string; pods: PodItem[] } | undefined;
-    await poll(`a driver Pod running on ${nodes.join(' or ')}`, () => {
+    await pollUntil(`a driver Pod running on ${nodes.join(' or ')}`, () => {
       const now = running();
       for (const p of now) seenNodes.add(p.spec.nodeName!);
       for (const node of nodes) {
@@ -223,18 +223,18 @@ describe('the chart on three nodes: six faults on real parts while Runs run', ()
         if (found) return true;
       }
       return false;
-    }, 300_000);
+    }, { timeoutMs: 300_000, intervalMs: LOOK_EVERY_MS });
     return found!;
   };
   /** Until every attempt of `attempts` is final or followed by the next: how long after `at` that was. */
   const movedOn = async (at: number, attempts: AttemptRef[]) => {
-    await poll('the disrupted Runs to move on', () => {
+    await pollUntil('the disrupted Runs to move on', () => {
       const byName = new Map(runsIn(CHART_NS).map((r) => [r.metadata!.name!, r]));
       return attempts.every(({ run, attempt }) => {
         const status = byName.get(run)?.status ?? {};
         return isFinal(status) || (status.attempts?.length ?? 0) > attempt;
       });
-    }, 300_000);
+    }, { timeoutMs: 300_000, intervalMs: LOOK_EVERY_MS });
     return Date.now() - at;
   };
   /** Samples the driver Pods `want` accepts until `until` resolves: every attempt seen. */
@@ -311,17 +311,17 @@ describe('the chart on three nodes: six faults on real parts while Runs run', ()
       faults.push(drainFault);
       drainFault.recoveredMs = await movedOn(drainAt, drainFault.attempts);
       kubectl(['uncordon', drained.node]);
-      await poll('the NATS servers Ready again (3)', () => natsPods().filter(isReady).length === 3, 300_000);
+      await pollUntil('the NATS servers Ready again (3)', () => natsPods().filter(isReady).length === 3, { timeoutMs: 300_000, intervalMs: LOOK_EVERY_MS });
       drainFault.detail.natsReadyMs = Date.now() - drainAt;
 
       // 2. The NATS server leading the run stream deleted (its Pod, with its usual grace), while drivers publish.
       const natsBefore = natsPods();
       // The drained node's server is Ready before it has caught up: until it has, the stream has two current replicas.
       let streamBefore: Awaited<ReturnType<typeof streamState>> | undefined;
-      await poll('the run stream led and current on 3 servers', async () => {
+      await pollUntil('the run stream led and current on 3 servers', async () => {
         streamBefore = await streamState(natsBefore.find((p) => p.spec.nodeName === NODES[0])!.metadata.name);
         return streamBefore.replicas === 3 && streamBefore.current && streamBefore.leader !== undefined;
-      }, 120_000);
+      }, { timeoutMs: 120_000, intervalMs: LOOK_EVERY_MS });
       const natsCaughtUpMs = Date.now() - drainAt;
       const natsVictim = natsBefore.find((p) => p.metadata.name === streamBefore!.leader)!;
       drainFault.detail.natsCaughtUpMs = natsCaughtUpMs;
@@ -330,13 +330,13 @@ describe('the chart on three nodes: six faults on real parts while Runs run', ()
       kubectl(['delete', 'pod', natsVictim.metadata.name, '-n', CHART_NS, '--wait=false']);
       const natsFault: Fault = { kind: 'nats-stream-leader', node: natsVictim.spec.nodeName, at: natsAt, attempts: natsAttempts, detail: { deleted: natsVictim.metadata.name } };
       faults.push(natsFault);
-      await poll('the NATS server back (a new Pod, Ready) and the stream led and current on 3', async () => {
+      await pollUntil('the NATS server back (a new Pod, Ready) and the stream led and current on 3', async () => {
         const now = natsPods();
         if (now.filter(isReady).length !== 3 || now.some((p) => p.metadata.uid === natsVictim.metadata.uid)) return false;
         const state = await streamState(now.find((p) => p.metadata.name !== natsVictim.metadata.name)!.metadata.name);
         natsFault.detail.newLeader = state.leader;
         return state.leader !== undefined && state.current && state.replicas === 3;
-      }, 300_000);
+      }, { timeoutMs: 300_000, intervalMs: LOOK_EVERY_MS });
       natsFault.recoveredMs = Math.max(Date.now() - natsAt, await movedOn(natsAt, natsAttempts));
 
       // 3. The dispatcher leader's process SIGKILLed (no SIGTERM, no Lease handed over): the kubelet restarts it, and
@@ -351,14 +351,14 @@ describe('the chart on three nodes: six faults on real parts while Runs run', ()
       const bossFault: Fault = { kind: 'dispatcher-leader', node: boss.node, at: bossAt, attempts: bossAttempts, detail: { pod: boss.holder } };
       faults.push(bossFault);
       // Both watched in one loop, each time taken when first seen (the kubelet's restart can wait on its back-off).
-      await poll('the Lease renewed after the kill and the killed dispatcher restarted', () => {
+      await pollUntil('the Lease renewed after the kill and the killed dispatcher restarted', () => {
         const now = leader();
         // A renewal in flight as the kill came could land just after it: a second's margin, or another holder.
         if (bossFault.detail.leadershipBackMs === undefined && (now.renewedAt > bossAt + 1000 || (now.holder !== boss.holder && now.renewedAt > bossAt))) Object.assign(bossFault.detail, { leadershipBackMs: Date.now() - bossAt, newLeader: now.holder });
         const restarts = podsIn(CHART_NS, 'app.kubernetes.io/component=dispatcher').find((p) => p.metadata.uid === boss.pod!.metadata.uid)?.status.containerStatuses?.[0]?.restartCount ?? 0;
         if (bossFault.detail.restartedMs === undefined && restarts > bossRestarts) bossFault.detail.restartedMs = Date.now() - bossAt;
         return bossFault.detail.leadershipBackMs !== undefined && bossFault.detail.restartedMs !== undefined;
-      }, 180_000);
+      }, { timeoutMs: 180_000, intervalMs: LOOK_EVERY_MS });
       bossFault.recoveredMs = Math.max(Date.now() - bossAt, await movedOn(bossAt, bossAttempts));
 
       // 4. The npm cache (Verdaccio) down for 30 s while a Claude Code driver installs from it: scaled to 0, then 1.
@@ -370,7 +370,7 @@ describe('the chart on three nodes: six faults on real parts while Runs run', ()
       const npmAttempts = await sampleWhile(delay(OUTAGE_MS), claude);
       kubectl(['scale', npmSet, '-n', CHART_NS, '--replicas=1']);
       const npmUpAt = Date.now();
-      await poll('the npm cache Ready again', () => podsIn(CHART_NS, 'app.kubernetes.io/component=npm-cache').some(isReady), 300_000);
+      await pollUntil('the npm cache Ready again', () => podsIn(CHART_NS, 'app.kubernetes.io/component=npm-cache').some(isReady), { timeoutMs: 300_000, intervalMs: LOOK_EVERY_MS });
       const npmFault: Fault = { kind: 'npm-cache', node: npmNode, at: npmAt, attempts: [...new Map([...installing.pods.map(attemptOf), ...npmAttempts].map((a) => [`${a.run}#${a.attempt}`, a])).values()], detail: { downMs: npmUpAt - npmAt, readyAfterUpMs: Date.now() - npmUpAt } };
       faults.push(npmFault);
       npmFault.recoveredMs = await movedOn(npmAt, npmFault.attempts);
@@ -408,10 +408,10 @@ describe('the chart on three nodes: six faults on real parts while Runs run', ()
     }
     if (submitted < RUNS) submit(RUNS - submitted);
 
-    await poll(`all ${submitted} Runs final`, () => {
+    await pollUntil(`all ${submitted} Runs final`, () => {
       const all = runsIn(CHART_NS);
       return all.length === submitted && all.every((r) => isFinal(r.status ?? {}));
-    }, Math.max(900_000, submitted * 6_000));
+    }, { timeoutMs: Math.max(900_000, submitted * 6_000), intervalMs: LOOK_EVERY_MS });
     const wallMs = Date.now() - started;
     const done = runsIn(CHART_NS);
     const byName = new Map(done.map((r) => [r.metadata!.name!, r]));

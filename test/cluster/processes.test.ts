@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startOnFreePorts, startProcess, waitFor } from './processes.ts';
+import { startOnFreePorts, startProcess, whileRunning } from './processes.ts';
+import { pollUntil } from '../support/poll.ts';
 import type { Managed } from './processes.ts';
 
 const logDir = mkdtempSync(join(tmpdir(), 'tcab-processes-test-'));
@@ -25,7 +26,7 @@ function server(name: string, port: number, taken: boolean): Managed {
   started.push(p);
   return p;
 }
-const listening = (p: Managed, port: number) => waitFor(`${p.name} listening`, () => readFileSync(p.log, 'utf8').includes(`listening ${port}`), { timeoutMs: 10_000, process: p });
+const listening = (p: Managed, port: number) => pollUntil(`${p.name} listening`, () => readFileSync(p.log, 'utf8').includes(`listening ${port}`), { timeoutMs: 10_000, ...whileRunning(p) });
 
 describe('startOnFreePorts', () => {
   it('starts a server again on new ports when its port was taken before it bound it, until it listens', async () => {

@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../support/nats-server.ts';
+import type { PollOptions } from '../support/poll.ts';
 
 export interface Managed {
   name: string;
@@ -45,16 +46,15 @@ export function startProcess(name: string, argv: string[], options: StartOptions
 
 export { freePort } from '../support/nats-server.ts';
 
-/** Polls `check` until it is true; fails with the log's tail when the process dies or time runs out. */
-export async function waitFor(what: string, check: () => Promise<boolean> | boolean, options: { timeoutMs: number; process?: Managed; intervalMs?: number }): Promise<void> {
-  const deadline = Date.now() + options.timeoutMs;
-  for (;;) {
-    if (await Promise.resolve().then(check).catch(() => false)) return;
-    const p = options.process;
-    if (p && (p.child.exitCode !== null || p.child.signalCode !== null)) throw new Error(`${p.name} exited (${p.child.exitCode ?? p.child.signalCode}) before ${what}; see ${p.log}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${p ? `; see ${p.log}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
-  }
+/**
+ * pollUntil (test/support/poll.ts) options for a wait on something `p` serves: the wait fails at once when `p`
+ * exits ("<name> exited (<code>) before <what>"), and its failure names `p`'s log.
+ */
+export function whileRunning(p: Managed): Pick<PollOptions, 'giveUp' | 'detail'> {
+  return {
+    giveUp: () => (p.child.exitCode !== null || p.child.signalCode !== null ? `${p.name} exited (${p.child.exitCode ?? p.child.signalCode})` : undefined),
+    detail: () => `see ${p.log}`,
+  };
 }
 
 /** Port-taken attempts a server gets before startOnFreePorts gives up. */
@@ -66,7 +66,7 @@ const PORT_ATTEMPTS = 3;
  * connection of this machine may get it as its ephemeral port meanwhile, the likelier the more nodes run), it picks
  * new ports and starts it again, up to PORT_ATTEMPTS times. Any other failure is thrown as it came.
  */
-export async function startOnFreePorts(count: number, start: (ports: number[]) => Managed, ready: (ports: number[], p: Managed) => Promise<void>): Promise<{ process: Managed; ports: number[] }> {
+export async function startOnFreePorts(count: number, start: (ports: number[]) => Managed, ready: (ports: number[], p: Managed) => Promise<unknown>): Promise<{ process: Managed; ports: number[] }> {
   for (let attempt = 1; ; attempt++) {
     const ports: number[] = [];
     for (let i = 0; i < count; i++) ports.push(await freePort());

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KUBERNETES_SERVICE_IP } from './control-plane.ts';
 import type { ControlPlane } from './control-plane.ts';
-import { waitFor } from './processes.ts';
+import { pollUntil } from '../support/poll.ts';
 import { BUSYBOX_IMAGE, CLUSTER_DNS_IP, POD_CIDR, STATE_ROOT, STORAGE_CLASS, TAINT_KEY, internals, hostRecord, sweepStaleNodes } from './node/real-node.ts';
 import type { RealNode } from './node/real-node.ts';
 import { HOST_SERVICES_IP, NODE_UPLINK, RULE_COMMENT_PREFIX, nodeRules } from './node/network.ts';
@@ -116,7 +116,7 @@ function report(log: string): Map<string, string[]> {
 async function runPod(name: string, script: string): Promise<{ phase: string; report: Map<string, string[]>; log: string }> {
   apply(podManifest(name, ['/bin/sh', '-c', script], {}));
   let pod: PodJson | undefined;
-  await waitFor(`pod ${name} to finish`, async () => {
+  await pollUntil(`pod ${name} to finish`, async () => {
     pod = getJson<PodJson>('pod', name, '-n', NS);
     return pod.status.phase === 'Succeeded' || pod.status.phase === 'Failed';
   }, { timeoutMs: 120_000 });
@@ -132,7 +132,7 @@ beforeAll(async () => {
   // Recorded by the first live node on this machine (maybe another test run's), before its kubelet started.
   sysctlsBefore = hostRecord()!.sysctls;
   kubectl('create', 'namespace', NS);
-  await waitFor('the default ServiceAccount', async () => kubectl('get', 'serviceaccount', 'default', '-n', NS, '-o', 'name').trim() === 'serviceaccount/default', { timeoutMs: 30_000 });
+  await pollUntil('the default ServiceAccount', async () => kubectl('get', 'serviceaccount', 'default', '-n', NS, '-o', 'name').trim() === 'serviceaccount/default', { timeoutMs: 30_000 });
 }, 1_800_000);
 
 afterAll(async () => {
@@ -157,7 +157,7 @@ describe('a real node', () => {
       seccompProfile: { type: 'RuntimeDefault' },
     }));
     let pod: PodJson | undefined;
-    await waitFor(`pod ${name} to finish`, async () => {
+    await pollUntil(`pod ${name} to finish`, async () => {
       pod = getJson<PodJson>('pod', name, '-n', NS);
       return pod.status.phase === 'Succeeded' || pod.status.phase === 'Failed';
     }, { timeoutMs: 120_000 });
@@ -191,7 +191,7 @@ describe('a real node', () => {
 
     // The kubelet's Events, from the real kubelet on this node.
     let events: EventJson[] = [];
-    await waitFor('the kubelet Events', async () => {
+    await pollUntil('the kubelet Events', async () => {
       events = getJson<{ items: EventJson[] }>('events', '-n', NS, '--field-selector', `involvedObject.name=${name}`).items;
       return ['Pulling', 'Pulled', 'Created', 'Started'].every((reason) => events.some((e) => e.reason === reason));
     }, { timeoutMs: 30_000 });
@@ -206,7 +206,7 @@ describe('a real node', () => {
   it('runs a container as a host process in the node\'s cgroups, in namespaces other than the host\'s', async () => {
     const name = 'sleeper';
     apply(podManifest(name, ['/bin/sleep', '3600'], {}));
-    await waitFor(`pod ${name} to run`, async () => getJson<PodJson>('pod', name, '-n', NS).status.phase === 'Running', { timeoutMs: 120_000 });
+    await pollUntil(`pod ${name} to run`, async () => getJson<PodJson>('pod', name, '-n', NS).status.phase === 'Running', { timeoutMs: 120_000 });
     // Find it from the host: a process running busybox sleep in the pids cgroup tree under the node's cgroup root.
     const pids = internals.cgroupTree('/sys/fs/cgroup/pids', node.cgroupRoot)
       .flatMap((dir) => readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean))
@@ -257,7 +257,7 @@ describe('a real node', () => {
     ].join('\n');
     apply(podManifest('client', ['/bin/sh', '-c', client], {}));
     let pod: PodJson | undefined;
-    await waitFor('pod client to finish', async () => {
+    await pollUntil('pod client to finish', async () => {
       pod = getJson<PodJson>('pod', 'client', '-n', NS);
       return pod.status.phase === 'Succeeded' || pod.status.phase === 'Failed';
     }, { timeoutMs: 120_000 });
@@ -285,7 +285,7 @@ describe('a real node', () => {
     forward.stderr.on('data', (d: Buffer) => (output += d.toString()));
     try {
       let port = 0;
-      await waitFor('kubectl port-forward to listen', async () => {
+      await pollUntil('kubectl port-forward to listen', async () => {
         if (forward.exitCode !== null) throw new Error(`kubectl port-forward exited ${forward.exitCode}: ${output}`);
         port = Number(/Forwarding from 127\.0\.0\.1:(\d+) -> 8080/.exec(output)?.[1] ?? 0);
         return port > 0;
@@ -400,13 +400,13 @@ describe('a real node', () => {
     apply({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'np-sealed', namespace: NS }, spec: { podSelector: { matchLabels: { sealed: 'yes' } }, policyTypes: ['Ingress', 'Egress'], egress: [{ to: [{ podSelector: { matchLabels: { app: 'np-web' } } }], ports: [{ protocol: 'TCP', port: 8080 }] }] } });
     apply({ ...(podManifest('np-sealed', ['/bin/sh', '-c', 'sleep 300'], {}) as { metadata: object }), metadata: { name: 'np-sealed', namespace: NS, labels: { sealed: 'yes' } } });
     let web: PodJson | undefined;
-    await waitFor('web and sealed to run', async () => {
+    await pollUntil('web and sealed to run', async () => {
       web = getJson<PodJson>('pod', 'np-web', '-n', NS);
       // Ready: httpd listens (Running alone is not).
       return web.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true && getJson<PodJson>('pod', 'np-sealed', '-n', NS).status.phase === 'Running';
     }, { timeoutMs: 120_000 });
     // The engine applies a Pod's policy once it has seen the Pod (its next sync): wait for its chain for `sealed`.
-    await waitFor('kube-router\'s chain for the sealed Pod', async () => /POD name:np-sealed namespace: real-node/.test(node.inNode(['iptables-save', '-t', 'filter'])), { timeoutMs: 30_000 });
+    await pollUntil('kube-router\'s chain for the sealed Pod', async () => /POD name:np-sealed namespace: real-node/.test(node.inNode(['iptables-save', '-t', 'filter'])), { timeoutMs: 30_000 });
     const webIp = web!.status.podIP!;
     const attempt = (key: string, host: string, port: number) => `s=$(date +%s); if nc -w 5 ${host} ${port} </dev/null 2>/tmp/e; then echo ${key}=connected; else echo "${key}=$(head -n 1 /tmp/e)"; fi; echo "${key}.s=$(( $(date +%s) - s ))"`;
     const script = [
@@ -457,7 +457,7 @@ describe('a real node', () => {
     });
     const finish = async (name: string) => {
       let pod: PodJson | undefined;
-      await waitFor(`pod ${name} to finish`, async () => {
+      await pollUntil(`pod ${name} to finish`, async () => {
         pod = getJson<PodJson>('pod', name, '-n', NS);
         return pod.status.phase === 'Succeeded' || pod.status.phase === 'Failed';
       }, { timeoutMs: 180_000 });
@@ -489,7 +489,7 @@ describe('a real node', () => {
     kubectl('delete', 'pod', 'pv-reader', '-n', NS, '--wait=true', '--timeout=60s');
     kubectl('delete', 'pvc', claim, '-n', NS, '--wait=true', '--timeout=60s');
     // The provisioner's teardown helper Pod (the node's busybox) removes the directory, then the PV goes.
-    await waitFor('the volume and its directory to go', async () => !existsSync(path) && kubectl('get', 'pv', '-o', 'name').trim() === '', { timeoutMs: 120_000 });
+    await pollUntil('the volume and its directory to go', async () => !existsSync(path) && kubectl('get', 'pv', '-o', 'name').trim() === '', { timeoutMs: 120_000 });
     expect(existsSync(node.storageDir!)).toBe(true);
   }, 300_000);
 
@@ -525,7 +525,7 @@ describe('after a crash', () => {
     const exited = new Promise((resolve) => child.on('exit', resolve));
     let info: { id: string; dir: string; netns: string; cgroupRoot: string; planeDir: string } | undefined;
     try {
-      await waitFor('the crash node to be up', async () => {
+      await pollUntil('the crash node to be up', async () => {
         if (child.exitCode !== null) throw new Error(`cli.ts up exited ${child.exitCode}: ${stderr}`);
         const line = stdout.split('\n').find((l) => l.startsWith('{'));
         if (line) info = JSON.parse(line) as typeof info;
@@ -538,7 +538,7 @@ describe('after a crash', () => {
       child.kill('SIGKILL');
       await exited;
       // The parent-death signal took the daemons; containerd's shims and the containers are still there.
-      await waitFor('kubelet and containerd to die with their parent', async () => internals.processesNaming(info!.dir).every((pid) => shims().includes(pid)), { timeoutMs: 20_000 });
+      await pollUntil('kubelet and containerd to die with their parent', async () => internals.processesNaming(info!.dir).every((pid) => shims().includes(pid)), { timeoutMs: 20_000 });
       expect(shims().length).toBeGreaterThan(0);
       expect(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })).toContain(info!.netns);
       expect(internals.mountsUnder(info!.dir).length).toBeGreaterThan(0);

@@ -12,6 +12,7 @@ import type { NatsSettings } from '../../nats/settings.ts';
 import { getJson, watchAll as watchAllOf } from './watch-all.ts';
 import type { StreamItem } from '../../nats/reader.ts';
 import { driverNetworkPolicy } from './driver-network-policy.ts';
+import { pollUntil } from '../support/poll.ts';
 
 const run = promisify(execFile);
 
@@ -60,28 +61,29 @@ export async function createNamespace(prefix: string, options: { driverPolicy?: 
 
 /**
  * Resolves with the current items of a collection once `done(items)` is true: lists, then watches from the
- * list's resourceVersion, re-evaluating on every change (and listing again when an idle watch times out).
+ * list's resourceVersion, re-evaluating on every change (and listing again when an idle watch times out). One
+ * pollUntil (test/support/poll.ts) whose probe is that list and watch; an error of either ends the wait at once.
  */
 export async function waitFor<T extends KubernetesObject>(path: string, done: (items: T[]) => boolean, timeoutMs: number, query: Record<string, string> = {}): Promise<T[]> {
   const config = clusterConfig();
-  const deadline = Date.now() + timeoutMs;
   let items = new Map<string, T>();
-  while (Date.now() < deadline) {
+  const current = () => [...items.values()];
+  return pollUntil(path, async (poll) => {
     const list = (await getJson(config, path, query)) as { items: T[]; metadata: { resourceVersion: string } };
     items = new Map(list.items.map((item) => [item.metadata!.uid!, item]));
-    if (done([...items.values()])) return [...items.values()];
+    if (done(current())) return current();
     const finished = await new Promise<boolean>((resolve, reject) => {
       let abort: AbortController | undefined;
       const timer = setTimeout(() => {
         abort?.abort();
         resolve(false);
-      }, deadline - Date.now());
+      }, poll.remainingMs());
       void new Watch(config)
         .watch(path, { ...query, resourceVersion: list.metadata.resourceVersion }, (type, obj: T) => {
           if (type === 'DELETED') items.delete(obj.metadata!.uid!);
           else if (type === 'ADDED' || type === 'MODIFIED') items.set(obj.metadata!.uid!, obj);
           else return;
-          if (done([...items.values()])) {
+          if (done(current())) {
             clearTimeout(timer);
             abort?.abort();
             resolve(true);
@@ -94,9 +96,13 @@ export async function waitFor<T extends KubernetesObject>(path: string, done: (i
         })
         .then((a) => (abort = a), reject);
     });
-    if (finished) return [...items.values()];
-  }
-  throw new Error(`timed out after ${timeoutMs}ms waiting on ${path}: ${JSON.stringify([...items.values()].map((i) => ({ name: i.metadata?.name, status: (i as { status?: unknown }).status })))}`);
+    return finished ? current() : undefined;
+  }, {
+    timeoutMs,
+    intervalMs: 0,
+    retryIf: () => false,
+    detail: () => JSON.stringify(current().map((i) => ({ name: i.metadata?.name, status: (i as { status?: unknown }).status }))),
+  });
 }
 
 /** watchAll (watch-all.ts) against the test control plane. */

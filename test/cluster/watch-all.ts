@@ -6,6 +6,7 @@ import { request } from 'node:https';
 import type { RequestOptions } from 'node:https';
 import { Watch } from '@kubernetes/client-node';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { pollUntil } from '../support/poll.ts';
 
 export async function getJson(config: KubeConfig, path: string, query: Record<string, string> = {}): Promise<unknown> {
   const url = new URL(config.getCurrentCluster()!.server + path);
@@ -33,14 +34,11 @@ export async function watchAll<T extends KubernetesObject>(config: KubeConfig, p
   let retry: NodeJS.Timeout | undefined;
   const relist = async () => {
     // 429 "storage is (re)initializing": a CRD's watch cache starting (right after install); it answers soon.
-    let list: { items: T[]; metadata: { resourceVersion: string } } | undefined;
-    for (const giveUp = Date.now() + 30_000; !list; ) {
-      list = (await getJson(config, path, query).catch(async (error: { statusCode?: number }) => {
-        if (error.statusCode !== 429 || Date.now() > giveUp) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        return undefined;
-      })) as typeof list;
-    }
+    const list = (await pollUntil(`the list of ${path}`, () => getJson(config, path, query), {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      retryIf: (error) => (error as { statusCode?: number }).statusCode === 429,
+    })) as { items: T[]; metadata: { resourceVersion: string } };
     for (const item of list.items) onEvent('ADDED', item);
     resourceVersion = list.metadata.resourceVersion;
     expired = false;

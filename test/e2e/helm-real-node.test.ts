@@ -43,6 +43,7 @@ import { CHART, NATS_AUTH_SECRET, RELEASE, STUB_PORTS, forwardService, helmOf, i
 import type { ClusterAccess } from './real-chart.ts';
 import { RunTimeline, runStages } from './stages.ts';
 import { ATTEMPTS, RUN_ATTEMPTS_COMMAND, adversaryFiles, natsAttempts, pub, reportsOf } from '../cluster/adversary-attempts.ts';
+import type { Attempt } from '../cluster/adversary-attempts.ts';
 import { driverRecord, fromDispatcher, rejectedResults, storedCount } from './run-record.ts';
 import { runCredentialsSecretName } from '../../dispatcher/auth/run-credentials.ts';
 import { runInboxPrefix } from '../../nats/auth/permissions.ts';
@@ -211,6 +212,124 @@ async function timedRun(name: string, spec: object, timeoutMs: number): Promise<
   return { followed: result, done, stages: s };
 }
 
+// The adversarial Run's steps, in the order its test takes them.
+
+/** Tokens no stub session reports: a forged result's usage. */
+const ABSURD_TOKENS = { input: 987_654_321, output: 987_654_321, cache_read: 0, cache_write: 0, reasoning: 0 };
+/** The attempts that speak the NATS protocol (natsAttempts). */
+const NATS_ATTEMPTS = ['nats-connect', 'nats-other-run', 'nats-own-result', 'nats-subscribe', 'nats-purge'];
+
+/** The adversary's attempts: the driver-identity ones, and NATS with no credential at the address its driver is given. */
+async function adversaryAttempts(own: string, victim: string): Promise<Attempt[]> {
+  // The address the driver is given (the bundled NATS Service, by cluster DNS): the agent connects there itself.
+  const natsUrl = (await kubectl(['get', 'deployment', `${RELEASE}-tcab-dispatcher`, '-n', ns, '-o', 'jsonpath={.spec.template.spec.containers[0].env[?(@.name=="TCAB_NATS_URL")].value}'])).stdout;
+  const target = new URL(natsUrl.split(',')[0]!);
+  expect(target.hostname).toContain(`${RELEASE}-tcab-nats`);
+  const forged = (runId: string) => JSON.stringify({ ...runResult(runId, 'forged by the agent', 1), tokens: ABSURD_TOKENS, comparable_cost_usd: 123_456 });
+  return [
+    ...ATTEMPTS.filter((a) => ['environ', 'memory', 'credential', 'signal', 'ptrace'].includes(a.name)),
+    ...natsAttempts({
+      host: target.hostname,
+      port: Number(target.port || 4222),
+      attempts: {
+        'nats-connect': [],
+        'nats-other-run': [...pub(resultSubject(victim), forged(victim)), ...pub(eventSubject(victim, 'agent'), JSON.stringify(agentEvent('forged into another run')))],
+        'nats-own-result': pub(resultSubject(own), forged(own)),
+        'nats-subscribe': ['SUB tcab.run.> 1'],
+        'nats-purge': pub('$JS.API.STREAM.PURGE.TCAB_RUNS', '{}'),
+      },
+    }),
+  ];
+}
+
+interface VictimBefore {
+  victim: { status: RunObject['status']; count: number; items: StreamItem[] };
+  rejected: Record<string, Record<string, number>>;
+  /** The other run's record now: its status, its stored count and its whole stream. */
+  record: () => Promise<VictimBefore['victim']>;
+  dispatchers: string[];
+}
+
+/** The other run's record once complete, and the dispatchers' rejection counters, before the adversary runs. */
+async function victimBefore(victim: string): Promise<VictimBefore> {
+  const dispatchers = (await getJson<{ items: V1Pod[] }>('pods', '-n', ns, '-l', 'app.kubernetes.io/component=dispatcher')).items.map((p) => p.metadata!.name!);
+  const record = async () => {
+    const count = await storedCount(readerSettings(), victim);
+    return { status: (await getJson<RunObject>('run', 'hello', '-n', ns)).status, count, items: await readRunUntil(victim, (all) => all.length === count, 30_000) };
+  };
+  // The other run's record is complete once the dispatcher has put its Pod's deletion on it (after the result).
+  const podDeleted = (i: StreamItem) => i.kind === 'event' && i.event.type === 'system' && i.event.stage === 'teardown' && i.event.status === 'completed' && fromDispatcher(i.event);
+  await readRunUntil(victim, (all) => all.some(podDeleted), 60_000);
+  const before = { victim: await record(), rejected: await rejectedResults(ns, dispatchers, 9090), record, dispatchers };
+  expect(before.victim.items.some((i) => i.kind === 'result')).toBe(true);
+  return before;
+}
+
+/** What each attempt printed inside the driver container, as the model got it: every one failed. */
+async function expectEveryAttemptFailed(attempts: readonly Attempt[]): Promise<void> {
+  const results = (await (await fetch(`http://${stub.address}/_stub/tool-results`)).json()) as string[];
+  const output = shellOutput(results.find((t) => t.includes('attempt=nats-connect')) ?? '');
+  const r = reportsOf(output);
+  for (const a of attempts) expect(r.has(a.name), `${a.name} in ${output}`).toBe(true);
+  // Each NATS attempt reached the server (its INFO asks for authentication), said CONNECT with no credential and
+  // its lines; the server answered only that, and closed the connection: no +OK, PONG or MSG. (Closing while
+  // the agent's lines are still unread resets the connection: the agent then sees ECONNRESET.)
+  for (const name of NATS_ATTEMPTS) {
+    const { [`${name}.socketError`]: socketError, ...seen } = Object.fromEntries(r.get(name)!);
+    expect([undefined, 'ECONNRESET'], name).toContain(socketError);
+    expect(seen, name).toEqual({ [`${name}.authRequired`]: 'true', [`${name}.sent`]: 'true', [`${name}.replies`]: "-ERR 'Authorization Violation'", [`${name}.closedBy`]: 'server' });
+  }
+  // The driver (root) against the run user: the same denials as test/cluster/driver-identity.test.ts, here in
+  // the chart's driver Pod with its real run credential mounted.
+  for (const [attempt, key] of [['environ', 'environ'], ['environ', 'fd'], ['memory', 'mem'], ['credential', 'creds']] as const) {
+    expect(r.get(attempt)!.get(`${key}.exit`), key).not.toBe('0');
+    expect(r.get(attempt)!.get(`${key}.error`), key).toMatch(/Permission denied/);
+  }
+  expect(r.get('credential')!.get('creds.stat')).toBe('400 0 0');
+  for (const key of ['term', 'kill', 'stop']) expect(r.get('signal')!.get(`${key}.error`), key).toMatch(/Operation not permitted/);
+  expect(Object.fromEntries(r.get('ptrace')!)).toEqual({ 'ptrace.result': '-1', 'ptrace.errno': '1' });
+}
+
+/**
+ * The run succeeded with its true record: the stream (read whole with the reader) holds exactly what the driver
+ * wrote (its log) plus the dispatcher's own Pod events, and the driver's result, which is the Run's status.
+ */
+async function expectTrueRecord(own: string, followed: Followed, done: RunObject): Promise<void> {
+  expect(followed.code, followed.stderr).toBe(0);
+  const driverLog = Object.entries(logs.logs()).find(([name]) => name.startsWith('tcab-run-adversary_'))?.[1] ?? '';
+  const driver = driverRecord(driverLog);
+  expect(driver.result, driverLog).toMatchObject({ run_id: own, outcome: 'succeeded' });
+  const count = await storedCount(readerSettings(), own);
+  const items = await readRunUntil(own, (all) => all.length === count, 30_000);
+  streams.push(JSON.stringify(items));
+  expect(items.filter((i) => i.kind === 'invalid')).toEqual([]);
+  expect(items.flatMap((i) => (i.kind === 'event' && !fromDispatcher(i.event) ? [i.event] : []))).toEqual(driver.events);
+  expect(items.flatMap((i) => (i.kind === 'result' ? [i.result] : []))).toEqual([driver.result]);
+  expect(done.status).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded', message: driver.result!.message, sessionIds: driver.result!.session_ids, usage: driver.result!.tokens, comparableCostUsd: driver.result!.comparable_cost_usd });
+  expect(done.status!.usage!.input).not.toBe(ABSURD_TOKENS.input);
+  expect(JSON.stringify(items)).not.toContain('forged');
+}
+
+/** The other run: its status and its whole stream as before; no forged result reached the dispatcher, so none needed refusing. */
+async function expectVictimUnchanged(before: VictimBefore): Promise<void> {
+  expect(await before.record()).toEqual(before.victim);
+  expect(await rejectedResults(ns, before.dispatchers, 9090)).toEqual(before.rejected);
+}
+
+/**
+ * Its credential, leaked (read from its Secret, as only the driver could): revoked once the Run is final, so it
+ * cannot publish a second result (the server refuses the connection).
+ */
+async function expectLeakedCredentialRevoked(own: string, done: RunObject): Promise<void> {
+  const run = await getJson<RunObject>('run', 'adversary', '-n', ns);
+  const secret = runCredentialsSecretName({ namespace: ns, name: 'adversary', uid: run.metadata!.uid! });
+  const leaked = await kubectl(['get', 'secret', secret, '-n', ns, '-o', 'jsonpath={.data.nats\\.creds}']);
+  expect(leaked.code, leaked.stderr).toBe(0);
+  const { servers: _, ...leakedSettings } = natsSettings('nats://unused', { credsText: Buffer.from(leaked.stdout, 'base64').toString(), inboxPrefix: runInboxPrefix(own) });
+  await vi.waitFor(async () => expect(await connectOnce(leakedSettings, 'e2e-leaked')).toMatch(/authorization violation|revoked/i), { timeout: 30_000, interval: 250 });
+  expect((await getJson<RunObject>('run', 'adversary', '-n', ns)).status).toEqual(done.status);
+}
+
 beforeAll(async () => {
   const t0 = Date.now();
   node = realNode();
@@ -372,93 +491,13 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
   it('an adversarial agent (the harness\'s shell and node in its driver Pod, no NATS client, no credential) fails at every attempt: NATS with no credential, a forged result for its own run and another\'s, subscribe tcab.run.>, purge; the driver\'s environment, memory, credential, signals; its run still succeeds with its true events and result, the other run and the rejection counters are unchanged, and its leaked credential is revoked once it is final', async () => {
     const own = `${ns}_adversary`;
     const victim = `${ns}_hello`;
-    // The address the driver is given (the bundled NATS Service, by cluster DNS): the agent connects there itself.
-    const natsUrl = (await kubectl(['get', 'deployment', `${RELEASE}-tcab-dispatcher`, '-n', ns, '-o', 'jsonpath={.spec.template.spec.containers[0].env[?(@.name=="TCAB_NATS_URL")].value}'])).stdout;
-    const target = new URL(natsUrl.split(',')[0]!);
-    expect(target.hostname).toContain(`${RELEASE}-tcab-nats`);
-    const absurd = { input: 987_654_321, output: 987_654_321, cache_read: 0, cache_write: 0, reasoning: 0 };
-    const forged = (runId: string) => JSON.stringify({ ...runResult(runId, 'forged by the agent', 1), tokens: absurd, comparable_cost_usd: 123_456 });
-    const NATS = ['nats-connect', 'nats-other-run', 'nats-own-result', 'nats-subscribe', 'nats-purge'];
-    const attempts = [
-      ...ATTEMPTS.filter((a) => ['environ', 'memory', 'credential', 'signal', 'ptrace'].includes(a.name)),
-      ...natsAttempts({
-        host: target.hostname,
-        port: Number(target.port || 4222),
-        attempts: {
-          'nats-connect': [],
-          'nats-other-run': [...pub(resultSubject(victim), forged(victim)), ...pub(eventSubject(victim, 'agent'), JSON.stringify(agentEvent('forged into another run')))],
-          'nats-own-result': pub(resultSubject(own), forged(own)),
-          'nats-subscribe': ['SUB tcab.run.> 1'],
-          'nats-purge': pub('$JS.API.STREAM.PURGE.TCAB_RUNS', '{}'),
-        },
-      }),
-    ];
-    const dispatchers = (await getJson<{ items: V1Pod[] }>('pods', '-n', ns, '-l', 'app.kubernetes.io/component=dispatcher')).items.map((p) => p.metadata!.name!);
-    const victimRecord = async () => {
-      const count = await storedCount(readerSettings(), victim);
-      return { status: (await getJson<RunObject>('run', 'hello', '-n', ns)).status, count, items: await readRunUntil(victim, (all) => all.length === count, 30_000) };
-    };
-    // The other run's record is complete once the dispatcher has put its Pod's deletion on it (after the result).
-    const podDeleted = (i: StreamItem) => i.kind === 'event' && i.event.type === 'system' && i.event.stage === 'teardown' && i.event.status === 'completed' && fromDispatcher(i.event);
-    await readRunUntil(victim, (all) => all.some(podDeleted), 60_000);
-    const before = { victim: await victimRecord(), rejected: await rejectedResults(ns, dispatchers, 9090) };
-    expect(before.victim.items.some((i) => i.kind === 'result')).toBe(true);
-
+    const attempts = await adversaryAttempts(own, victim);
+    const before = await victimBefore(victim);
     const { followed, done } = await timedRun('adversary', { harness: 'gg', model: 'claude-sonnet-4-5', prompt: 'look around', maxRuntimeSeconds: 180, testCase: { source: { files: adversaryFiles(attempts) } } }, 240_000);
-
-    // What each attempt printed inside the driver container, as the model got it.
-    const results = (await (await fetch(`http://${stub.address}/_stub/tool-results`)).json()) as string[];
-    const output = shellOutput(results.find((t) => t.includes('attempt=nats-connect')) ?? '');
-    const r = reportsOf(output);
-    for (const a of attempts) expect(r.has(a.name), `${a.name} in ${output}`).toBe(true);
-    // Each NATS attempt reached the server (its INFO asks for authentication), said CONNECT with no credential and
-    // its lines; the server answered only that, and closed the connection: no +OK, PONG or MSG. (Closing while
-    // the agent's lines are still unread resets the connection: the agent then sees ECONNRESET.)
-    for (const name of NATS) {
-      const { [`${name}.socketError`]: socketError, ...seen } = Object.fromEntries(r.get(name)!);
-      expect([undefined, 'ECONNRESET'], name).toContain(socketError);
-      expect(seen, name).toEqual({ [`${name}.authRequired`]: 'true', [`${name}.sent`]: 'true', [`${name}.replies`]: "-ERR 'Authorization Violation'", [`${name}.closedBy`]: 'server' });
-    }
-    // The driver (root) against the run user: the same denials as test/cluster/driver-identity.test.ts, here in
-    // the chart's driver Pod with its real run credential mounted.
-    for (const [attempt, key] of [['environ', 'environ'], ['environ', 'fd'], ['memory', 'mem'], ['credential', 'creds']] as const) {
-      expect(r.get(attempt)!.get(`${key}.exit`), key).not.toBe('0');
-      expect(r.get(attempt)!.get(`${key}.error`), key).toMatch(/Permission denied/);
-    }
-    expect(r.get('credential')!.get('creds.stat')).toBe('400 0 0');
-    for (const key of ['term', 'kill', 'stop']) expect(r.get('signal')!.get(`${key}.error`), key).toMatch(/Operation not permitted/);
-    expect(Object.fromEntries(r.get('ptrace')!)).toEqual({ 'ptrace.result': '-1', 'ptrace.errno': '1' });
-
-    // The run succeeded with its true record: the stream (read whole with the reader) holds exactly what the driver
-    // wrote (its log) plus the dispatcher's own Pod events, and the driver's result, which is the Run's status.
-    expect(followed.code, followed.stderr).toBe(0);
-    const driverLog = Object.entries(logs.logs()).find(([name]) => name.startsWith('tcab-run-adversary_'))?.[1] ?? '';
-    const driver = driverRecord(driverLog);
-    expect(driver.result, driverLog).toMatchObject({ run_id: own, outcome: 'succeeded' });
-    const count = await storedCount(readerSettings(), own);
-    const items = await readRunUntil(own, (all) => all.length === count, 30_000);
-    streams.push(JSON.stringify(items));
-    expect(items.filter((i) => i.kind === 'invalid')).toEqual([]);
-    expect(items.flatMap((i) => (i.kind === 'event' && !fromDispatcher(i.event) ? [i.event] : []))).toEqual(driver.events);
-    expect(items.flatMap((i) => (i.kind === 'result' ? [i.result] : []))).toEqual([driver.result]);
-    expect(done.status).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded', message: driver.result!.message, sessionIds: driver.result!.session_ids, usage: driver.result!.tokens, comparableCostUsd: driver.result!.comparable_cost_usd });
-    expect(done.status!.usage!.input).not.toBe(absurd.input);
-    expect(JSON.stringify(items)).not.toContain('forged');
-
-    // The other run: its status and its whole stream as before.
-    expect(await victimRecord()).toEqual(before.victim);
-    // No forged result reached the dispatcher, so none needed refusing.
-    expect(await rejectedResults(ns, dispatchers, 9090)).toEqual(before.rejected);
-
-    // Its credential, leaked (read from its Secret, as only the driver could): revoked once the Run is final, so
-    // it cannot publish a second result (the server refuses the connection).
-    const run = await getJson<RunObject>('run', 'adversary', '-n', ns);
-    const secret = runCredentialsSecretName({ namespace: ns, name: 'adversary', uid: run.metadata!.uid! });
-    const leaked = await kubectl(['get', 'secret', secret, '-n', ns, '-o', 'jsonpath={.data.nats\\.creds}']);
-    expect(leaked.code, leaked.stderr).toBe(0);
-    const { servers: _, ...leakedSettings } = natsSettings('nats://unused', { credsText: Buffer.from(leaked.stdout, 'base64').toString(), inboxPrefix: runInboxPrefix(own) });
-    await vi.waitFor(async () => expect(await connectOnce(leakedSettings, 'e2e-leaked')).toMatch(/authorization violation|revoked/i), { timeout: 30_000, interval: 250 });
-    expect((await getJson<RunObject>('run', 'adversary', '-n', ns)).status).toEqual(done.status);
+    await expectEveryAttemptFailed(attempts);
+    await expectTrueRecord(own, followed, done);
+    await expectVictimUnchanged(before);
+    await expectLeakedCredentialRevoked(own, done);
   }, 300_000);
 
   it('a run credential leaked while its Run is live (read from its Secret, connected before the result) cannot change the result: a second, different result is either refused by the server (the user revoked once the Run is final) or stored and then refused by the dispatcher (first result wins: a ResultRejected Event, tcab_results_rejected_total{reason="duplicate"}); the status stays the driver\'s', async () => {

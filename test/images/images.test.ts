@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonLines } from '../support/log-lines.ts';
+import { pollUntil } from '../support/poll.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BUILDAH = join(ROOT, 'scripts', 'images', 'buildah.sh');
@@ -46,15 +47,6 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((done) => server.close(done));
   return port;
-}
-async function until<T>(what: string, deadlineMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 100));
-  }
 }
 
 /** The driver image's entry point (deploy/images/Dockerfile.driver). */
@@ -137,7 +129,7 @@ beforeAll(async () => {
   const port = await freePort();
   pushed = `127.0.0.1:${port}/tcab`;
   registry = spawn(crane, ['registry', 'serve', '--address', `127.0.0.1:${port}`, '--disk', registryDir], { stdio: 'ignore' });
-  await until('the registry', 30_000, async () => ((await fetch(`http://127.0.0.1:${port}/v2/`)).ok ? true : undefined));
+  await pollUntil('the registry', async () => (await fetch(`http://127.0.0.1:${port}/v2/`)).ok, { timeoutMs: 30_000 });
   const built = await run(join(ROOT, 'scripts', 'images', 'build.sh'), ['--push', pushed], { timeoutMs: 900_000 });
   if (built.code !== 0) throw new Error(`npm run images failed (${built.code}): ${built.stderr.slice(-5000)}`);
   summary = JSON.parse(built.stdout.trim().split('\n').at(-1)!);
@@ -280,14 +272,14 @@ describe('npm run images', () => {
     const port = await freePort();
     const verdaccio = spawn(BUILDAH, ['run', '--isolation', 'chroot', PREFIX + 'npm-cache', '--', 'verdaccio', '--config', '/verdaccio/conf/config.yaml', '--listen', `127.0.0.1:${port}`], { stdio: 'ignore', detached: true });
     try {
-      const pong = await until('verdaccio /-/ping', 60_000, async () => {
+      const pong = await pollUntil('verdaccio /-/ping', async () => {
         const res = await fetch(`http://127.0.0.1:${port}/-/ping`);
         return res.ok ? res.status : undefined;
-      });
+      }, { timeoutMs: 60_000 });
       expect(pong).toBe(200);
     } finally {
       process.kill(-verdaccio.pid!, 'SIGTERM');
-      await until('verdaccio to stop', 30_000, async () => (verdaccio.exitCode !== null || verdaccio.signalCode !== null ? true : undefined));
+      await pollUntil('verdaccio to stop', () => verdaccio.exitCode !== null || verdaccio.signalCode !== null, { timeoutMs: 30_000 });
     }
   });
   it('egress-proxy: Debian\'s Squid from its entry point as uid 1000 under a read-only root, refusing every request with its own config and logging each as JSON on stdout', async () => {
@@ -315,18 +307,18 @@ describe('npm run images', () => {
     squid.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
     squid.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     try {
-      const status = await until('squid to answer', 60_000, () => new Promise<number | undefined>((resolve) => {
+      const status = await pollUntil('squid to answer', () => new Promise<number | undefined>((resolve) => {
         request({ host: '127.0.0.1', port, path: 'http://blocked.test/', headers: { host: 'blocked.test' }, agent: false }, (res) => (res.resume(), resolve(res.statusCode)))
           .on('error', () => resolve(undefined)).end();
-      }));
+      }), { timeoutMs: 60_000 });
       expect(status, stderr.slice(-2000)).toBe(403);
-      const line = await until('the access log line on stdout', 10_000, async () => stdout.split('\n').find((l) => l.includes('blocked.test')));
+      const line = await pollUntil('the access log line on stdout', () => stdout.split('\n').find((l) => l.includes('blocked.test')), { timeoutMs: 10_000 });
       expect(JSON.parse(line)).toMatchObject({ profile: '-', method: 'GET', url: 'http://blocked.test/', status: 403, result: 'TCP_DENIED', server: '-' });
       expect(readFileSync(`/proc/${squid.pid}/status`, 'utf8')).toMatch(/^Uid:\t1000\t1000\t1000\t1000$/m);
       expect(readFileSync(`/proc/${squid.pid}/comm`, 'utf8').trim()).toBe('squid');
     } finally {
       process.kill(-squid.pid!, 'SIGTERM');
-      await until('squid to stop', 30_000, async () => (squid.exitCode !== null || squid.signalCode !== null ? true : undefined));
+      await pollUntil('squid to stop', () => squid.exitCode !== null || squid.signalCode !== null, { timeoutMs: 30_000 });
       rmSync(view, { recursive: true, force: true });
     }
     expect(stderr).not.toMatch(/FATAL|Read-only file system|Permission denied/);

@@ -7,8 +7,9 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { freePort } from './nats-server.ts';
+import { pollUntil } from './poll.ts';
+import type { PollOptions } from './poll.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -95,20 +96,16 @@ export class Jaeger {
     const [command, ...args] = options.background ? ['nice', '-n', '19', ...argv] : argv;
     const child = spawn(command!, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(options.background ? { GOMAXPROCS: '1' } : {}) } });
     const jaeger = new Jaeger(child, dir, otlp, query);
-    await jaeger.until('Jaeger to answer queries', async () => (await fetch(`${jaeger.queryUrl}/api/services`).catch(() => undefined))?.ok === true);
+    await pollUntil('Jaeger to answer queries', async () => (await fetch(`${jaeger.queryUrl}/api/services`)).ok, { timeoutMs: 60_000, ...jaeger.whileRunning() });
     return jaeger;
   }
 
-  /** Polls `ready` until it holds (the process's own log in the error when it never does, or when Jaeger exits). */
-  async until<T>(what: string, ready: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if (this.child.exitCode !== null) throw new Error(`jaeger exited (${this.child.exitCode}) while waiting for ${what}:\n${this.log}`);
-      const value = await ready();
-      if (value !== undefined && value !== false) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; jaeger's log:\n${this.log}`);
-      await delay(100);
-    }
+  /** pollUntil options for a wait on this Jaeger: over when it exits, its log in the failure. */
+  private whileRunning(): Pick<PollOptions, 'giveUp' | 'detail'> {
+    return {
+      giveUp: () => (this.child.exitCode !== null ? `jaeger exited (${this.child.exitCode})` : undefined),
+      detail: () => `jaeger's log:\n${this.log}`,
+    };
   }
 
   /** Traces of a service whose spans carry these tags (the query API's own search), raw JSON text and parsed. */
@@ -122,7 +119,7 @@ export class Jaeger {
 
   /** The one trace whose run span says the run is over (the run span is exported last), waiting until it is stored. */
   async runTrace(runId: string, minSpans: number): Promise<{ text: string; trace: JaegerTrace }> {
-    return this.until(`the trace of run ${runId}`, async () => {
+    return pollUntil(`the trace of run ${runId}`, async () => {
       const { traces } = await this.traces('tcab', { 'tcab.run.id': runId });
       const trace = traces.find((t) => t.spans.some((s) => s.operationName === 'invoke_workflow tcab.run' && 'tcab.outcome' in tagsOf(s)));
       if (!trace) return undefined;
@@ -131,7 +128,7 @@ export class Jaeger {
       const fullText = await full.text();
       const whole = (JSON.parse(fullText) as { data: JaegerTrace[] }).data[0];
       return whole && whole.spans.length >= minSpans ? { text: fullText, trace: whole } : undefined;
-    });
+    }, { timeoutMs: 60_000, ...this.whileRunning() });
   }
 
   async stop(): Promise<void> {

@@ -12,6 +12,7 @@ import { headers as natsHeaders } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { NatsServer, REFUSING_PORT } from '../../../test/support/nats-server.ts';
+import { pollUntil } from '../../../test/support/poll.ts';
 import { ensureRunStream } from '../../../nats/stream.ts';
 import { HEADER, eventSubject, resultSubject } from '../../../nats/envelope.ts';
 import type { RunResult } from '../../../shared/run.ts';
@@ -88,14 +89,6 @@ function startCli(args: string[]): Cli {
   return { child, lines, stderr: () => stderr, exited: exited.then(async (code) => (await stdoutDone, code)) };
 }
 
-async function until(condition: () => boolean, what: string, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 const summary = (lines: Record<string, unknown>[]) => lines.map((l) => (l.type === 'agent' ? l.message : l.type));
 const HOSTILE_AS_UNKNOWN = Array(5).fill('unknown');
 
@@ -104,7 +97,7 @@ describe('tcab events follow / tail against hostile messages', () => {
     const runId = 'hostile-follow';
     const next = await publishMixed(runId, 1);
     const cli = startCli(['events', 'follow', runId, '--json', '--nats', server.url]);
-    await until(() => cli.lines.length >= 7, 'the replayed events');
+    await pollUntil('the replayed events', () => cli.lines.length >= 7, { timeoutMs: 30_000, intervalMs: 50 });
     expect(cli.child.exitCode).toBeNull();
     // Live, after follow caught up: more hostile messages, more good ones, then the result.
     const last = await publishMixed(runId, next);
@@ -121,17 +114,17 @@ describe('tcab events follow / tail against hostile messages', () => {
 
   it('finding 3: tail prints every good event in order, hostile ones as unknown with their subject, and keeps running', async () => {
     const cli = startCli(['events', 'tail', '--nats', server.url]);
-    // tail reads only what is published after its consumer exists: probe until it prints something (bounded).
+    // tail reads only what is published after its consumer exists: a probe every 200 ms until it prints one.
     let probes = 0;
-    const deadline = Date.now() + 20_000;
-    while (cli.lines.length === 0 && Date.now() < deadline) {
+    await pollUntil('tail to print a probe', async () => {
+      if (cli.lines.length > 0) return true;
       await publish(eventSubject('tail-probe', 'agent'), JSON.stringify(good(0)), 'tail-probe', ++probes);
-      await until(() => cli.lines.length > 0, 'a probe', 200).catch(() => undefined);
-    }
+      return false;
+    }, { timeoutMs: 20_000, intervalMs: 200 });
     const runId = 'hostile-tail';
     const last = await publishMixed(runId, 1);
     await publish(resultSubject(runId), JSON.stringify(result(runId)), runId, last, 'result');
-    await until(() => cli.lines.some((l) => l.type === 'result' && l.run_id === runId), 'the result of the hostile run');
+    await pollUntil('the result of the hostile run', () => cli.lines.some((l) => l.type === 'result' && l.run_id === runId), { timeoutMs: 30_000, intervalMs: 50 });
     expect(cli.child.exitCode).toBeNull();
     const ofRun = cli.lines.filter((l) => l.run_id === runId);
     expect(summary(ofRun)).toEqual(['good 1', ...HOSTILE_AS_UNKNOWN, 'good 7', 'result']);
@@ -181,7 +174,7 @@ describe('tcab events follow across attempts (issue 35)', () => {
     const runId = 'attempts-follow';
     await publishAttempt(runId, 1, 3, 'infrastructure_failed', true);
     const cli = startCli(['events', 'follow', runId, '--json', '--nats', server.url]);
-    await until(() => cli.lines.length >= 3, 'attempt 1 and its result');
+    await pollUntil('attempt 1 and its result', () => cli.lines.length >= 3, { timeoutMs: 30_000, intervalMs: 50 });
     expect(cli.child.exitCode).toBeNull(); // attempt 1 of 3 failed on the registry: the Run goes again
     await publishAttempt(runId, 2, 3, 'succeeded', false);
     expect(await cli.exited).toBe(0);

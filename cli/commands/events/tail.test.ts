@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NatsServer } from '../../../test/support/nats-server.ts';
+import { pollUntil } from '../../../test/support/poll.ts';
 import { NatsSink } from '../../../driver/sinks/nats.ts';
 import { natsSettings } from '../../../nats/settings.ts';
 import type { RunResult } from '../../../shared/run.ts';
@@ -43,13 +44,13 @@ describe('tcab events tail', () => {
         if (seen.length === 3) break;
       }
     })();
-    // The consumer exists once tail has connected; publish until it has seen something (bounded).
-    const deadline = Date.now() + 20_000;
+    // The consumer exists once tail has connected; a run every 200 ms until it has seen something.
     let n = 0;
-    while (seen.length === 0 && Date.now() < deadline) {
+    await pollUntil('tail to print a run published after it started', async () => {
+      if (seen.length > 0) return true;
       await publish(`live-${++n}`);
-      await Promise.race([done, new Promise((r) => setTimeout(r, 200))]);
-    }
+      return false;
+    }, { timeoutMs: 20_000, intervalMs: 200 });
     await done;
     child.kill('SIGINT');
     expect(seen.map((e) => e.run_id)).toEqual(Array(3).fill(seen[0]!.run_id));

@@ -14,7 +14,7 @@ import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import type { V1Pod } from '@kubernetes/client-node';
 import { upPlaneWithRealNode } from './with-plane.ts';
 import { BUSYBOX_IMAGE } from './real-node.ts';
-import { waitFor } from '../processes.ts';
+import { pollUntil } from '../../support/poll.ts';
 
 const N = Number(process.argv[2] ?? 100);
 const PARALLEL = Number(process.argv[3] ?? 20);
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     const core = kc.makeApiClient(CoreV1Api);
     await core.createNamespace({ body: { metadata: { name: NS } } });
     // The default ServiceAccount appears a moment after the namespace; Pods are refused until then.
-    await waitFor(`the default ServiceAccount of ${NS}`, () => core.readNamespacedServiceAccount({ name: 'default', namespace: NS }).then(() => true), { timeoutMs: 60_000 });
+    await pollUntil(`the default ServiceAccount of ${NS}`, () => core.readNamespacedServiceAccount({ name: 'default', namespace: NS }).then(() => true), { timeoutMs: 60_000 });
     const times = new Map<string, Times>();
     let created = 0;
     let gone = 0;

@@ -26,7 +26,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { startProcess, waitFor } from '../processes.ts';
+import { startProcess, whileRunning } from '../processes.ts';
+import { pollUntil } from '../../support/poll.ts';
 import type { Managed } from '../processes.ts';
 import { CLUSTER_DNS_IP, SERVICE_CIDR, kubeconfig } from '../control-plane.ts';
 import { HOST_SERVICES_IP, allocateTransfer, cutNodeLinks, egressDestinations, hostResolvers, NODE_UPLINK, removeOrphans, removeUplink, setUpUplink } from './network.ts';
@@ -542,9 +543,9 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
         const socketPath = join(dir, 'expose', `${port}.sock`);
         const host = startProcess(`expose-${port}-host`, [process.execPath, BRIDGE_SCRIPT, '--listen', `unix:${socketPath}`, '--to', `tcp:127.0.0.1:${port}`], { logDir, dieWithParent: options.dieWithParent });
         processes.push(host);
-        await waitFor(`the host side of exposed port ${port}`, async () => readFileSync(host.log, 'utf8').includes('bridging'), { timeoutMs: 20_000, process: host });
+        await pollUntil(`the host side of exposed port ${port}`, async () => readFileSync(host.log, 'utf8').includes('bridging'), { timeoutMs: 20_000, ...whileRunning(host) });
         const inside = start(`expose-${port}-node`, [process.execPath, BRIDGE_SCRIPT, '--listen', `tcp:${HOST_SERVICES_IP}:${port}`, '--to', `unix:${socketPath}`]);
-        await waitFor(`the node side of exposed port ${port}`, async () => readFileSync(inside.log, 'utf8').includes('bridging'), { timeoutMs: 20_000, process: inside });
+        await pollUntil(`the node side of exposed port ${port}`, async () => readFileSync(inside.log, 'utf8').includes('bridging'), { timeoutMs: 20_000, ...whileRunning(inside) });
         return `${HOST_SERVICES_IP}:${port}`;
       })();
       exposed.set(port, done);
@@ -593,7 +594,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     const metadataServer = start('stand-in-metadata', [process.execPath, STAND_IN_SERVER, '--listen', `${standIns.metadata.ip}:${standIns.metadata.port}`, '--name', 'metadata']);
     const internetServer = startProcess('stand-in-internet', internetArgv([process.execPath, STAND_IN_SERVER, '--listen', `${standIns.internet.ip}:${standIns.internet.port}`, '--name', 'internet']), { logDir, dieWithParent: options.dieWithParent });
     processes.push(internetServer);
-    for (const server of [metadataServer, internetServer]) await waitFor(`${server.name} to listen`, async () => readFileSync(server.log, 'utf8').includes('listening'), { timeoutMs: 20_000, process: server });
+    for (const server of [metadataServer, internetServer]) await pollUntil(`${server.name} to listen`, async () => readFileSync(server.log, 'utf8').includes('listening'), { timeoutMs: 20_000, ...whileRunning(server) });
 
     // The apiserver, reachable at 127.0.0.1:6443 inside the namespace through a Unix socket (and at nodeIp:6443
     // from pods, which route to the node's namespace through the bridge: the `kubernetes` Service's endpoint).
@@ -602,14 +603,14 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
     const hostBridge = startProcess('apiserver-bridge-host', [process.execPath, BRIDGE_SCRIPT, '--listen', `unix:${apiSocket}`, '--to', `tcp:${apiserver.hostname}:${apiserver.port}`], { logDir, dieWithParent: options.dieWithParent });
     processes.push(hostBridge);
     const nodeBridge = start('apiserver-bridge-node', [process.execPath, BRIDGE_SCRIPT, '--listen', `tcp:0.0.0.0:${APISERVER_PORT_IN_NODE}`, '--to', `unix:${apiSocket}`]);
-    await waitFor('the apiserver bridge', async () => existsSync(apiSocket) && readFileSync(nodeBridge.log, 'utf8').includes('bridging'), { timeoutMs: 20_000, process: nodeBridge });
+    await pollUntil('the apiserver bridge', async () => existsSync(apiSocket) && readFileSync(nodeBridge.log, 'utf8').includes('bridging'), { timeoutMs: 20_000, ...whileRunning(nodeBridge) });
 
     // The local registry, inside the namespace; images pushed from there too.
     const registryDir = join(dir, 'registry');
     mkdirSync(registryDir, { recursive: true });
     const registryAddress = `127.0.0.1:${LOCAL_REGISTRY_PORT}`;
     const registry = start('registry', [bin('crane'), 'registry', 'serve', '--address', registryAddress, '--disk', registryDir]);
-    await waitFor('the local registry', async () => quiet(inNodeArgv([bin('crane'), 'catalog', '--insecure', registryAddress])), { timeoutMs: 20_000, process: registry });
+    await pollUntil('the local registry', async () => quiet(inNodeArgv([bin('crane'), 'catalog', '--insecure', registryAddress])), { timeoutMs: 20_000, ...whileRunning(registry) });
     mark('registry_ms');
     const push = (name: string, tag: string, files: Record<string, string>, entrypoint: string[]) => {
       const tarball = join(dir, 'images', `${name}.tar`);
@@ -679,7 +680,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       '',
     ].join('\n'));
     const containerd = start('containerd', [bin('containerd'), '--config', join(containerdDir, 'config.toml'), '--log-level', 'info']);
-    await waitFor('containerd', async () => quiet([bin('ctr'), '--address', socket, 'version']), { timeoutMs: 30_000, process: containerd });
+    await pollUntil('containerd', async () => quiet([bin('ctr'), '--address', socket, 'version']), { timeoutMs: 30_000, ...whileRunning(containerd) });
     mark('containerd_ms');
 
     // kubelet: a client certificate from the control plane's CA, cgroupfs under /tcab-<id>, its own root dir.
@@ -740,7 +741,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
       '--hostname-override', options.nodeName, '--node-ip', nodeIp, '--v=2',
     ]);
     const kubectl: Kubectl = (args, input) => execFileSync(join(options.clusterBinDir, 'kubectl'), ['--kubeconfig', options.adminKubeconfig, ...args], { encoding: 'utf8', input, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
-    await waitFor(`node ${options.nodeName} to be Ready`, async () => kubectl(['get', 'node', options.nodeName, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']) === 'True', { timeoutMs: 90_000, process: kubelet });
+    await pollUntil(`node ${options.nodeName} to be Ready`, async () => kubectl(['get', 'node', options.nodeName, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']) === 'True', { timeoutMs: 90_000, ...whileRunning(kubelet) });
     mark('ready_ms');
     if (withServices) {
       const proxyClient = signedCert(pkiDir, 'kube-proxy', '/CN=system:kube-proxy', { cert: options.caCert, key: options.caKey });
@@ -763,7 +764,7 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
         iptables: { syncPeriod: '10s', minSyncPeriod: '1s' },
       }));
       const proxy = start('kube-proxy', [bin('kube-proxy'), '--config', proxyConfig, '--v=2']);
-      await waitFor('kube-proxy\'s first iptables sync', async () => /^:KUBE-SERVICES /m.test(inNode(['iptables-save', '-t', 'nat'])), { timeoutMs: 30_000, process: proxy });
+      await pollUntil('kube-proxy\'s first iptables sync', async () => /^:KUBE-SERVICES /m.test(inNode(['iptables-save', '-t', 'nat'])), { timeoutMs: 30_000, ...whileRunning(proxy) });
       mark('kube_proxy_ms');
       if (clusterServices) applyServices(kubectl, options.nodeName, nodeIp, storageDir);
       // NetworkPolicy: kube-router's network policy controller alone (no routing, no service proxy), in the node's
@@ -776,12 +777,12 @@ export async function startRealNode(options: RealNodeOptions): Promise<RealNode>
         '--run-firewall=true', '--run-router=false', '--run-service-proxy=false',
         '--service-cluster-ip-range', SERVICE_CIDR, '--health-port', '0', '--metrics-port', '0', '--v', '1',
       ]);
-      await waitFor('kube-router\'s network policy chains', async () => /^:KUBE-ROUTER-FORWARD /m.test(inNode(['iptables-save', '-t', 'filter'])), { timeoutMs: 60_000, process: router });
+      await pollUntil('kube-router\'s network policy chains', async () => /^:KUBE-ROUTER-FORWARD /m.test(inNode(['iptables-save', '-t', 'filter'])), { timeoutMs: 60_000, ...whileRunning(router) });
       mark('network_policy_ms');
-      if (clusterServices) await waitFor('CoreDNS to be ready', async () => kubectl(['get', 'deployment', 'coredns', '-n', 'kube-system', '-o', 'jsonpath={.status.readyReplicas}']) === '1', { timeoutMs: 120_000, process: kubelet });
+      if (clusterServices) await pollUntil('CoreDNS to be ready', async () => kubectl(['get', 'deployment', 'coredns', '-n', 'kube-system', '-o', 'jsonpath={.status.readyReplicas}']) === '1', { timeoutMs: 120_000, ...whileRunning(kubelet) });
       mark('coredns_ms');
       if (storageDir && clusterServices) {
-        await waitFor('the local-path provisioner to be ready', async () => kubectl(['get', 'deployment', 'local-path-provisioner', '-n', STORAGE_NAMESPACE, '-o', 'jsonpath={.status.readyReplicas}']) === '1', { timeoutMs: 120_000, process: kubelet });
+        await pollUntil('the local-path provisioner to be ready', async () => kubectl(['get', 'deployment', 'local-path-provisioner', '-n', STORAGE_NAMESPACE, '-o', 'jsonpath={.status.readyReplicas}']) === '1', { timeoutMs: 120_000, ...whileRunning(kubelet) });
         mark('storage_ms');
       }
     }

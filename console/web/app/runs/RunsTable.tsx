@@ -5,7 +5,7 @@ import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { RunRow } from '../../../../shared/console.ts';
 import { DASH, formatClockShort, formatCost, formatCount, formatIdle, totalTokens } from '../../format.ts';
 import { runPath } from '../../routes.ts';
-import { RUNS_COLUMNS, RUNS_TABLE_MIN_WIDTH } from '../../runs-columns.ts';
+import { RUNS_COLUMNS, RUNS_TABLE_MIN_WIDTH, type RunsColumn } from '../../runs-columns.ts';
 import { shownActivity } from '../../run-activity.ts';
 import { durationText } from '../../run-times.ts';
 import { idleSeconds, isFinal, type RunSort, type SortKey } from '../../runs-view.ts';
@@ -30,33 +30,14 @@ export function RunsTable({ rows, sort, stalledAfterSeconds, ready }: { rows: Ru
     paddingStart: ROW_HEIGHT,
     overscan: 10,
   });
-  const restored = useRef(false);
-  useLayoutEffect(() => {
-    const saved = scrollMemory.get(location.search);
-    if (restored.current || !ready || rows.length === 0 || !scroller.current) return;
-    restored.current = true;
-    if (saved) scroller.current.scrollTop = saved;
-  }, [ready, rows.length]);
+  const restored = useRestoredScroll(scroller, ready, rows.length);
   const items = virtual.getVirtualItems();
   const top = items.length ? items[0]!.start - ROW_HEIGHT : 0;
   const bottom = items.length ? virtual.getTotalSize() - items[items.length - 1]!.end : 0;
 
-  const toggle = (key: SortKey) => {
-    const s = sort.value;
-    sort.value = s.key === key ? { key, dir: s.dir === 'asc' ? 'desc' : 'asc' } : { key, dir: key === 'name' || key === 'harness' || key === 'model' ? 'asc' : 'desc' };
-  };
+  const toggle = (key: SortKey) => (sort.value = nextSort(sort.value, key));
   const open = (row: RunRow) => navigate(runPath(row.namespace, row.name));
-  const moveFocus = (index: number) => {
-    if (index < 0) return;
-    index = Math.min(index, rows.length - 1);
-    const row = () => scroller.current?.querySelector<HTMLElement>(`tr[data-index="${index}"]`);
-    // The overscan rows are in the DOM already: focus moves at once (the browser scrolls it into view); a row
-    // further away is scrolled to first and focused once drawn.
-    const drawn = row();
-    if (drawn) return drawn.focus();
-    virtual.scrollToIndex(index, { align: 'auto' });
-    requestAnimationFrame(() => row()?.focus());
-  };
+  const moveFocus = (index: number) => focusRow(scroller, virtual, rows.length, index);
 
   return (
     <div class="table-scroll runs-scroll" ref={scroller} onScroll={(e) => restored.current && scrollMemory.set(location.search, e.currentTarget.scrollTop)}>
@@ -68,23 +49,9 @@ export function RunsTable({ rows, sort, stalledAfterSeconds, ready }: { rows: Ru
         </colgroup>
         <thead>
           <tr aria-rowindex={1}>
-            {COLUMNS.map((c) => {
-              const sorted = c.sort && sort.value.key === c.sort ? (sort.value.dir === 'asc' ? 'ascending' : 'descending') : c.sort ? 'none' : undefined;
-              return (
-                <th key={c.label} scope="col" class={c.class} aria-sort={sorted}>
-                  {c.sort ? (
-                    <button type="button" class="sort" onClick={() => toggle(c.sort!)}>
-                      {c.label}
-                      <span aria-hidden="true" class="arrow">
-                        {sorted === 'ascending' ? '▲' : sorted === 'descending' ? '▼' : ''}
-                      </span>
-                    </button>
-                  ) : (
-                    c.label
-                  )}
-                </th>
-              );
-            })}
+            {COLUMNS.map((c) => (
+              <ColumnHeader key={c.label} column={c} sort={sort.value} onSort={toggle} />
+            ))}
           </tr>
         </thead>
         <tbody>
@@ -104,6 +71,58 @@ export function RunsTable({ rows, sort, stalledAfterSeconds, ready }: { rows: Ru
         </tbody>
       </table>
     </div>
+  );
+}
+
+/**
+ * Puts the table back where this view (query string) was left, once its rows are first there. The ref is true from
+ * then on: only scrolling after the restore is remembered.
+ */
+function useRestoredScroll(scroller: { current: HTMLDivElement | null }, ready: boolean, count: number): { current: boolean } {
+  const restored = useRef(false);
+  useLayoutEffect(() => {
+    const saved = scrollMemory.get(location.search);
+    if (restored.current || !ready || count === 0 || !scroller.current) return;
+    restored.current = true;
+    if (saved) scroller.current.scrollTop = saved;
+  }, [ready, count]);
+  return restored;
+}
+
+/** The sort after a click on `key`'s header: the same key flips direction; a new one starts A-Z for text, else highest first. */
+function nextSort(s: RunSort, key: SortKey): RunSort {
+  return s.key === key ? { key, dir: s.dir === 'asc' ? 'desc' : 'asc' } : { key, dir: key === 'name' || key === 'harness' || key === 'model' ? 'asc' : 'desc' };
+}
+
+/** Focuses row `index` (past the end: the last row; before the first: nothing). */
+function focusRow(scroller: { current: HTMLDivElement | null }, virtual: ReturnType<typeof useVirtualizer>, count: number, index: number): void {
+  if (index < 0) return;
+  index = Math.min(index, count - 1);
+  const row = () => scroller.current?.querySelector<HTMLElement>(`tr[data-index="${index}"]`);
+  // The overscan rows are in the DOM already: focus moves at once (the browser scrolls it into view); a row
+  // further away is scrolled to first and focused once drawn.
+  const drawn = row();
+  if (drawn) return drawn.focus();
+  virtual.scrollToIndex(index, { align: 'auto' });
+  requestAnimationFrame(() => row()?.focus());
+}
+
+/** A column's header: a sort button with its direction (and aria-sort) where the column sorts, else its label. */
+function ColumnHeader({ column: c, sort, onSort }: { column: RunsColumn; sort: RunSort; onSort: (key: SortKey) => void }) {
+  const sorted = c.sort && sort.key === c.sort ? (sort.dir === 'asc' ? 'ascending' : 'descending') : c.sort ? 'none' : undefined;
+  return (
+    <th scope="col" class={c.class} aria-sort={sorted}>
+      {c.sort ? (
+        <button type="button" class="sort" onClick={() => onSort(c.sort!)}>
+          {c.label}
+          <span aria-hidden="true" class="arrow">
+            {sorted === 'ascending' ? '▲' : sorted === 'descending' ? '▼' : ''}
+          </span>
+        </button>
+      ) : (
+        c.label
+      )}
+    </th>
   );
 }
 

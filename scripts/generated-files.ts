@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { stringify } from 'yaml';
 import { HarnessEvent } from '../shared/events.ts';
 import { RunResult, RunSpec } from '../shared/run.ts';
-import { CRDS } from './crds.ts';
+import { CRDS } from '../deploy/crds.ts';
 import { ChartValues } from '../shared/chart-values.ts';
-import { renderCliReference } from '../scripts/cli-reference.ts';
+import { renderCliReference } from './cli-reference.ts';
 
 export interface GeneratedFile {
   /** Path relative to the repository root. */
@@ -43,6 +43,6 @@ export const GENERATED_FILES: GeneratedFile[] = [
       render: () => `# Generated from the zod schemas in shared/ by \`npm run generate\`: do not edit.\n${stringify(build(), { lineWidth: 0 })}`,
     })),
   ),
-  // The CLI reference: every command's own --help (scripts/cli-reference.ts), so the page cannot drift from it.
+  // The CLI reference: every command's own --help (cli-reference.ts), so the page cannot drift from it.
   { path: 'docs/cli.md', render: renderCliReference },
 ];
