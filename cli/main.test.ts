@@ -1,7 +1,7 @@
 // `tcab` as a process: the exit status follows from the class of the failure, for every command however nested,
 // and the message names what is wrong.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +73,19 @@ describe('tcab exit status', () => {
     expect(code).toBe(2);
     expect(stderr).toBe('tcab: run spec: prompt: must not contain a NUL character (\\0): it cannot be passed to a process\n');
     expect(existsSync(runRoot)).toBe(false);
+  });
+
+  it("a run whose test case's check fails exits 7, one whose check passes 0; a bad check flag is a usage error naming it", async () => {
+    // The run user (uid 1000) must reach its workspace: a root above it that only root can enter would fail the run.
+    const runRoot = mkdtempSync(join(tmpdir(), 'tcab-check-runs-'));
+    chmodSync(runRoot, 0o755);
+    const run = (check: string[]) => tcab(['run', '--harness', 'gg', '--model', 'stub', '--stub', '--prompt', 'Create hello.txt', '--json', ...check], { TCAB_RUN_ROOT: runRoot });
+    const [failed, passed, lone, zero] = await Promise.all([run(['--check', 'exit 1']), run(['--check', 'test -f hello.txt']), run(['--check-timeout', '5']), run(['--check', 'true', '--check-timeout', '0'])]);
+    expect([failed.code, passed.code]).toEqual([7, 0]);
+    expect([lone.code, lone.stderr]).toEqual([2, 'tcab: --check-timeout: goes with --check\n']);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toMatch(/^tcab: run spec: testCase\.check\.timeoutSeconds: /);
+    rmSync(runRoot, { recursive: true, force: true });
   });
 
   it('finding 11: an unreadable input file names its flag (exit 2); a malformed NATS URL is a usage error, not a connection failure', async () => {

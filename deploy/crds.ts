@@ -35,6 +35,7 @@ export function runCrd(): object {
             { name: 'Model', type: 'string', jsonPath: '.spec.model' },
             { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
             { name: 'Cost', type: 'number', jsonPath: '.status.actualCostUsd', description: 'Actual cost in USD' },
+            { name: 'Passed', type: 'boolean', jsonPath: '.status.check.passed', description: "The test case's check passed" },
             { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
           ],
           schema: {

@@ -3,7 +3,7 @@ import { linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfinementError, MAX_DEPTH, confinedSegments, onlyDriverWrites, removeConfinedTree, writeConfinedFile } from './confined-fs.ts';
+import { ConfinementError, MAX_DEPTH, confinedSegments, onlyDriverWrites, removeConfinedTree, restoreConfinedFile, writeConfinedFile } from './confined-fs.ts';
 import { treeSnapshot } from '../test/support/tree-snapshot.ts';
 import { pollUntil } from '../test/support/poll.ts';
 
@@ -75,6 +75,31 @@ for (;;) {
   attempt(() => fs.renameSync('d.real', 'd'));
   hold();
 }`;
+
+describe('restoreConfinedFile (a check file shipped in over what the agent left)', () => {
+  it.each([
+    ['a symlink to a directory outside where a directory goes', () => symlinkSync(outside, join(root, 'tests'))],
+    ['a file where a directory goes', () => writeFileSync(join(root, 'tests'), 'not a dir')],
+    ['a directory tree where the file goes', () => mkdirSync(join(root, 'tests/check.sh/deep'), { recursive: true })],
+    ['a symlink to a file outside where the file goes', () => (mkdirSync(join(root, 'tests')), symlinkSync(join(outside, 'victim'), join(root, 'tests/check.sh')))],
+    ['a link inside a directory tree where the file goes', () => (mkdirSync(join(root, 'tests/check.sh'), { recursive: true }), symlinkSync(outside, join(root, 'tests/check.sh/out')))],
+  ])('replaces %s; nothing outside changes', async (_name, plant) => {
+    plant();
+    const before = outsideSnapshot();
+    await restoreConfinedFile(root, 'tests/check.sh', 'shipped', { mode: 0o644, dirMode: 0o755, owner: {} });
+    expect(readFileSync(join(root, 'tests/check.sh'), 'utf8')).toBe('shipped');
+    expect(lstatSync(join(root, 'tests')).isDirectory()).toBe(true);
+    expect(lstatSync(join(root, 'tests/check.sh')).mode & 0o777).toBe(0o644);
+    expect(outsideSnapshot()).toEqual(before);
+  });
+
+  it('still refuses a root that is a symlink and paths that leave it', async () => {
+    symlinkSync(outside, join(sandbox, 'linked-root'));
+    await expect(restoreConfinedFile(join(sandbox, 'linked-root'), 'x', 'y', { owner: {} })).rejects.toThrow(ConfinementError);
+    await expect(restoreConfinedFile(root, '../outside/victim', 'y', { owner: {} })).rejects.toThrow(/not a path inside the directory/);
+    expect(readFileSync(join(outside, 'victim'), 'utf8')).toBe('victim content');
+  });
+});
 
 describe('a directory swapped for a symlink while the driver writes', () => {
   it('finding 1: a concurrent swap never redirects a write outside: each write lands inside or is refused', async () => {

@@ -165,6 +165,44 @@ export async function writeConfinedFile(root: string, relativePath: string, cont
   }
 }
 
+/**
+ * Writes `relativePath` under `root` whatever the run user left in the way (a test case's check files, shipped in
+ * after the agent): a symlink or file where a directory goes is unlinked and the directory made, a directory where
+ * the file goes is removed (removeConfinedTree). Nothing is followed, so nothing outside `root` is touched. Refuses
+ * (ConfinementError) only when what is in the way cannot be removed.
+ */
+export async function restoreConfinedFile(root: string, relativePath: string, content: string | Uint8Array, options: ConfinedWrite): Promise<void> {
+  const parts = confinedSegments(relativePath);
+  const name = parts.pop()!;
+  const create = { mode: options.dirMode ?? 0o700, owner: options.owner };
+  const held: HeldDir[] = [await HeldDir.open(root, { follow: false })];
+  try {
+    for (const part of parts) held.push(await subInPlaceOf(held.at(-1)!, part, create));
+    const dir = held.at(-1)!;
+    const info = await lstat(dir.at(name)).catch(() => undefined);
+    if (info?.isDirectory()) {
+      const left = await removeConfinedTree(dir.at(name));
+      if (left.length > 0) throw new ConfinementError(`cannot write ${dir.shown}/${name}: the directory there could not be removed (${left.slice(0, 3).join(', ')})`);
+    }
+    await replaceFileIn(dir, name, options.mode ?? 0o600, options.owner, async (handle) => {
+      await handle.writeFile(content);
+    });
+  } finally {
+    await Promise.all(held.map((d) => d.close()));
+  }
+}
+
+/** The subdirectory `name` of `dir`, made; a symlink or file standing there is unlinked first (never followed). */
+async function subInPlaceOf(dir: HeldDir, name: string, create: { mode: number; owner: RunUser }): Promise<HeldDir> {
+  try {
+    return await dir.sub(name, create);
+  } catch (error) {
+    if (!(error instanceof ConfinementError)) throw error;
+    await unlink(dir.at(name));
+    return dir.sub(name, create);
+  }
+}
+
 /** Opens a regular file inside `dir` for reading: no symlink, no FIFO that would block, no device. */
 export async function openRegularFileIn(dir: HeldDir, name: string): Promise<{ handle: FileHandle; info: Stats } | undefined> {
   const handle = await open(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);

@@ -4,6 +4,7 @@
 // are pino JSON on stderr, bound to the run id and harness. Exit code = outcome. It holds no Kubernetes
 // credentials and reads no Secret data it was not handed.
 import { readFileSync } from 'node:fs';
+import { runLifetimeSeconds } from '../shared/run.ts';
 import type { RunSpec } from '../shared/run.ts';
 import { InvalidInputError, UnknownHarnessError } from '../shared/errors.ts';
 import { getHarness } from '../harnesses/registry.ts';
@@ -121,7 +122,7 @@ async function runDriver(env: NodeJS.ProcessEnv, { settings, spec, logger }: { s
     sinks.push(
       new NatsSink({
         settings: nats,
-        deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000,
+        deliverBy: Date.now() + runLifetimeSeconds(spec) * 1000,
         // Set by the dispatcher in driver Pods (the Run's uid): a re-created Run of the same name is another attempt.
         attempt: settings.TCAB_RUN_ATTEMPT,
         attemptNumber: settings.TCAB_RUN_ATTEMPT_NUMBER,

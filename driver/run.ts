@@ -2,6 +2,7 @@
 // auth -> install_harness -> probe_harness -> init_test_case -> session(s) -> teardown -> result, as named steps
 // (driver/run/): each reads and writes the run's record (run/state.ts), whose `emit` is the single exit point of
 // every event, where secrets are scrubbed and sequence numbers set.
+import { runLifetimeSeconds } from '../shared/run.ts';
 import type { RunResult, RunSpec } from '../shared/run.ts';
 import type { HarnessManifest } from '../shared/manifest.ts';
 import type { Clock } from '../shared/translate/session.ts';
@@ -27,6 +28,7 @@ import { openRunState } from './run/state.ts';
 import type { RunState } from './run/state.ts';
 import { resolveRunAuth } from './run/auth.ts';
 import { routeThroughGateway } from './run/gateway.ts';
+import { checkWorkspace } from './run/check.ts';
 import { runSessions } from './run/sessions.ts';
 import { failRun, publishResult, releaseRun } from './run/finish.ts';
 
@@ -94,6 +96,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     // A model endpoint override: the offline stub, or an operator's gateway (TCAB_BASE_URL_<SLUG> wins).
     const route = await routeThroughGateway(run, spec, manifest, auth, options.stub?.baseUrl ?? baseUrlFor(settings, manifest.slug), options);
     await runSessions(run, ctx, spec, adapter, binary, route, options.recordDir);
+    if (spec.testCase?.check) await checkWorkspace(run, ctx, spec.testCase.check);
   } catch (error) {
     failRun(run, error);
   } finally {
@@ -126,7 +129,7 @@ async function refuseMissingTestCase(spec: RunSpec): Promise<void> {
 /** The run's directories, made, and what every stage is given. */
 async function stageContextFor(run: RunState, spec: RunSpec, settings: RunSettings, options: DriverOptions): Promise<StageContext> {
   // A prefix outside the run's root outlives a killed driver until the run could no longer be running.
-  const prefixPlacement = settings.TCAB_PREFIX_ROOT ? { root: settings.TCAB_PREFIX_ROOT, expiresAt: new Date(Date.now() + (spec.maxRuntimeSeconds + PREFIX_MARGIN_SECONDS) * 1000) } : undefined;
+  const prefixPlacement = settings.TCAB_PREFIX_ROOT ? { root: settings.TCAB_PREFIX_ROOT, expiresAt: new Date(Date.now() + (runLifetimeSeconds(spec) + PREFIX_MARGIN_SECONDS) * 1000) } : undefined;
   const dirs = await createRunDirs(settings.TCAB_RUN_ROOT, options.runId, options.user, settings.TCAB_NPM_CACHE, prefixPlacement);
   return {
     runId: options.runId,
@@ -156,5 +159,7 @@ async function installAndProbe(run: RunState, ctx: StageContext, manifest: Harne
 /** The caller's home files (a scenario's skills) and the test case, in place before the first session. */
 async function prepareWorkspace(ctx: StageContext, spec: RunSpec, options: DriverOptions): Promise<void> {
   if (options.homeFiles) await writeHomeFiles(ctx.dirs.home, options.user, Object.entries(options.homeFiles).map(([path, content]) => ({ path, content })));
-  if (spec.testCase) await initTestCase(ctx, spec.testCase);
+  // A test case that is only a check leaves the workspace as the session starts it (no init_test_case stage).
+  const { testCase } = spec;
+  if (testCase && (testCase.source !== undefined || testCase.init !== undefined || testCase.check === undefined)) await initTestCase(ctx, testCase);
 }

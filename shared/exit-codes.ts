@@ -16,6 +16,8 @@ export const EXIT = {
   verifyFailed: 5,
   /** The run reached its budget (the model gateway refused the request past it). */
   budgetExceeded: 6,
+  /** The run's sessions succeeded, and its test case's check judged the work failed (`tcab run --check`). */
+  checkFailed: 7,
   cancelled: 130,
 } as const;
 
@@ -48,6 +50,7 @@ export function exitCodeHelp(): string {
     '  4    the run hit its maximum runtime (run)',
     '  5    verify found drift (harnesses verify)',
     '  6    the run reached its budget: the model gateway refused the request past it (run)',
+    "  7    the run succeeded but its test case's check failed (run)",
     '  130  cancelled',
   ].join('\n');
 }

@@ -63,6 +63,15 @@ export const RunStatus = z.strictObject({
   wireUsage: TokenUsage.optional().describe('Tokens the model gateway measured on the wire, by class (the harness-reported ones are usage)'),
   wireCostUsd: z.number().nonnegative().nullable().optional().describe("The wire's tokens at the model catalogue's list prices in USD; null when unpriced"),
   wireRequests: z.int().nonnegative().optional().describe('Requests the model gateway forwarded for the run'),
+  check: z
+    .strictObject({
+      passed: z.boolean().describe('The check exited 0 within its timeout'),
+      exitCode: z.int().nullable().describe('null when it was killed or could not start'),
+      reward: z.number().min(0).max(1).nullable().describe('What the check wrote to $TCAB_REWARD_FILE; null when nothing valid'),
+      durationMs: z.int().nonnegative().describe('How long the check ran, in milliseconds'),
+    })
+    .optional()
+    .describe("The verdict of the test case's check (the result's check has its output too); absent when it has none or it did not run"),
   dispatchedTime: time.optional().describe('When the driver Pod was created (RFC 3339)'),
   startTime: time.optional().describe('When the driver started the run (RFC 3339)'),
   completionTime: time.optional().describe('When the Run reached its final phase (RFC 3339)'),

@@ -23,6 +23,14 @@ const relativeFilePath = cString()
   .max(1024)
   .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'must be a relative path inside the workspace');
 
+export const WorkspaceFile = z
+  .strictObject({
+    path: relativeFilePath.describe('Path of the file, relative to the workspace; no `..` segments'),
+    content: z.string().describe('The whole file content, as UTF-8 text'),
+    mode: z.int().min(0).max(0o777).optional().describe('Permission bits as a number (e.g. 493 = 0755); default: 0644'),
+  })
+  .describe('One file written into the workspace');
+
 export const TestCaseSource = z
   .union([
     z.strictObject({
@@ -39,27 +47,33 @@ export const TestCaseSource = z
         .describe('Clone a git repository into the workspace'),
     }),
     z.strictObject({
-      files: z
-        .array(
-          z
-            .strictObject({
-              path: relativeFilePath.describe('Path of the file, relative to the workspace; no `..` segments'),
-              content: z.string().describe('The whole file content, as UTF-8 text'),
-              mode: z.int().min(0).max(0o777).optional().describe('Permission bits as a number (e.g. 493 = 0755); default: 0644'),
-            })
-            .describe('One file written into the workspace'),
-        )
-        .min(1)
-        .max(1000)
-        .describe('Write these files (1 to 1,000) into an empty workspace'),
+      files: z.array(WorkspaceFile).min(1).max(1000).describe('Write these files (1 to 1,000) into an empty workspace'),
     }),
   ])
   .describe('Where the workspace comes from: exactly one of local, git or files');
+
+/** Longest a check may run, and its default. */
+export const MAX_CHECK_SECONDS = 24 * 3600;
+export const DEFAULT_CHECK_SECONDS = 600;
+
+export const TestCaseCheck = z
+  .strictObject({
+    command: cString().min(1).describe('Shell command run in the workspace as the run user after the last session; exit 0 = passed. It may write a reward (a number in [0, 1]) to the file named by $TCAB_REWARD_FILE'),
+    files: z
+      .array(WorkspaceFile)
+      .max(1000)
+      .optional()
+      .describe('Files written into the workspace just before the command runs (after every process of the agent is gone), replacing whatever the agent left at those paths'),
+    timeoutSeconds: z.int().min(1).max(MAX_CHECK_SECONDS).default(DEFAULT_CHECK_SECONDS).describe('Wall-clock limit of the check in seconds (not counted in maxRuntimeSeconds); a check past it failed'),
+  })
+  .describe("How the run's work is judged: a command and the files it needs, shipped in only after the agent is gone, so the agent cannot change the verdict");
+export type TestCaseCheck = z.infer<typeof TestCaseCheck>;
 
 export const TestCase = z
   .strictObject({
     source: TestCaseSource.optional(),
     init: cString().min(1).optional().describe('Shell command run in the workspace as the run user before the session'),
+    check: TestCaseCheck.optional(),
   })
   .describe('The workspace the harness works in; default: an empty directory');
 export type TestCase = z.infer<typeof TestCase>;
@@ -89,6 +103,14 @@ export const RunSpec = z.strictObject({
     ),
 }).describe('What to run: the harness, model and prompt, the workspace, and the limits');
 export type RunSpec = z.infer<typeof RunSpec>;
+
+/**
+ * The longest a run can take: its maximum runtime plus its check's timeout (the check runs after the sessions). What
+ * outlives a run is sized by this: the driver Pod's deadline, its NATS credential, its install prefix.
+ */
+export function runLifetimeSeconds(spec: Pick<RunSpec, 'maxRuntimeSeconds' | 'testCase'>): number {
+  return spec.maxRuntimeSeconds + (spec.testCase?.check?.timeoutSeconds ?? 0);
+}
 export type RunSpecInput = z.input<typeof RunSpec>;
 
 export const OUTCOMES = ['succeeded', 'harness_failed', 'infrastructure_failed', 'timed_out', 'cancelled', 'budget_exceeded'] as const;
@@ -121,6 +143,16 @@ export const StageTiming = z.strictObject({
   duration_ms: z.int().nonnegative(),
 });
 
+/** The verdict of a test case's check (TestCaseCheck). */
+export const CheckResult = z.strictObject({
+  passed: z.boolean().describe('The command exited 0 within its timeout'),
+  exit_code: z.int().nullable().describe('null when it was killed (its timeout) or could not start'),
+  reward: z.number().min(0).max(1).nullable().describe('What the check wrote to $TCAB_REWARD_FILE; null when it wrote nothing valid (never derived from passed)'),
+  duration_ms: z.int().nonnegative(),
+  output_tail: z.string().describe('The last lines of its stdout and stderr, scrubbed like every output'),
+});
+export type CheckResult = z.infer<typeof CheckResult>;
+
 export const RunResult = z.strictObject({
   run_id: z.string().min(1),
   harness_slug: z.string(),
@@ -148,6 +180,9 @@ export const RunResult = z.strictObject({
   event_count: z.int().nonnegative(),
   // Optional: workstation runs are one attempt, and results published before attempts existed must still read.
   attempt: RunAttemptNumber.optional().describe("Which attempt of a cluster Run this result is of (dispatcher's TCAB_RUN_ATTEMPT_NUMBER / TCAB_RUN_ATTEMPTS)"),
+  // Optional: only a run whose test case has a check has one; null when the check did not run (the run failed
+  // before its sessions, was cancelled or hit its budget).
+  check: CheckResult.nullable().optional().describe("The verdict of the test case's check; null when it did not run; absent when the test case has none"),
   retryable: z
     .boolean()
     .optional()

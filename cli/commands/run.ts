@@ -15,6 +15,7 @@ import { newRunId } from '../../driver/run-id.ts';
 import { parseRunId } from '../../shared/run-id.ts';
 import { localTestCaseProblem } from '../../driver/test-case.ts';
 import { OUTCOME_EXIT } from '../../shared/outcome-exit.ts';
+import { EXIT } from '../../shared/exit-codes.ts';
 import { TerminalSink } from '../../driver/sinks/terminal.ts';
 import { NatsSink } from '../../driver/sinks/nats.ts';
 import { OtelSink, describeOtelStats, otelExportEnabled, otelSecrets } from '../../driver/sinks/otel.ts';
@@ -54,6 +55,8 @@ interface RunOptions {
   gateway?: boolean;
   maxTokens?: string;
   maxCost?: string;
+  check?: string;
+  checkTimeout?: string;
 }
 
 function readPromptFile(file: string): string {
@@ -72,7 +75,9 @@ export function specFromFlags(options: RunOptions): RunSpecInput {
   if (options.testCase && options.git) throw new InvalidInputError('--test-case', 'give either --test-case or --git, not both');
   const prompt = options.prompt ?? readPromptFile(options.promptFile!);
   const source = options.testCase ? { local: { path: options.testCase } } : options.git ? { git: { url: options.git, ...(options.ref ? { ref: options.ref } : {}) } } : undefined;
-  const testCase = source || options.init ? { ...(source ? { source } : {}), ...(options.init ? { init: options.init } : {}) } : undefined;
+  const check = options.check === undefined ? undefined : { command: options.check, ...(options.checkTimeout === undefined ? {} : { timeoutSeconds: Number(options.checkTimeout) }) };
+  if (options.checkTimeout !== undefined && !check) throw new InvalidInputError('--check-timeout', 'goes with --check');
+  const testCase = source || options.init || check ? { ...(source ? { source } : {}), ...(options.init ? { init: options.init } : {}), ...(check ? { check } : {}) } : undefined;
   return {
     harness: options.harness,
     model: options.model,
@@ -99,6 +104,8 @@ export function registerRunCommand(program: Command): void {
     .option('--git <url>', 'seed the workspace by cloning this repository')
     .option('--ref <ref>', 'branch, tag or commit for --git')
     .option('--init <command>', 'shell command run in the workspace before the session')
+    .option('--check <command>', "shell command run in the workspace after the last session that judges the work: exit 0 = passed (the result's check)")
+    .option('--check-timeout <seconds>', 'maximum runtime of the check (default: 600)')
     .option('--max-runtime <seconds>', 'maximum runtime of the whole run', '1800')
     .option('--sessions <n>', 'sessions to drive (later ones resume the first)', '1')
     .addOption(new Option('--auth-mode <mode>', 'lock the auth mode for this run').choices(['auto', 'subscription', 'api-key']))
@@ -122,9 +129,11 @@ Examples:
   tcab run --harness claude --model claude-sonnet-4-5 --stub --prompt 'Create hello.txt'
   ANTHROPIC_API_KEY=... tcab run --harness claude --model claude-sonnet-4-5 --prompt 'Fix the failing test' --test-case ./repo
   tcab run --harness codex --model gpt-5-codex --prompt-file task.md --git https://github.com/org/repo --nats nats://127.0.0.1:4222
+  tcab run --harness gg --model stub --stub --prompt 'Create hello.txt' --check 'grep -q hello hello.txt'
 
 Exit status: 0 succeeded, 1 harness failed, 2 invalid flags or run spec (e.g. unknown harness, a NUL in the prompt),
-3 infrastructure failed (auth, install, probe, init), 4 timed out, 130 cancelled.`,
+3 infrastructure failed (auth, install, probe, init), 4 timed out, 6 budget reached, 7 succeeded but the check
+failed, 130 cancelled.`,
     )
     .action(runHere);
 }
@@ -177,7 +186,8 @@ async function executeUntilDone(options: RunOptions, spec: RunSpec, runId: strin
       secrets: otelSecrets(process.env),
       gateway: options.gateway,
     });
-    process.exitCode = OUTCOME_EXIT[result.outcome];
+    // A check that failed a succeeded run is its own status: the agent finished, its work did not pass.
+    process.exitCode = result.outcome === 'succeeded' && result.check?.passed === false ? EXIT.checkFailed : OUTCOME_EXIT[result.outcome];
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

@@ -9,7 +9,7 @@ import type { CoreV1Api } from '@kubernetes/client-node';
 import { getHarness, manifestForModel } from '../../harnesses/registry.ts';
 import { apiKeySources } from '../../shared/auth.ts';
 import type { Logger } from '../../shared/log.ts';
-import { AUTH_MODE_SETTINGS, RunSpec } from '../../shared/run.ts';
+import { AUTH_MODE_SETTINGS, RunSpec, runLifetimeSeconds } from '../../shared/run.ts';
 import { clusterRunIdOf } from '../../shared/run-id.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
 import { formatIssues } from '../../shared/zod-issues.ts';
@@ -272,7 +272,7 @@ export class ClaimPass {
     if (!route && settings.TCAB_GATEWAY_URL && 'keyInHarness' in gatewayPlan) this.deps.log.debug({ run: objectKey(run), why: gatewayPlan.keyInHarness }, 'the run\'s key does not go through the gateway');
     // Before the credentials: a name that does not resolve fails the claim, which is retried, and mints nothing.
     const hostAliases = settings.TCAB_DRIVER_DNS === 'hosts' ? hostAliasesOf(await this.hosts.resolve(namesToResolve(settings.TCAB_DRIVER_NATS_URL ?? settings.TCAB_NATS_URL, settings.TCAB_DRIVER_ENV, egress, route ? [route.url] : []))) : undefined;
-    const credential = await this.deps.credentials?.issue(objectKey(run), ref, spec.maxRuntimeSeconds);
+    const credential = await this.deps.credentials?.issue(objectKey(run), ref, runLifetimeSeconds(spec));
     const tokenSecret = route && (await route.issuer.issue(objectKey(run), ref, spec, route.provider));
     const gateway = route && tokenSecret ? { tokenSecret, url: route.url, provider: route.provider, keyVar: route.keyVar } : undefined;
     const pod = labelNatsUser(buildDriverPod(ref, spec, settings, keyVars, { natsCredsSecret: credential?.secret, egress, hostAliases, gateway }), credential);

@@ -54,6 +54,13 @@ describe('buildDriverPod', () => {
     expect(pod.spec!.activeDeadlineSeconds).toBe(900 + 120);
   });
 
+  it("issue 39: a test case's check runs after the sessions, so the Pod's deadline is the runtime plus the check's timeout", () => {
+    const checked = RunSpec.parse({ ...spec, testCase: { check: { command: 'npm test', timeoutSeconds: 300 } } });
+    expect(buildDriverPod(run, checked, config, []).spec!.activeDeadlineSeconds).toBe(900 + 300 + 120);
+    const defaulted = RunSpec.parse({ ...spec, testCase: { check: { command: 'npm test' } } });
+    expect(buildDriverPod(run, defaulted, config, []).spec!.activeDeadlineSeconds).toBe(900 + 600 + 120);
+  });
+
   it('issue 36: the node\'s release store (driver.releaseStore.hostPath) is a hostPath volume the driver is told of; without one the driver keeps none', () => {
     const envOf = (p: V1Pod) => Object.fromEntries(p.spec!.containers[0]!.env!.map((e) => [e.name, e.value]));
     expect(envOf(pod).TCAB_RELEASE_STORE).toBe('off');

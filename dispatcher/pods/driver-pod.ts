@@ -16,6 +16,7 @@
 // The driver's own variables are written through the driver env schema (shared/driver-env.ts), which the driver
 // decodes: a renamed or retyped variable breaks this file's build, not a Pod at run time.
 import type { V1Container, V1EnvVar, V1HostAlias, V1ObjectMeta, V1Pod, V1PodSpec, V1Toleration, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import { runLifetimeSeconds } from '../../shared/run.ts';
 import type { RunSpec } from '../../shared/run.ts';
 import type { DispatcherConfig } from '../config.ts';
 import { runSubjects } from '../../nats/envelope.ts';
@@ -271,7 +272,7 @@ function driverScheduling(spec: RunSpec, config: DispatcherConfig, hostAliases: 
     ...(config.TCAB_DRIVER_DNS === 'hosts' ? { ...NO_DNS, hostAliases: hostAliases ?? [] } : {}),
     ...driverPlacement(spec.harness, config.TCAB_DRIVER_PLACEMENT),
     // The driver's own deadline is the run's; the Pod gets a margin for install and teardown reporting.
-    activeDeadlineSeconds: spec.maxRuntimeSeconds + 120,
+    activeDeadlineSeconds: runLifetimeSeconds(spec) + 120,
     terminationGracePeriodSeconds: 30,
   };
 }

@@ -34,6 +34,14 @@ describe('nextStatus', () => {
     expect(fold([{ kind: 'result', result: result({ outcome }), at }])).toMatchObject({ phase, outcome });
   });
 
+  it("issue 39: the test case's check verdict goes into the status (without its output); none when it did not run", () => {
+    const check = { passed: false, exit_code: 1, reward: 0.25, duration_ms: 1200, output_tail: '1 failed' };
+    const s = fold([{ kind: 'result', result: result({ check }), at }]);
+    expect(s).toMatchObject({ phase: 'Succeeded', check: { passed: false, exitCode: 1, reward: 0.25, durationMs: 1200 } });
+    expect(s.check).not.toHaveProperty('outputTail');
+    expect(fold([{ kind: 'result', result: result({ check: null }), at }])).not.toHaveProperty('check');
+  });
+
   it('a result through the model gateway: wire usage, cost and requests in the status, and whether the harness\'s usage agrees with the wire (issue 34)', () => {
     const wire = { requests: 2, tokens: { input: 1, output: 2, cache_read: 0, cache_write: 0, reasoning: null }, cost_usd: 0.01, unmetered: 0, throttled: 0, refused: 0 };
     const agrees = fold([{ kind: 'result', result: result({ wire }), at }]);

@@ -129,6 +129,7 @@ export function resultFields(r: RunResult) {
     comparableCostUsd: r.comparable_cost_usd,
     ...(r.catalog_version ? { catalogVersion: r.catalog_version } : {}),
     // What the model gateway measured on the wire (issue 34), beside the harness's own usage.
+    ...(r.check ? { check: { passed: r.check.passed, exitCode: r.check.exit_code, reward: r.check.reward, durationMs: r.check.duration_ms } } : {}),
     ...(r.wire ? { wireRequests: r.wire.requests, wireCostUsd: r.wire.cost_usd, ...(r.wire.tokens ? { wireUsage: r.wire.tokens } : {}) } : {}),
   } satisfies Partial<RunStatus>;
 }

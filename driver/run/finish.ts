@@ -106,6 +106,7 @@ export async function publishResult(run: RunState, spec: RunSpec, options: Resul
     finished_at: run.now(),
     event_count: run.seq,
     ...(options.attemptNumber ? { attempt: options.attemptNumber } : {}),
+    ...(spec.testCase?.check ? { check: run.check ?? null } : {}),
     ...(run.retryable ? { retryable: true } : {}),
   };
   const clean = run.scrubber.result(result);

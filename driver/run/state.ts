@@ -3,7 +3,7 @@
 // made of. A step that fails throws; which stage was running says where an unexpected error belongs.
 import type { HarnessEvent } from '../../shared/events.ts';
 import type { HarnessManifest } from '../../shared/manifest.ts';
-import type { Outcome, RunSpec, SessionRecord } from '../../shared/run.ts';
+import type { CheckResult, Outcome, RunSpec, SessionRecord } from '../../shared/run.ts';
 import type { Clock } from '../../shared/translate/session.ts';
 import { systemClock } from '../../shared/translate/session.ts';
 import type { BudgetExceeded, WireAccount } from '../../shared/gateway.ts';
@@ -57,6 +57,8 @@ export interface RunState {
   hosted?: HostedGateway;
   budgetHit?: BudgetExceeded;
   wire: WireAccount | null;
+  /** The test case's check: undefined when it has none, null when it did not run (driver/run/check.ts). */
+  check?: CheckResult | null;
 }
 
 export function openRunState(spec: RunSpec, options: RunStateOptions): RunState {

@@ -57,6 +57,19 @@ case "$prompt" in
     if printf "$poisoned" > "$own" 2>/dev/null; then echo "wrote own $own" >> "$report"; else echo "refused write own $own" >> "$report"; fi
     # Its own prefix is its own directory: the name can be replaced there (the file it named is untouched).
     if rm -f "$own" && printf "$poisoned" > "$own" && chmod 755 "$own"; then echo "replaced own $own" >> "$report"; else echo "refused replace own $own" >> "$report"; fi ;;
+  answer:*)
+    printf '%s' "$prompt" | cut -d: -f2- > answer.txt ;;
+  tamper-check:*)
+    # A hostile agent (issue 39) that cannot solve the task and goes for the verdict: it rewrites the test to pass,
+    # puts a link where the check's helper goes (to the directory named after its second colon), a
+    # directory where its expected output goes, and leaves a daemon rewriting the test while the check would run.
+    answer="$(printf '%s' "$prompt" | cut -d: -f2)"; victim="$(printf '%s' "$prompt" | cut -d: -f3-)"
+    printf '%s\n' "$answer" > answer.txt
+    mkdir -p tests && printf '#!/bin/sh\necho forged; exit 0\n' > tests/check.sh
+    ln -s "$victim" tests/lib
+    mkdir -p expected.txt/inside && printf '%s\n' "$answer" > expected.txt/inside/forged
+    setsid sh -c 'echo $$ > "$HOME/../tamper-daemon.pid"; while :; do printf "echo forged; exit 0\n" > tests/check.sh; done' </dev/null >/dev/null 2>&1 &
+    while [ ! -s "$HOME/../tamper-daemon.pid" ]; do :; done ;;
   many)
     i=0; while [ $i -lt 300 ]; do say '{"type":"assistant","message":{"content":[{"type":"text","text":"line '$i'"}]},"session_id":"'$sid'"}'; i=$((i+1)); done ;;
 esac

@@ -37,7 +37,7 @@ afterAll(async () => {
 const result = (runId: string, outcome: string = 'succeeded') => ({
   run_id: runId, harness_slug: 'claude', harness_version: '1', model: 'm', canonical_model: null, outcome, message: '', auth_mode: 'api-key', sessions: [], session_ids: [],
   exit_code: 0, stages: [], tokens: null, raw_usage: null, reported_cost_usd: null, actual_cost_usd: null, comparable_cost_usd: null, catalog_version: null, cost_warnings: [],
-  wire: null, started_at: t, finished_at: t, event_count: 2, attempt: undefined, retryable: undefined,
+  wire: null, started_at: t, finished_at: t, event_count: 2, attempt: undefined, check: undefined, retryable: undefined,
 }) satisfies Record<keyof RunResult, unknown>;
 
 async function publish(subject: string, payload: string | Uint8Array, runId: string, seq: number, kind: 'event' | 'result' = 'event') {
