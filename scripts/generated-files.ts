@@ -5,6 +5,7 @@ import { stringify } from 'yaml';
 import { HarnessEvent } from '../shared/events.ts';
 import { RunResult, RunSpec } from '../shared/run.ts';
 import { CRDS } from '../deploy/crds.ts';
+import { EvaluationSpec } from '../shared/evaluation/schema.ts';
 import { ChartValues } from '../shared/chart-values.ts';
 import { renderCliReference } from './cli-reference.ts';
 
@@ -31,6 +32,10 @@ export const GENERATED_FILES: GeneratedFile[] = [
   {
     path: 'deploy/schema/run-result.schema.json',
     render: () => jsonSchema(RunResult, 'https://tcab.dev/schema/run-result.schema.json', 'Run result'),
+  },
+  {
+    path: 'deploy/schema/evaluation-spec.schema.json',
+    render: () => jsonSchema(EvaluationSpec, 'https://tcab.dev/schema/evaluation-spec.schema.json', 'Evaluation spec', 'input'),
   },
   {
     path: 'charts/tcab/values.schema.json',

@@ -1,0 +1,121 @@
+// An Evaluation (issue 39): a harness x model x test-case matrix with repeats, as one object. Its spec is what the
+// user asks for (Kubernetes-style camelCase, the `spec` of the Evaluation custom resource and the file `tcab eval`
+// reads); its status is what the runs came to, per cell (one harness with one model). deploy/crds is generated from
+// these schemas.
+import { z } from 'zod';
+import { RunSpec, TestCase } from '../run.ts';
+
+/** A test case's name: it labels the test case's Runs and names them, so it is a DNS label. */
+const TEST_CASE_NAME = /^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/;
+
+export const MAX_EVALUATION_RUNS = 100_000;
+
+export const EvaluationTestCase = z
+  .strictObject({
+    name: z.string().regex(TEST_CASE_NAME, 'must be 1-40 lower case letters, digits and "-", starting and ending with a letter or digit'),
+    prompt: RunSpec.shape.prompt,
+    testCase: TestCase.optional(),
+  })
+  .describe('One task: its prompt, and the workspace and check of its Runs');
+export type EvaluationTestCase = z.infer<typeof EvaluationTestCase>;
+
+export const EvaluationHarness = z
+  .strictObject({
+    harness: RunSpec.shape.harness,
+    models: z.array(RunSpec.shape.model).min(1).max(50).describe('The models this harness runs with (not every model fits every harness)'),
+  })
+  .describe('One harness and the models it is evaluated with: each pair is a cell of the matrix');
+
+/** Every Run field an Evaluation's Runs share (the rest come from the matrix and the test cases). */
+export const EvaluationTemplate = RunSpec.pick({ maxRuntimeSeconds: true, authMode: true, sessions: true, continuePrompt: true, budget: true, egress: true, retries: true })
+  .partial()
+  .describe("What every Run of the evaluation gets besides its harness, model, prompt and test case (the Run spec's defaults otherwise)");
+
+export const EvaluationSpec = z
+  .strictObject({
+    matrix: z.array(EvaluationHarness).min(1).max(50),
+    testCases: z.array(EvaluationTestCase).min(1).max(10_000),
+    repeats: z.int().min(1).max(100).default(1).describe('Runs of each test case in each cell: pass@k and pass^k need more than one'),
+    template: EvaluationTemplate.optional(),
+  })
+  .superRefine((spec, ctx) => {
+    const names = new Set<string>();
+    spec.testCases.forEach((t, i) => {
+      if (names.has(t.name)) ctx.addIssue({ code: 'custom', path: ['testCases', i, 'name'], message: `"${t.name}" names two test cases` });
+      names.add(t.name);
+    });
+    const cells = new Set<string>();
+    spec.matrix.forEach((h, i) =>
+      h.models.forEach((model, j) => {
+        const cell = `${h.harness}\u0000${model}`;
+        if (cells.has(cell)) ctx.addIssue({ code: 'custom', path: ['matrix', i, 'models', j], message: `${h.harness} with ${model} is in the matrix twice` });
+        cells.add(cell);
+      }),
+    );
+    const runs = cells.size * spec.testCases.length * spec.repeats;
+    if (runs > MAX_EVALUATION_RUNS) ctx.addIssue({ code: 'custom', path: ['repeats'], message: `the matrix makes ${runs} Runs; at most ${MAX_EVALUATION_RUNS}` });
+  })
+  .describe('What to evaluate: each harness with each of its models (a cell) on every test case, `repeats` times');
+export type EvaluationSpec = z.infer<typeof EvaluationSpec>;
+export type EvaluationSpecInput = z.input<typeof EvaluationSpec>;
+
+const Interval = z.strictObject({ low: z.number().min(0).max(1).describe('Lower bound'), high: z.number().min(0).max(1).describe('Upper bound') });
+const AtK = z.strictObject({ k: z.int().min(1).describe('k: the repeats'), value: z.number().min(0).max(1).nullable().describe('null when no test case has k scored runs') });
+const SumMean = z.strictObject({
+  sum: z.number().nonnegative().nullable().describe('Over the scored runs; null when a run of them has no figure'),
+  mean: z.number().nonnegative().nullable().describe('Per scored run; null when a run of them has no figure'),
+});
+
+export const EvaluationCell = z
+  .strictObject({
+    harness: z.string().describe('Harness slug'),
+    model: z.string().describe('Model id, as given'),
+    runs: z.int().nonnegative().describe('Runs of the cell (test cases x repeats)'),
+    final: z.int().nonnegative().describe('Runs that ended'),
+    scored: z.int().nonnegative().describe('Runs whose check ran (passed or failed): the denominator of the pass rate'),
+    passed: z.int().nonnegative().describe('Scored runs whose check passed'),
+    infrastructureFailed: z.int().nonnegative().describe('Runs that ended on infrastructure (or whose harness was unavailable): never counted as failed tasks'),
+    unscored: z.int().nonnegative().describe('Other final runs without a verdict (cancelled, over budget, no check)'),
+    passRate: z.number().min(0).max(1).nullable().describe('passed / scored; null before any run is scored'),
+    passRateInterval: Interval.nullable().describe('Wilson 95% interval of the pass rate'),
+    passAtK: AtK.optional().describe('Unbiased pass@k over test cases (k = repeats; only when repeats > 1)'),
+    passHatK: AtK.optional().describe('pass^k: the chance all k runs of a test case pass, over test cases (only when repeats > 1)'),
+    meanReward: z.number().min(0).max(1).nullable().describe('Mean of the rewards the checks wrote; null when none did'),
+    tokens: z
+      .partialRecord(z.enum(['input', 'output', 'cache_read', 'cache_write', 'reasoning']), z.strictObject({ sum: z.int().nonnegative().describe('Over the scored runs that report the class'), median: z.number().nonnegative().describe('Per run that reports the class') }))
+      .describe('Tokens by class; a class no run reported is absent'),
+    actualCostUsd: SumMean.describe('Actual cost in USD'),
+    comparableCostUsd: SumMean.describe("Cost at the model catalogue's list prices in USD"),
+    durationSeconds: z
+      .strictObject({ p50: z.number().nonnegative().nullable().describe('Median'), p90: z.number().nonnegative().nullable().describe('90th percentile') })
+      .describe('Wall time of the final runs, start to finish'),
+  })
+  .describe('One harness with one model over every test case');
+export type EvaluationCell = z.infer<typeof EvaluationCell>;
+
+export const EvaluationComparison = z
+  .strictObject({
+    fixed: z.enum(['model', 'harness']).describe('What the two cells share: the same model in two harnesses, or the same harness with two models'),
+    a: z.strictObject({ harness: z.string().describe('Harness slug'), model: z.string().describe('Model id') }).describe('The cell with the higher pass rate'),
+    b: z.strictObject({ harness: z.string().describe('Harness slug'), model: z.string().describe('Model id') }).describe('The other cell'),
+    pValue: z.number().min(0).max(1).describe("Two-sided Fisher's exact test on passed/failed of the two cells' scored runs; below 0.05"),
+  })
+  .describe('Two cells differing by one factor whose pass rates differ significantly');
+
+export const EvaluationStatus = z
+  .strictObject({
+    phase: z.enum(['Running', 'Completed']).optional().describe('Completed once every Run is final'),
+    runs: z
+      .strictObject({
+        total: z.int().nonnegative().describe('Runs of the matrix'),
+        final: z.int().nonnegative().describe('Runs that ended'),
+        byOutcome: z.record(z.string(), z.int().nonnegative()).describe('Final runs by outcome'),
+      })
+      .optional()
+      .describe('Progress over the whole matrix'),
+    cells: z.array(EvaluationCell).optional().describe('One entry per harness x model, in matrix order'),
+    comparisons: z.array(EvaluationComparison).optional().describe("Every pair of cells sharing a model or a harness whose pass rates differ significantly (Fisher's exact test, p < 0.05), lowest p first"),
+    observedGeneration: z.int().optional().describe('The metadata.generation this status was written for'),
+  })
+  .describe('What the Runs came to: written by the controller only');
+export type EvaluationStatus = z.infer<typeof EvaluationStatus>;
