@@ -9,6 +9,7 @@ import { registerHarnessConfigCommands } from './commands/harness-config.ts';
 import { registerNatsAuthCommands } from './commands/nats-auth.ts';
 import { registerConsoleCommand } from './commands/console.ts';
 import { registerExportCommands } from './commands/export.ts';
+import { registerEvalCommands } from './commands/eval/index.ts';
 import { EXIT, exitCodeFor, exitCodeHelp } from '../shared/exit-codes.ts';
 import { watchForBrokenPipe } from './output/broken-pipe.ts';
 
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerConsoleCommand(program);
   registerTranslateCommand(program);
   registerExportCommands(program);
+  registerEvalCommands(program);
   return program;
 }
 

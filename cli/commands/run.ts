@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { RunSpec } from '../../shared/run.ts';
+import { RunSpec, runLifetimeSeconds } from '../../shared/run.ts';
 import type { RunSpecInput } from '../../shared/run.ts';
 import { InvalidInputError } from '../../shared/errors.ts';
 import { formatIssues } from '../../shared/zod-issues.ts';
@@ -157,7 +157,7 @@ async function runHere(options: RunOptions): Promise<void> {
 /** Where the run's events go: the terminal always, NATS, OpenTelemetry and an ATIF file when asked for. */
 function eventSinks(options: RunOptions, spec: RunSpec, runId: string, format: EventFormat, signal: AbortSignal): EventSink[] {
   const sinks: EventSink[] = [new TerminalSink(process.stdout, { format, fullReasoning: options.fullReasoning, resultFile: options.result })];
-  if (options.nats) sinks.push(new NatsSink({ settings: natsSettingsFromEnv(process.env, options.nats, '--nats')!, deliverBy: Date.now() + spec.maxRuntimeSeconds * 1000, fallback: (line) => process.stderr.write(`${line}\n`), warn: (message) => process.stderr.write(`tcab: warning: ${message}\n`), signal }));
+  if (options.nats) sinks.push(new NatsSink({ settings: natsSettingsFromEnv(process.env, options.nats, '--nats')!, deliverBy: Date.now() + runLifetimeSeconds(spec) * 1000, fallback: (line) => process.stderr.write(`${line}\n`), warn: (message) => process.stderr.write(`tcab: warning: ${message}\n`), signal }));
 
   const otelEnv = options.otel ? { ...process.env, TCAB_OTEL: '1' } : process.env;
   if (otelExportEnabled(otelEnv)) sinks.push(new OtelSink({ runId, harness: spec.harness, model: spec.model, env: otelEnv, report: (otel) => process.stderr.write(`tcab: ${describeOtelStats(otel)}\n`) }));
