@@ -186,6 +186,12 @@ describe('toAtif run level', () => {
     expect((toAtif({ runId: 'run-n', events: [], result: runResult({ wire: null }) }).final_metrics!.extra as Record<string, unknown>).tcab_wire).toBeUndefined();
   });
 
+  it("the test case's check (issue 39) is among the run facts; a run without one has none", () => {
+    const check = { passed: false, exit_code: 1, reward: 0.25, duration_ms: 900, output_tail: '1 failed' };
+    expect((toAtif({ runId: 'run-c', events: [], result: runResult({ check }) }).extra as { tcab: Record<string, unknown> }).tcab.check).toEqual(check);
+    expect((toAtif({ runId: 'run-d', events: [], result: runResult({}) }).extra as { tcab: Record<string, unknown> }).tcab).not.toHaveProperty('check');
+  });
+
   it('a failed run ends with a system step at its finish time, saying the outcome and why', () => {
     const t = convert([{ type: 'error', timestamp: T(3), session_id: S, message: 'API Error: 401' }], {
       result: runResult({ outcome: 'harness_failed', message: 'the session exited 1', exit_code: 1, harness_version: null, tokens: null, actual_cost_usd: null, reported_cost_usd: null, comparable_cost_usd: null, cost_warnings: ['no usage'] }),

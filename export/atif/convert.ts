@@ -92,6 +92,8 @@ function runExtra(input: AtifInput, leftOut: LeftOut): Record<string, JsonValue>
         // Usage per session is all the stream has below the run: ATIF's per-step metrics stay empty.
         sessions: r.sessions.map((s) => ({ index: s.index, session_id: s.session_id, exit_code: s.exit_code, signal: s.signal, is_error: s.is_error, duration_ms: s.duration_ms, tokens: s.tokens, reported_cost_usd: s.reported_cost_usd })),
         stages: r.stages,
+        // The test case's verdict (issue 39): a trajectory read on its own says whether the work passed.
+        ...(r.check !== undefined ? { check: r.check } : {}),
       }
     : {};
   return { tcab: defined({ run_id: input.runId, ...run, event_count: input.events.length, left_out: { ...leftOut } }) };

@@ -109,6 +109,14 @@ describe('RunSpanFold: a run as GenAI spans', () => {
     expect(ops.filter((o) => o.op === 'set' && o.attributes['gen_ai.conversation.id'] === 'late')).toHaveLength(1);
   });
 
+  it("puts the test case's check verdict on the run span (issue 39); a reward not written is absent, not 0", () => {
+    const events: HarnessEvent[] = [{ type: 'agent', timestamp: at(2), session_id: 's-1', message: 'done' }];
+    const checked = run(events, result({ check: { passed: true, exit_code: 0, reward: null, duration_ms: 700, output_tail: 'ok' } })).one('invoke_workflow tcab.run');
+    expect(checked.attributes).toMatchObject({ 'tcab.check.passed': true, 'tcab.check.exit_code': 0, 'tcab.check.duration_ms': 700 });
+    expect(checked.attributes).not.toHaveProperty('tcab.check.reward');
+    expect(run(events, result({})).one('invoke_workflow tcab.run').attributes).not.toHaveProperty('tcab.check.passed');
+  });
+
   it('puts a driver failure before any session on the run span and fails the run and the stage', () => {
     const { spans, one } = run(
       [

@@ -156,6 +156,8 @@ export class RunSpanFold {
         ...usageAttributes(result.tokens),
         ...costAttributes({ reported: result.reported_cost_usd, actual: result.actual_cost_usd, comparable: result.comparable_cost_usd }),
         ...wireAttributes(result.wire),
+        // The test case's verdict (issue 39), queryable beside the outcome.
+        ...(result.check ? defined({ 'tcab.check.passed': result.check.passed, 'tcab.check.exit_code': result.check.exit_code, 'tcab.check.reward': result.check.reward, 'tcab.check.duration_ms': result.check.duration_ms }) : {}),
       },
     });
     this.finish(finished, result.outcome === 'succeeded' ? undefined : `${result.outcome}: ${clip(result.message)}`, ops);
