@@ -20,6 +20,7 @@ import { toAtif } from '../export/atif/convert.ts';
 import { InvalidInputError } from '../shared/errors.ts';
 import { createScriptedHarness } from '../test/support/scripted-harness.ts';
 import { startScriptedRegistry } from '../test/support/scripted-registry.ts';
+import { pollUntil } from '../test/support/poll.ts';
 import type { Timers } from './stages/stderr-flush.ts';
 import type { ScriptedHarness } from '../test/support/scripted-harness.ts';
 
@@ -137,6 +138,26 @@ describe('executeRun', () => {
       const whole = await run({}, { harnessesRoot: fromRegistry.root, attemptNumber: attempt, env: { TCAB_NPM_REGISTRY: url } });
       expect(stages(whole.events)).toContain('install_harness:completed');
       expect(whole.result.retryable).toBeUndefined();
+    } finally {
+      fromRegistry.dispose();
+      await registry.close();
+    }
+  });
+
+  it('a run cancelled while it resolves the newest release is cancelled, not an infrastructure failure (nothing to retry)', async () => {
+    const registry = await startScriptedRegistry();
+    registry.publish('scripted-cli', '1.0.0', { 'cli.sh': '#!/bin/sh\necho 1.0.0\n' }, { scripted: 'cli.sh' });
+    registry.fail('scripted-cli', 'hang');
+    const fromRegistry = createScriptedHarness({ npmPackage: 'scripted-cli' });
+    const abort = new AbortController();
+    try {
+      const running = run({}, { harnessesRoot: fromRegistry.root, signal: abort.signal, attemptNumber: { number: 1, of: 3 }, env: { TCAB_NPM_REGISTRY: registry.url } });
+      await pollUntil('npm view to ask the registry', () => registry.requests.length > 0, { timeoutMs: 60_000 });
+      abort.abort();
+      const { result, events } = await running;
+      expect(result).toMatchObject({ outcome: 'cancelled', message: 'install cancelled', sessions: [] });
+      expect(result.retryable).toBeUndefined();
+      expect(stages(events)).toEqual(['install_harness:started', 'install_harness:failed', 'teardown:started', 'teardown:completed']);
     } finally {
       fromRegistry.dispose();
       await registry.close();

@@ -54,6 +54,8 @@ export const RunRow = z.strictObject({
   egress: EgressProfileName.optional(),
   /** The attempt the Run is on, once it is past its first (an infrastructure failure was retried: status.attempts). */
   attempt: z.int().min(2).optional(),
+  /** status.check: the test case's check verdict (its output stays on the run page); absent when none ran. */
+  check: RunStatus.shape.check,
 });
 export type RunRow = z.infer<typeof RunRow>;
 

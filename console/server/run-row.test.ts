@@ -41,6 +41,16 @@ describe('rowOf', () => {
     expect(rowOf(run)).not.toHaveProperty('egress');
   });
 
+  it("carries the check's verdict when it ran (a slim Run keeps it), none when the Run has no check", () => {
+    const check = { passed: true, exitCode: 0, reward: 0.75, durationMs: 1234 };
+    const checked = { ...run, status: { ...run.status, check } };
+    expect(RunRow.parse(rowOf(checked)).check).toEqual(check);
+    expect(rowOf(slimRun(checked)).check).toEqual(check);
+    const killed = { passed: false, exitCode: null, reward: null, durationMs: 60_000 };
+    expect(RunRow.parse(rowOf({ ...run, status: { ...run.status, check: killed } })).check).toEqual(killed);
+    expect(rowOf(run)).not.toHaveProperty('check');
+  });
+
   it('says the attempt a Run is on once it is past its first (issue 35), and the one that comes next while it waits', () => {
     const attempt = (n: number, closed: boolean) => ({ number: n, pod: `p${n}`, dispatchedTime: '2026-12-05T04:00:00Z', ...(closed ? { outcome: 'infrastructure_failed' as const, retried: true } : {}) });
     const on = (attempts: ReturnType<typeof attempt>[], nextAttemptTime?: string) => ({ ...run, status: { ...run.status, phase: 'Running' as const, attempts, ...(nextAttemptTime ? { nextAttemptTime } : {}) } });

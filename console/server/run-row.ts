@@ -28,6 +28,7 @@ export function rowOf(run: ConsoleRun): RunRow {
   if (s?.harnessVersion) row.harnessVersion = s.harnessVersion;
   if (s?.message) row.message = s.message;
   if (s?.egress?.profile) row.egress = s.egress.profile;
+  if (s?.check) row.check = s.check;
   // Past its first attempt: the one it is on (or, waiting out a back-off, the one that comes next).
   const attempts = s?.attempts?.length ?? 0;
   const attempt = s?.nextAttemptTime ? attempts + 1 : attempts;

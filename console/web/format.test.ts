@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { formatClock, formatClockShort, formatCost, formatCount, formatDuration, formatIdle, formatOffset, lineRange, totalTokens } from './format.ts';
+import { formatCheck, formatClock, formatClockShort, formatCost, formatCount, formatDuration, formatIdle, formatOffset, lineRange, totalTokens } from './format.ts';
 
 describe('console formatters', () => {
+  it("a check's verdict, with its reward when it wrote one", () => {
+    expect(formatCheck({ passed: true, reward: 0.75 })).toBe('passed · 0.75');
+    expect(formatCheck({ passed: false, reward: 0 })).toBe('failed · 0.00');
+    expect(formatCheck({ passed: true, reward: null })).toBe('passed');
+    expect(formatCheck(undefined)).toBe('—');
+  });
+
   it.each([
     [undefined, '—'],
     [-5, '—'],

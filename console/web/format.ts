@@ -30,6 +30,13 @@ export function formatCost(usd: number | null | undefined): string {
   return `$${usd.toFixed(2)}`;
 }
 
+/** A check's verdict in a table cell: "passed", "failed · 0.25" (its reward to 2 decimals, when it wrote one), or a dash. */
+export function formatCheck(check: { passed: boolean; reward: number | null } | undefined): string {
+  if (!check) return DASH;
+  const verdict = check.passed ? 'passed' : 'failed';
+  return check.reward === null ? verdict : `${verdict} · ${check.reward.toFixed(2)}`;
+}
+
 /** A token count: exact up to 9,999, then 12.3k / 4.56M. */
 export function formatCount(n: number | null | undefined): string {
   if (n === undefined || n === null) return DASH;

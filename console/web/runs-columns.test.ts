@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MIN_FREE_COLUMN_PX, RUNS_COLUMNS, RUNS_TABLE_CHROME_PX, RUNS_TABLE_MIN_WIDTH, runsTableFits } from './runs-columns.ts';
+import { MIN_FREE_COLUMN_PX, RUNS_COLUMNS, RUNS_TABLE_CHROME_PX, RUNS_TABLE_MIN_WIDTH, runsColumns, runsTableFits } from './runs-columns.ts';
 import { SORT_KEYS } from './runs-view.ts';
 
 describe('runs table columns', () => {
@@ -11,10 +11,18 @@ describe('runs table columns', () => {
   });
 
   it('the free-text columns (Run, Model, Activity) share the rest and get at least their minimum at 1280 px', () => {
-    const free = RUNS_COLUMNS.filter((c) => c.width === undefined).map((c) => c.label);
+    const free = runsColumns(false).filter((c) => c.width === undefined).map((c) => c.label);
     expect(free).toEqual(['Run', 'Model', 'Activity']);
-    const fixed = RUNS_COLUMNS.reduce((sum, c) => sum + (c.width ?? 0), 0);
+    const fixed = runsColumns(false).reduce((sum, c) => sum + (c.width ?? 0), 0);
     expect((1280 - RUNS_TABLE_CHROME_PX - fixed) / free.length).toBeGreaterThanOrEqual(MIN_FREE_COLUMN_PX);
+  });
+
+  it('the Check column shows only where some run has a check: the table then fits from a 1440 px window up', () => {
+    expect(runsColumns(false).map((c) => c.label)).not.toContain('Check');
+    expect(runsColumns(true).map((c) => c.label)).toEqual(RUNS_COLUMNS.map((c) => c.label));
+    expect(runsColumns(true).map((c) => c.label)).toContain('Check');
+    expect(runsTableFits(1280, true)).toBe(false);
+    expect(runsTableFits(1440, true)).toBe(true);
   });
 
   it('a header word fits its column (12 px bold: up to ~8.1 px a character in Chromium, plus 16 px of padding)', () => {

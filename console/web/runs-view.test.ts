@@ -60,7 +60,8 @@ describe('filters', () => {
   it('stalled only', () => expect(names({ stalledOnly: true })).toEqual(['delta']));
 
   it('facets and counts', () => {
-    expect(facets(rows)).toEqual({ harnesses: ['claude', 'codex'], models: ['gpt-5', 'sonnet'] });
+    expect(facets(rows)).toEqual({ harnesses: ['claude', 'codex'], models: ['gpt-5', 'sonnet'], checks: false });
+    expect(facets([...rows, row('zeta', { check: { passed: false, exitCode: 1, reward: null, durationMs: 10 } })]).checks).toBe(true);
     expect(phaseCounts(rows, clock)).toEqual({ byPhase: { Running: 2, Succeeded: 1, Failed: 1, Pending: 1 }, stalled: 1, total: 5 });
   });
 });
@@ -85,6 +86,21 @@ describe('sorting', () => {
   it('phase sorts in lifecycle order, not alphabetically', () => {
     const mixed = [row('x', { phase: 'Succeeded' }), row('y', { phase: 'Pending' }), row('z', { phase: 'Running' })];
     expect(sortRows(mixed, { key: 'phase', dir: 'asc' }, NOW).map((r) => r.phase)).toEqual(['Pending', 'Running', 'Succeeded']);
+  });
+
+  it('check sorts passed above failed (by reward within each), runs without one last either way', () => {
+    const check = (passed: boolean, reward: number | null) => ({ passed, exitCode: passed ? 0 : 1, reward, durationMs: 100 });
+    const checked = [
+      row('none'),
+      row('fail-1', { check: check(false, 1) }),
+      row('pass', { check: check(true, null) }),
+      row('pass-half', { check: check(true, 0.5) }),
+      row('fail', { check: check(false, null) }),
+    ];
+    const by = (dir: 'asc' | 'desc') => sortRows(checked, { key: 'check', dir }, NOW).map((r) => r.name);
+    expect(by('desc')).toEqual(['pass-half', 'pass', 'fail-1', 'fail', 'none']);
+    expect(by('asc')).toEqual(['fail', 'fail-1', 'pass', 'pass-half', 'none']);
+    expect(viewFromQuery('sort=check:desc').sort).toEqual({ key: 'check', dir: 'desc' });
   });
 
   it('visibleRows filters then sorts 10,000 rows without losing any', () => {

@@ -20,7 +20,7 @@ export interface RunFilter {
 
 export const EMPTY_FILTER: RunFilter = { phase: '', harness: '', model: '', outcome: '', text: '', stalledOnly: false };
 
-export const SORT_KEYS = ['name', 'harness', 'model', 'phase', 'outcome', 'started', 'duration', 'idle', 'tokens', 'actualCost', 'comparableCost'] as const;
+export const SORT_KEYS = ['name', 'harness', 'model', 'phase', 'outcome', 'started', 'duration', 'idle', 'tokens', 'actualCost', 'comparableCost', 'check'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 export interface RunSort {
   key: SortKey;
@@ -99,7 +99,17 @@ function sortValue(row: RunRow, key: SortKey, nowMs: number): SortValue {
       return row.actualCostUsd ?? undefined;
     case 'comparableCost':
       return row.comparableCostUsd ?? undefined;
+    case 'check':
+      return checkRank(row.check);
   }
+}
+
+/**
+ * Passed above failed, by reward within each (a reward is 0..1, so it never lifts a failed check past a passed one);
+ * no check: undefined, last either way.
+ */
+function checkRank(check: RunRow['check']): number | undefined {
+  return check && (check.passed ? 2 : 0) + (check.reward ?? 0);
 }
 
 /** Sorted copy; rows without a value sort last in either direction, ties by key so the order is stable. */
@@ -121,15 +131,20 @@ export function visibleRows(rows: Iterable<RunRow>, filter: RunFilter, sort: Run
   return sortRows(kept, sort, clock.nowMs);
 }
 
-/** The distinct harnesses and models present, sorted: the options of the filter selects. */
-export function facets(rows: Iterable<RunRow>): { harnesses: string[]; models: string[] } {
+/**
+ * The distinct harnesses and models present, sorted: the options of the filter selects; and whether any run has a
+ * check verdict (the table shows its Check column only then: runs-columns.ts).
+ */
+export function facets(rows: Iterable<RunRow>): { harnesses: string[]; models: string[]; checks: boolean } {
   const harnesses = new Set<string>();
   const models = new Set<string>();
+  let checks = false;
   for (const row of rows) {
     harnesses.add(row.harness);
     models.add(row.model);
+    if (row.check) checks = true;
   }
-  return { harnesses: [...harnesses].sort(), models: [...models].sort() };
+  return { harnesses: [...harnesses].sort(), models: [...models].sort(), checks };
 }
 
 /** Runs per phase and how many are stalled: the summary line above the table. */

@@ -51,6 +51,9 @@ async function npmView(ctx: StageContext, args: readonly string[]): Promise<unkn
     onStdout: (line) => void (out += line.text),
     onStderr: tail.add,
   }));
+  // A cancel or the run's deadline stopped it: that is the run's end, not a registry failure (a retry would be wrong).
+  if (outcome.cancelled) throw new StageFailure('install_harness', 'cancelled', 'install cancelled');
+  if (outcome.timedOut) throw new StageFailure('install_harness', 'timeout', `install did not finish within the run's maximum runtime`);
   // On the registry's 503 or a refused connection, another attempt may find it back (as for the install itself).
   if (outcome.code !== 0) throw new StageFailure('install_harness', 'infrastructure', `npm view ${args.join(' ')} failed (exit ${outcome.code ?? outcome.signal}): ${tail.text() || 'no output'}`, { transient: isTransientInstallFailure(tail.text()) });
   try {

@@ -18,12 +18,13 @@ export interface ScriptedRegistry {
    * optionalDependencies, which its packument version says too) as the latest.
    */
   publish(name: string, version: string, files: Record<string, string>, bin?: Record<string, string>, fields?: Record<string, unknown>): void;
-  /** Every request for `name` (packument and tarballs) answers 503 or has its connection reset; `up`: served again. */
+  /** Every request for `name` (packument and tarballs) answers 503, has its connection reset or hangs; `up`: served again. */
   fail(name: string, fault: RegistryFault): void;
   close(): Promise<void>;
 }
 
-export type RegistryFault = 'up' | '503' | 'reset';
+/** 'hang': the request is read and never answered (a registry stuck behind a proxy). */
+export type RegistryFault = 'up' | '503' | 'reset' | 'hang';
 
 function tarball(files: Record<string, string>): Buffer {
   const dir = mkdtempSync(join(tmpdir(), 'tcab-pkg-'));
@@ -50,6 +51,7 @@ export async function startScriptedRegistry(): Promise<ScriptedRegistry> {
     const fault = faults.get(name) ?? 'up';
     if (fault === '503') return void res.writeHead(503).end('down');
     if (fault === 'reset') return void req.socket.destroy();
+    if (fault === 'hang') return;
     const known = packages.get(name);
     if (!known) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
     if (path.endsWith('.tgz')) {
@@ -75,6 +77,10 @@ export async function startScriptedRegistry(): Promise<ScriptedRegistry> {
       packages.set(name, known);
     },
     fail: (name, fault) => void faults.set(name, fault),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections(); // a hung request would hold close() open
+      }),
   };
 }

@@ -6,7 +6,9 @@ import { execFile } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fc, test } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../../shared/errors.ts';
 import { HarnessEvent } from '../../../shared/events.ts';
 import { RunResult } from '../../../shared/run.ts';
 import { EvaluationStatus } from '../../../shared/evaluation/schema.ts';
@@ -77,6 +79,31 @@ describe('an evaluation file', () => {
     expect(() => parseEvaluationDocument('kind: Evaluation\nmetadata: { name: Bad_Name }\nspec: {}\n', 'e.yaml')).toThrow(/^e\.yaml: metadata\.name: must be a lower case DNS name/);
     expect(() => parseEvaluationDocument(FILE.replace('repeats: 2', 'repeats: 0'), 'e.yaml')).toThrow(/^e\.yaml: spec\.repeats: /);
     expect(() => parseEvaluationDocument('matrix: [', 'e.yaml')).toThrow(/^e\.yaml: not YAML or JSON/);
+  });
+});
+
+describe('a hostile evaluation file', () => {
+  const attempt = (text: string) => {
+    try {
+      return parseEvaluationDocument(text, 'e.yaml');
+    } catch (error) {
+      return error;
+    }
+  };
+  test.prop([fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify({ kind: 'Evaluation', metadata: { name: 'x' }, spec: v })))], { numRuns: 300 })(
+    'any text is an evaluation or an InvalidInputError naming the file, never another error',
+    (text) => {
+      const outcome = attempt(text);
+      if (outcome instanceof Error) {
+        expect(outcome).toBeInstanceOf(InvalidInputError);
+        expect(outcome.message.startsWith('e.yaml: ')).toBe(true);
+      } else expect(outcome).toHaveProperty('spec');
+    },
+  );
+
+  it('a YAML alias bomb is refused, not expanded', () => {
+    const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(9).fill(`*${String.fromCharCode(97 + i)}`).join(',')}]`)].join('\n');
+    expect(attempt(bomb)).toBeInstanceOf(InvalidInputError);
   });
 });
 

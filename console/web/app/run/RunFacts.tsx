@@ -1,7 +1,8 @@
-// The run page's side panels: usage by token class, both costs, the Run's spec and its Kubernetes Events.
-import type { KubeEventRow } from '../../../../shared/console.ts';
+// The run page's side panels: the check's verdict, usage by token class, both costs, the Run's spec and its
+// Kubernetes Events.
+import type { KubeEventRow, RunRow } from '../../../../shared/console.ts';
 import type { TokenUsage } from '../../../../shared/usage.ts';
-import { formatClock, formatCost } from '../../format.ts';
+import { formatClock, formatCost, formatDuration } from '../../format.ts';
 import type { RunInfo } from './store.ts';
 
 const CLASSES: ReadonlyArray<{ key: keyof TokenUsage; label: string; note?: string }> = [
@@ -55,6 +56,39 @@ export function Costs({ actual, comparable, catalog, authMode }: { actual: numbe
         <tr>
           <th scope="row">Catalogue version</th>
           <td class="num">{catalog ?? '—'}</td>
+        </tr>
+      </tbody>
+    </table>
+  );
+}
+
+/** The test case check's verdict (status.check, the result's check, or the row's). */
+export function Check({ check }: { check: NonNullable<RunRow['check']> }) {
+  const verdict = check.passed ? 'passed' : 'failed';
+  return (
+    <table class="facts check" data-check={verdict}>
+      <caption>Check</caption>
+      <tbody>
+        <tr>
+          <th scope="row">Verdict</th>
+          <td class={`num ${check.passed ? 'ok-text' : 'fail-text'}`}>{verdict}</td>
+        </tr>
+        <tr>
+          <th scope="row">Exit code</th>
+          {/* null: its timeout killed it, or it could not start (its output, in the result, says which). */}
+          <td class="num">{check.exitCode ?? <span class="muted">none (killed or did not start)</span>}</td>
+        </tr>
+        {check.reward !== null && (
+          <tr>
+            <th scope="row">Reward</th>
+            <td class="num" data-reward={check.reward}>
+              {check.reward}
+            </td>
+          </tr>
+        )}
+        <tr>
+          <th scope="row">Duration</th>
+          <td class="num">{formatDuration(check.durationMs)}</td>
         </tr>
       </tbody>
     </table>

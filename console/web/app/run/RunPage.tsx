@@ -12,7 +12,7 @@ import { serverNow } from '../clock.ts';
 import { StreamStatus, useConsoleReady, useTitle } from '../common.tsx';
 import { useEventStream } from '../sse.ts';
 import { Feed } from './Feed.tsx';
-import { Costs, KubeEvents, Spec, Usage } from './RunFacts.tsx';
+import { Check, Costs, KubeEvents, Spec, Usage } from './RunFacts.tsx';
 import { RunHead } from './RunHead.tsx';
 import { RunStatusPanel } from './RunStatusPanel.tsx';
 import { RunStore, type RunInfo } from './store.ts';
@@ -79,16 +79,25 @@ function feedStartMs(items: readonly FeedItem[], row: RunRow | undefined): numbe
   return firstMs === undefined || startedMs === undefined ? (firstMs ?? startedMs) : Math.min(firstMs, startedMs);
 }
 
-/** The side column: stages, usage and cost (from the status, else the result, else the row), status, spec, Events. */
+/**
+ * The side column: stages, the check's verdict, usage and cost (from the status, else the result, else the row),
+ * status, spec, Events.
+ */
 function RunDetails({ info, result, spans, kubeEvents, nowMs }: { info: RunInfo | null; result: RunResult | null; spans: StageSpan[]; kubeEvents: KubeEventRow[]; nowMs: number }) {
   const row = info?.row;
   const status = info?.status;
+  const check = status?.check ?? checkOfResult(result) ?? row?.check;
   return (
     <aside class="side-col" aria-label="Run details">
       <section aria-labelledby="stages-title" class="panel">
         <h2 id="stages-title">Stages</h2>
         <Timeline spans={spans} />
       </section>
+      {check && (
+        <section class="panel" aria-label="Check">
+          <Check check={check} />
+        </section>
+      )}
       <section class="panel" aria-label="Usage and cost">
         <Usage tokens={status?.usage ?? result?.tokens ?? row?.tokens} />
         <Costs
@@ -103,4 +112,10 @@ function RunDetails({ info, result, spans, kubeEvents, nowMs }: { info: RunInfo 
       <KubeEvents items={kubeEvents} nowMs={nowMs} />
     </aside>
   );
+}
+
+/** The result's check (snake_case, null when it did not run) in the status's shape. */
+function checkOfResult(result: RunResult | null): RunRow['check'] {
+  const c = result?.check;
+  return c ? { passed: c.passed, exitCode: c.exit_code, reward: c.reward, durationMs: c.duration_ms } : undefined;
 }

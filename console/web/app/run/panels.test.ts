@@ -3,7 +3,7 @@
 import { h } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import { describe, expect, it } from 'vitest';
-import { Costs, KubeEvents, Usage } from './RunFacts.tsx';
+import { Check, Costs, KubeEvents, Usage } from './RunFacts.tsx';
 import { Timeline } from './Timeline.tsx';
 import { RunStatusPanel } from './RunStatusPanel.tsx';
 
@@ -35,6 +35,15 @@ describe('run page panels', () => {
   it('both costs and the catalogue version', () => {
     const t = text(renderToString(h(Costs, { actual: 0.5, comparable: 0.0042, catalog: '2026-11-30', authMode: 'api-key' })));
     expect(t).toMatch(/Actual .* \$0\.50 Comparable .* \$0\.0042 Catalogue version 2026-11-30/);
+  });
+
+  it('the check: verdict, exit code, reward only when it wrote one, duration', () => {
+    const passed = renderToString(h(Check, { check: { passed: true, exitCode: 0, reward: 0.75, durationMs: 12_300 } }));
+    expect(text(passed)).toBe('Check Verdict passed Exit code 0 Reward 0.75 Duration 12 s');
+    expect(passed).toContain('data-check="passed"');
+    const killed = renderToString(h(Check, { check: { passed: false, exitCode: null, reward: null, durationMs: 600_000 } }));
+    expect(text(killed)).toBe('Check Verdict failed Exit code none (killed or did not start) Duration 10m 00s');
+    expect(killed).toContain('data-check="failed"');
   });
 
   it('the status panel shows the egress profile with its hosts, "*" and none in words', () => {

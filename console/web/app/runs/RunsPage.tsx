@@ -80,7 +80,7 @@ export function RunsPage() {
         )}
       </p>
       <RunsFilters filter={filter} harnesses={options.value.harnesses} models={options.value.models} />
-      <RunsTable rows={visible.value} sort={sort} stalledAfterSeconds={store.stalledAfterSeconds.value} ready={store.ready.value} />
+      <RunsTable rows={visible.value} sort={sort} stalledAfterSeconds={store.stalledAfterSeconds.value} ready={store.ready.value} checks={options.value.checks} />
     </section>
   );
 }

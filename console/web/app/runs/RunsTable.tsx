@@ -3,9 +3,9 @@
 import type { Signal } from '@preact/signals';
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { RunRow } from '../../../../shared/console.ts';
-import { DASH, formatClockShort, formatCost, formatCount, formatIdle, totalTokens } from '../../format.ts';
+import { DASH, formatCheck, formatClockShort, formatCost, formatCount, formatDuration, formatIdle, totalTokens } from '../../format.ts';
 import { runPath } from '../../routes.ts';
-import { RUNS_COLUMNS, RUNS_TABLE_MIN_WIDTH, type RunsColumn } from '../../runs-columns.ts';
+import { runsColumns, runsTableMinWidth, type RunsColumn } from '../../runs-columns.ts';
 import { shownActivity } from '../../run-activity.ts';
 import { durationText } from '../../run-times.ts';
 import { idleSeconds, isFinal, type RunSort, type SortKey } from '../../runs-view.ts';
@@ -18,9 +18,9 @@ const ROW_HEIGHT = 36;
 /** Where the table was scrolled, per view (query string): coming back from a run lands where the operator left. */
 const scrollMemory = new Map<string, number>();
 
-const COLUMNS = RUNS_COLUMNS;
-
-export function RunsTable({ rows, sort, stalledAfterSeconds, ready }: { rows: RunRow[]; sort: Signal<RunSort>; stalledAfterSeconds: number; ready: boolean }) {
+/** `checks`: some run has a check verdict, so the table has its Check column (runs-columns.ts). */
+export function RunsTable({ rows, sort, stalledAfterSeconds, ready, checks }: { rows: RunRow[]; sort: Signal<RunSort>; stalledAfterSeconds: number; ready: boolean; checks: boolean }) {
+  const columns = runsColumns(checks);
   const scroller = useRef<HTMLDivElement>(null);
   const virtual = useVirtualizer({
     count: rows.length,
@@ -41,15 +41,15 @@ export function RunsTable({ rows, sort, stalledAfterSeconds, ready }: { rows: Ru
 
   return (
     <div class="table-scroll runs-scroll" ref={scroller} onScroll={(e) => restored.current && scrollMemory.set(location.search, e.currentTarget.scrollTop)}>
-      <table class="runs" aria-label="Runs" aria-rowcount={rows.length + 1} style={{ minWidth: `${RUNS_TABLE_MIN_WIDTH}px` }}>
+      <table class="runs" aria-label="Runs" aria-rowcount={rows.length + 1} style={{ minWidth: `${runsTableMinWidth(columns)}px` }}>
         <colgroup>
-          {COLUMNS.map((c) => (
+          {columns.map((c) => (
             <col key={c.label} style={c.width ? { width: `${c.width}px` } : undefined} />
           ))}
         </colgroup>
         <thead>
           <tr aria-rowindex={1}>
-            {COLUMNS.map((c) => (
+            {columns.map((c) => (
               <ColumnHeader key={c.label} column={c} sort={sort.value} onSort={toggle} />
             ))}
           </tr>
@@ -58,12 +58,12 @@ export function RunsTable({ rows, sort, stalledAfterSeconds, ready }: { rows: Ru
           {top > 0 && <tr aria-hidden="true" class="spacer" style={{ height: `${top}px` }} />}
           {items.map((item) => {
             const row = rows[item.index]!;
-            return <Row key={row.key} row={row} index={item.index} stalledAfterSeconds={stalledAfterSeconds} onOpen={open} onMove={moveFocus} />;
+            return <Row key={row.key} row={row} index={item.index} stalledAfterSeconds={stalledAfterSeconds} checks={checks} onOpen={open} onMove={moveFocus} />;
           })}
           {bottom > 0 && <tr aria-hidden="true" class="spacer" style={{ height: `${bottom}px` }} />}
           {ready && rows.length === 0 && (
             <tr>
-              <td colSpan={COLUMNS.length} class="empty">
+              <td colSpan={columns.length} class="empty">
                 No runs match.
               </td>
             </tr>
@@ -136,7 +136,7 @@ const ROW_KEYS: Record<string, (index: number) => number> = {
   End: () => Number.MAX_SAFE_INTEGER,
 };
 
-function Row({ row, index, stalledAfterSeconds, onOpen, onMove }: { row: RunRow; index: number; stalledAfterSeconds: number; onOpen: (r: RunRow) => void; onMove: (i: number) => void }) {
+function Row({ row, index, stalledAfterSeconds, checks, onOpen, onMove }: { row: RunRow; index: number; stalledAfterSeconds: number; checks: boolean; onOpen: (r: RunRow) => void; onMove: (i: number) => void }) {
   // Reading the clock here re-renders only the rows on screen once a second.
   const now = serverNow.value;
   const idle = idleSeconds(row, now);
@@ -194,6 +194,7 @@ function Row({ row, index, stalledAfterSeconds, onOpen, onMove }: { row: RunRow;
       <td class="c-outcome" title={[row.outcome?.replace(/_/g, ' '), row.message].filter(Boolean).join(': ') || undefined}>
         <OutcomeBadge outcome={row.outcome} />
       </td>
+      {checks && <CheckCell check={row.check} />}
       <td class="c-started" title={row.startedAt ?? row.createdAt}>
         {formatClockShort(row.startedAt ?? row.createdAt, now)}
       </td>
@@ -209,5 +210,17 @@ function Row({ row, index, stalledAfterSeconds, onOpen, onMove }: { row: RunRow;
       <td class="c-num c-cost">{formatCost(row.actualCostUsd)}</td>
       <td class="c-num c-cost">{formatCost(row.comparableCostUsd)}</td>
     </tr>
+  );
+}
+
+/** The check's verdict and reward; the exit code and duration in its title (its output: the run page). */
+function CheckCell({ check }: { check: RunRow['check'] }) {
+  if (!check) return <td class="c-check muted">{DASH}</td>;
+  const verdict = check.passed ? 'passed' : 'failed';
+  const title = [`check ${verdict}`, `exit ${check.exitCode ?? 'none (killed or did not start)'}`, check.reward !== null && `reward ${check.reward}`, formatDuration(check.durationMs)];
+  return (
+    <td class="c-check" data-check={verdict} title={title.filter(Boolean).join(' · ')}>
+      <span class={check.passed ? 'ok-text' : 'fail-text'}>{formatCheck(check)}</span>
+    </td>
   );
 }
