@@ -1,26 +1,12 @@
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import type { Outcome } from '../run.ts';
 import { EvaluationCell, EvaluationSpec, EvaluationStatus } from './schema.ts';
 import { EVALUATION_CSV_COLUMNS, evaluationCsv, formatEvaluationTable } from './format.ts';
 import { summarizeEvaluation } from './summary.ts';
-import type { SlotResult, SlotState } from './summary.ts';
+import { finishedSlot, pendingSlot } from './slot-states.test-support.ts';
 
-const start = Date.parse('2026-12-07T10:00:00Z');
-/** A final slot: its check (null: none ran), tokens, cost and wall time. */
-function done(harness: string, model: string, testCase: string, outcome: Outcome, check: { passed: boolean; reward?: number } | null, figures: { input?: number; cost?: number | null; seconds?: number } = {}): SlotState {
-  const result: SlotResult = {
-    outcome,
-    check: check && { passed: check.passed, exit_code: check.passed ? 0 : 1, reward: check.reward ?? null, duration_ms: 5, output_tail: '' },
-    tokens: figures.input === undefined ? null : { input: figures.input, output: 10, cache_read: 0, cache_write: null, reasoning: null },
-    actual_cost_usd: figures.cost === undefined ? 0.01 : figures.cost,
-    comparable_cost_usd: 0.02,
-    started_at: new Date(start).toISOString(),
-    finished_at: new Date(start + (figures.seconds ?? 1) * 1000).toISOString(),
-  };
-  return { cell: { harness, model }, testCase, final: true, result };
-}
-const pending = (harness: string, model: string, testCase: string): SlotState => ({ cell: { harness, model }, testCase, final: false });
+const done = finishedSlot;
+const pending = pendingSlot;
 
 const testCases = [
   { name: 't1', prompt: 'one' },
