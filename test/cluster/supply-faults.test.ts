@@ -162,8 +162,12 @@ interface NpmStub {
 /**
  * A fake `@anthropic-ai/claude-code` release: package.json naming the bin, and a cli.js that prints a version for
  * the probe (`claude --version`) and fails anything else (a session), so it never talks to any model.
+ * Built once: the two npm tests run concurrently, and building it twice in one directory let one test read the
+ * tarball while the other's tar was rewriting it (served truncated: npm failed TAR_BAD_ARCHIVE / ENODATA).
  */
-async function fakeHarnessTarball(): Promise<Buffer> {
+let fakeTarball: Promise<Buffer> | undefined;
+const fakeHarnessTarball = (): Promise<Buffer> => (fakeTarball ??= buildFakeHarnessTarball());
+async function buildFakeHarnessTarball(): Promise<Buffer> {
   const dir = join(work, 'fake-package');
   mkdirSync(join(dir, 'package'), { recursive: true });
   writeFileSync(join(dir, 'package', 'package.json'), `${JSON.stringify({ name: NPM_PACKAGE, version: FAKE_VERSION, bin: { claude: 'cli.js' }, license: 'UNLICENSED' }, null, 2)}\n`);
