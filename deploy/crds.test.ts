@@ -44,7 +44,10 @@ describe('CRD descriptions', () => {
   });
 
   it('both CRDs ship in both places', () => {
-    expect(shipped.sort()).toEqual(['charts/tcab/crds/harnessconfigs.tcab.dev.yaml', 'charts/tcab/crds/runs.tcab.dev.yaml', 'deploy/crds/harnessconfigs.tcab.dev.yaml', 'deploy/crds/runs.tcab.dev.yaml']);
+    expect(shipped.sort()).toEqual([
+      'charts/tcab/crds/evaluations.tcab.dev.yaml', 'charts/tcab/crds/harnessconfigs.tcab.dev.yaml', 'charts/tcab/crds/runs.tcab.dev.yaml',
+      'deploy/crds/evaluations.tcab.dev.yaml', 'deploy/crds/harnessconfigs.tcab.dev.yaml', 'deploy/crds/runs.tcab.dev.yaml',
+    ]);
   });
 
   it.each(shipped)('%s: every property has a description', (file) => {

@@ -3,6 +3,7 @@
 import { RunSpec } from '../shared/run.ts';
 import { RunStatus } from '../shared/run-status.ts';
 import { HarnessConfigSpec } from '../shared/harness-config.ts';
+import { EvaluationSpec, EvaluationStatus } from '../shared/evaluation/schema.ts';
 import { structuralSchema } from '../shared/crd.ts';
 import { GROUP, VERSION } from '../shared/api-group.ts';
 
@@ -86,5 +87,43 @@ export function harnessConfigCrd(): object {
   };
 }
 
-export const CRDS = { 'runs.tcab.dev.yaml': runCrd, 'harnessconfigs.tcab.dev.yaml': harnessConfigCrd } as const;
+export function evaluationCrd(): object {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `evaluations.${GROUP}` },
+    spec: {
+      group: GROUP,
+      names: { kind: 'Evaluation', listKind: 'EvaluationList', plural: 'evaluations', singular: 'evaluation', shortNames: ['teval'], categories: ['tcab'] },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          // Progress at a glance; the per-cell figures are in the status (`tcab eval status NAME` prints them as a table).
+          additionalPrinterColumns: [
+            { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+            { name: 'Final', type: 'integer', jsonPath: '.status.runs.final', description: 'Runs that ended' },
+            { name: 'Total', type: 'integer', jsonPath: '.status.runs.total', description: 'Runs of the matrix' },
+            { name: 'Scored', type: 'integer', jsonPath: '.status.runs.scored', description: 'Final runs whose check ran' },
+            { name: 'Passed', type: 'integer', jsonPath: '.status.runs.passed', description: 'Scored runs whose check passed' },
+            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+          ],
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              description: 'A harness x model x test-case matrix with repeats: its controller makes one Run per slot and sums up what they came to',
+              required: ['spec'],
+              properties: { ...OBJECT_FIELDS, spec: structuralSchema(EvaluationSpec), status: structuralSchema(EvaluationStatus) },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+export const CRDS = { 'runs.tcab.dev.yaml': runCrd, 'harnessconfigs.tcab.dev.yaml': harnessConfigCrd, 'evaluations.tcab.dev.yaml': evaluationCrd } as const;
 export type CrdFile = keyof typeof CRDS;

@@ -38,6 +38,7 @@ import type { ResultStore } from './run-reconciler.ts';
 import { countSlots, setGauges } from './gauges.ts';
 import { effectiveStatus, objectKey, runKeyOfRunId, runRef } from './run-view.ts';
 import { StatusWriter } from './status-writer.ts';
+import { EvaluationController } from '../evaluations/controller.ts';
 import { systemClock, WorkQueue } from './work-queue.ts';
 import type { Clock } from './work-queue.ts';
 
@@ -72,6 +73,8 @@ export interface DispatcherDeps {
   gateway?: ClusterGateway;
   /** The run stream read directly (RunStream.lastResult): a result the consumer has not delivered, before NoResult. */
   results?: ResultStore;
+  /** Each Evaluation status write, with how long after the Run change it reflects (the evaluation bench). */
+  onEvaluationStatusLag?: (key: string, lagMs: number) => void;
 }
 
 /** The claim pass's one key. */
@@ -90,6 +93,8 @@ export class Dispatcher {
   private readonly pods;
   private readonly kubeEvents;
   private readonly secrets;
+  private readonly evaluations;
+  private readonly evaluationController: EvaluationController;
   private readonly cacheSet: CacheSet;
   private readonly memory = new RunMemory();
   /** Keys of the Runs the cache shows queued (no phase or Pending): a claim pass has work only when some are. */
@@ -117,7 +122,7 @@ export class Dispatcher {
     const core = config.makeApiClient(CoreV1Api);
     const custom = config.makeApiClient(CustomObjectsApi);
     const caches = buildCaches(config, settings);
-    ({ runs: this.runs, configs: this.configs, pods: this.pods, kubeEvents: this.kubeEvents, secrets: this.secrets } = caches);
+    ({ runs: this.runs, configs: this.configs, pods: this.pods, kubeEvents: this.kubeEvents, secrets: this.secrets, evaluations: this.evaluations } = caches);
     this.cacheSet = new CacheSet(caches, log);
     this.inbox = new ResultInbox(clock);
     this.recorder = new RunEventRecorder(core, metrics.eventsDropped, log);
@@ -149,6 +154,7 @@ export class Dispatcher {
       // The claim pass first: its claims start before the Runs' reconciles, which then wait for them.
       this.claimQueue.add(CLAIMS);
       for (const run of caches.runs.list()) enqueue(objectKey(run));
+      this.evaluationController.enqueueAll();
       for (const runId of this.inbox.runIds()) {
         const key = runKeyOfRunId(settings.TCAB_NAMESPACE, runId);
         if (key) enqueue(key);
@@ -166,6 +172,7 @@ export class Dispatcher {
       ),
       { name: 'runs', concurrency: CLAIM_CONCURRENCY, clock, onError },
     );
+    this.evaluationController = new EvaluationController({ custom, runs: caches.runs, evaluations: caches.evaluations, leadership: this.leadership, clock, log, onStatusWrittenLag: deps.onEvaluationStatusLag });
     this.watchRunsAndCapacity(caches, capacityChanged);
     metrics.countSlotsWith(() => setGauges(metrics, countSlots(caches.runs.list().map((r) => ({ harness: String(r.spec.harness ?? ''), phase: statusOf(r).phase ?? 'Pending' })))));
   }
@@ -213,7 +220,7 @@ export class Dispatcher {
 
   async stop(): Promise<void> {
     // The reconciles in flight finish (their status writes and acks), then the watches close.
-    await Promise.all([this.claimQueue.shutDown(), this.runQueue.shutDown(), this.throttles?.stop()]);
+    await Promise.all([this.claimQueue.shutDown(), this.runQueue.shutDown(), this.evaluationController.shutDown(), this.throttles?.stop()]);
     await this.cacheSet.stop();
     this.inbox.clear();
     await this.recorder.drained();
@@ -275,7 +282,7 @@ export class Dispatcher {
       list: (): ThrottleHoldRow[] => poller.book.holds(clock.now()).map((h) => ({ provider: h.provider, model: h.model, heldUntil: new Date(h.heldUntilMs).toISOString(), level: h.level, status: h.status, retryAfterS: h.retryAfterS, count: h.count })),
       subscribe: (onChange: () => void) => poller.subscribe(onChange),
     };
-    return { runs: this.runs, configs: this.configs, secretNames: (): ReadonlySet<string> => new Set(this.secrets.list().map((s) => s.metadata!.name!)), ...(throttles ? { throttles } : {}) };
+    return { runs: this.runs, configs: this.configs, evaluations: this.evaluations, secretNames: (): ReadonlySet<string> => new Set(this.secrets.list().map((s) => s.metadata!.name!)), ...(throttles ? { throttles } : {}) };
   }
 
   /** Runs cached, for the HTTP API and metrics. */

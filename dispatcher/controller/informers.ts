@@ -23,6 +23,8 @@
 //   Event (pod-lifecycle): metadata.uid, creationTimestamp; involvedObject.kind, name, uid; reason, message,
 //     lastTimestamp, eventTime.
 //   HarnessConfig (claim-pass): metadata.name, spec.maxParallelism. Secret (claim-pass): metadata.name.
+//   Evaluation (evaluations/controller): metadata.uid, generation, deletionTimestamp; spec (whole); status (whole:
+//     a status PUT sends the cached object back). Run, for it: metadata.ownerReferences (kept whole above).
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { makeLeanInformer } from '../../kube/lean-informer.ts';
 import type { ListPageFn } from '../../kube/lean-informer.ts';
@@ -30,10 +32,10 @@ import { leanEvent, leanObject, leanPod } from '../../kube/lean-transforms.ts';
 import type { CoreV1Event, Informer, KubeConfig, KubernetesObject, ObjectCache, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/log.ts';
 import type { DispatcherConfig } from '../config.ts';
-import { errorMessage } from '../../kube/errors.ts';
+import { errorMessage, statusCode } from '../../kube/errors.ts';
 import { configuredSecretNames, secretMetadataInformer } from '../../kube/metadata-only.ts';
-import { GROUP, HARNESS_CONFIGS, harnessConfigsPath, RUNS, runsPath, VERSION } from '../../kube/resources.ts';
-import type { HarnessConfigObject, RunObject } from '../../kube/resources.ts';
+import { EVALUATIONS, evaluationsPath, GROUP, HARNESS_CONFIGS, harnessConfigsPath, RUNS, runsPath, VERSION } from '../../kube/resources.ts';
+import type { EvaluationObject, HarnessConfigObject, RunObject } from '../../kube/resources.ts';
 import { RUN_LABEL } from '../pods/driver-pod.ts';
 
 export type Cache<T extends KubernetesObject> = Informer<T> & Pick<ObjectCache<T>, 'get' | 'list'>;
@@ -47,6 +49,7 @@ export interface Caches {
   pods: Cache<V1Pod>;
   kubeEvents: Cache<CoreV1Event>;
   secrets: Cache<KubernetesObject>;
+  evaluations: Cache<EvaluationObject>;
 }
 
 export function buildCaches(config: KubeConfig, settings: DispatcherConfig): Caches {
@@ -63,6 +66,7 @@ export function buildCaches(config: KubeConfig, settings: DispatcherConfig): Cac
     kubeEvents: lean<CoreV1Event>(`/api/v1/namespaces/${ns}/events`, (page) => core.listNamespacedEvent({ namespace: ns, fieldSelector: POD_EVENTS_FIELD_SELECTOR, ...page }), leanEvent, undefined, POD_EVENTS_FIELD_SELECTOR),
     // Which of the configured Secrets exist, never what they hold: listed and watched by name, as metadata only.
     secrets: secretMetadataInformer(config, ns, configuredSecretNames(settings)) as unknown as Cache<KubernetesObject>,
+    evaluations: lean<EvaluationObject>(evaluationsPath(ns), (page) => custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: EVALUATIONS, ...page }), leanObject),
   };
 }
 
@@ -74,6 +78,13 @@ export function buildCaches(config: KubeConfig, settings: DispatcherConfig): Cac
 export class CacheSet {
   readonly caches: Caches;
   private readonly up = new Map<string, boolean>();
+  /**
+   * Caches whose resource the apiserver does not serve (404: its CRD not installed) and that readiness may do
+   * without: Evaluations. Helm installs a chart's CRDs only at `helm install`, never at `helm upgrade`, so a
+   * dispatcher upgraded in place meets no Evaluation CRD until the operator applies it; Runs must still flow.
+   */
+  private readonly absent = new Set<string>();
+  private static readonly OPTIONAL: ReadonlySet<string> = new Set(['evaluations']);
   private stopped = false;
   private readonly log: Logger;
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -90,7 +101,10 @@ export class CacheSet {
         failed = true;
         this.up.set(name, false);
         if (this.stopped) return; // stopping closes the watches: not an error to recover from
-        this.log.warn({ cache: name, err: error ? errorMessage(error) : 'closed' }, 'watch failed; restarting');
+        const absent = CacheSet.OPTIONAL.has(name) && statusCode(error) === 404;
+        if (absent && !this.absent.has(name)) this.log.warn({ cache: name }, `the apiserver does not serve ${name} (its CRD is not installed: kubectl apply -f deploy/crds/); retrying, and ready without it`);
+        if (absent) this.absent.add(name);
+        else this.log.warn({ cache: name, err: error ? errorMessage(error) : 'closed' }, 'watch failed; restarting');
         const timer = setTimeout(() => {
           this.timers.delete(timer);
           if (!this.stopped) void this.startOne(name, informer, () => failed, () => (failed = false));
@@ -106,10 +120,11 @@ export class CacheSet {
     await informer.start();
     // start() resolves after a failed initial list too (the error callback fired): synced only without one.
     this.up.set(name, !failed() && !this.stopped);
+    if (this.up.get(name)) this.absent.delete(name);
   }
 
   synced(): boolean {
-    return Object.keys(this.caches).every((name) => this.up.get(name) === true);
+    return Object.keys(this.caches).every((name) => this.up.get(name) === true || this.absent.has(name));
   }
 
   async stop(): Promise<void> {

@@ -96,7 +96,7 @@ describe('formatEvaluationTable', () => {
 
   it('shows – for every figure not known yet, and a status with no cells', () => {
     const empty = EvaluationStatus.parse({
-      runs: { total: 3, final: 0, byOutcome: {} },
+      runs: { total: 3, final: 0, scored: 0, passed: 0, byOutcome: {} },
       cells: [
         EvaluationCell.parse({
           harness: 'claude',

@@ -12,7 +12,7 @@ export const MAX_EVALUATION_RUNS = 100_000;
 
 export const EvaluationTestCase = z
   .strictObject({
-    name: z.string().regex(TEST_CASE_NAME, 'must be 1-40 lower case letters, digits and "-", starting and ending with a letter or digit'),
+    name: z.string().regex(TEST_CASE_NAME, 'must be 1-40 lower case letters, digits and "-", starting and ending with a letter or digit').describe("The test case's name: it labels and names its Runs (1-40 lower case letters, digits and \"-\")"),
     prompt: RunSpec.shape.prompt,
     testCase: TestCase.optional(),
   })
@@ -33,8 +33,8 @@ export const EvaluationTemplate = RunSpec.pick({ maxRuntimeSeconds: true, authMo
 
 export const EvaluationSpec = z
   .strictObject({
-    matrix: z.array(EvaluationHarness).min(1).max(50),
-    testCases: z.array(EvaluationTestCase).min(1).max(10_000),
+    matrix: z.array(EvaluationHarness).min(1).max(50).describe('The harnesses, each with the models it runs with'),
+    testCases: z.array(EvaluationTestCase).min(1).max(10_000).describe('The tasks every cell runs, each `repeats` times'),
     repeats: z.int().min(1).max(100).default(1).describe('Runs of each test case in each cell: pass@k and pass^k need more than one'),
     template: EvaluationTemplate.optional(),
   })
@@ -88,7 +88,7 @@ export const EvaluationCell = z
     comparableCostUsd: SumMean.describe("Cost at the model catalogue's list prices in USD"),
     durationSeconds: z
       .strictObject({ p50: z.number().nonnegative().nullable().describe('Median'), p90: z.number().nonnegative().nullable().describe('90th percentile') })
-      .describe('Wall time of the final runs, start to finish'),
+      .describe('Wall time of the final runs that started, start to finish'),
   })
   .describe('One harness with one model over every test case');
 export type EvaluationCell = z.infer<typeof EvaluationCell>;
@@ -104,11 +104,14 @@ export const EvaluationComparison = z
 
 export const EvaluationStatus = z
   .strictObject({
-    phase: z.enum(['Running', 'Completed']).optional().describe('Completed once every Run is final'),
+    phase: z.enum(['Running', 'Completed', 'Invalid']).optional().describe('Completed once every Run is final; Invalid when the spec is refused (message says why) and no Run is made'),
+    message: z.string().optional().describe('Why the spec is refused (Invalid), or what keeps a slot from its Run (a Run of that name the evaluation does not own)'),
     runs: z
       .strictObject({
         total: z.int().nonnegative().describe('Runs of the matrix'),
         final: z.int().nonnegative().describe('Runs that ended'),
+        scored: z.int().nonnegative().describe('Final runs whose check ran, over every cell'),
+        passed: z.int().nonnegative().describe('Scored runs whose check passed, over every cell'),
         byOutcome: z.record(z.string(), z.int().nonnegative()).describe('Final runs by outcome'),
       })
       .optional()

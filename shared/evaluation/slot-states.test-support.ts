@@ -9,7 +9,7 @@ const START = Date.parse('2026-12-07T10:00:00Z');
 export function finishedSlot(harness: string, model: string, testCase: string, outcome: Outcome, check: { passed: boolean; reward?: number } | null | undefined, figures: { input?: number; cost?: number | null; seconds?: number } = {}): SlotState {
   const result: SlotResult = {
     outcome,
-    ...(check === undefined ? {} : { check: check && { passed: check.passed, exit_code: check.passed ? 0 : 1, reward: check.reward ?? null, duration_ms: 5, output_tail: '' } }),
+    ...(check === undefined ? {} : { check: check && { passed: check.passed, reward: check.reward ?? null } }),
     tokens: figures.input === undefined ? null : { input: figures.input, output: 10, cache_read: 0, cache_write: null, reasoning: null },
     actual_cost_usd: figures.cost === undefined ? 0.01 : figures.cost,
     comparable_cost_usd: 0.02,

@@ -46,6 +46,19 @@ describe('evaluationSlots', () => {
     expect(new Set(evaluationSlots('compare-claude', reordered).map((s) => s.name))).toEqual(new Set(names));
   });
 
+  it('a test case or the template edited renames exactly the Runs it changes; a long name shared to 40 characters does not collide', () => {
+    const edited = EvaluationSpec.parse({ ...input, testCases: [input.testCases[0]!, { ...input.testCases[1]!, prompt: 'Write sum.py, tested' }] });
+    const before = new Map(slots.map((s) => [`${s.cell.harness}/${s.cell.model}/${s.testCase}/${s.repeat}`, s.name]));
+    const renamed = evaluationSlots('compare-claude', edited).filter((s) => before.get(`${s.cell.harness}/${s.cell.model}/${s.testCase}/${s.repeat}`) !== s.name);
+    expect(renamed.map((s) => s.testCase)).toEqual(Array(6).fill('sum'));
+    const retried = EvaluationSpec.parse({ ...input, template: { ...input.template, retries: 2 } });
+    expect(evaluationSlots('compare-claude', retried).filter((s) => before.get(`${s.cell.harness}/${s.cell.model}/${s.testCase}/${s.repeat}`) === s.name)).toEqual([]);
+    const long = 'a'.repeat(40);
+    const a = evaluationSlots(`${long}-one`, spec).map((s) => s.name);
+    const b = evaluationSlots(`${long}-two`, spec).map((s) => s.name);
+    expect(a.filter((n) => b.includes(n))).toEqual([]);
+  });
+
   it('labels are valid label values; the model (with "/") is an annotation and its cell a hash', () => {
     const opus = slots.find((s) => s.cell.model === 'anthropic/claude-opus-4.1')!;
     expect(opus.labels).toEqual({ [EVALUATION_LABEL]: 'compare-claude', [CELL_LABEL]: cellKey(opus.cell), 'tcab.dev/harness': 'claude', [TEST_CASE_LABEL]: 'hello', [REPEAT_LABEL]: '1' });

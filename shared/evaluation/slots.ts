@@ -1,7 +1,9 @@
 // An Evaluation's Runs, one per slot (cell x test case x repeat), each with a name that follows from the slot alone:
 // applying the same Evaluation again names the same Runs, so creating what is missing is the whole of "resume", and
-// a slot whose Run was deleted is run again. Pure.
+// a slot whose Run was deleted is run again. The name hashes the slot's whole Run spec too: a test case or template
+// edited names new Runs (its old ones ran something else and are no longer the evaluation's), the others stay. Pure.
 import { createHash } from 'node:crypto';
+import { stringify as stableStringify } from 'safe-stable-stringify';
 import type { RunSpecInput } from '../run.ts';
 import { GROUP } from '../api-group.ts';
 import type { EvaluationSpec } from './schema.ts';
@@ -55,11 +57,19 @@ export function evaluationSlots(evaluation: string, spec: EvaluationSpec): RunSl
     spec.testCases.flatMap((testCase) =>
       Array.from({ length: spec.repeats }, (_, i): RunSlot => {
         const repeat = i + 1;
+        const runSpec: RunSpecInput = {
+          ...spec.template,
+          harness: cell.harness,
+          model: cell.model,
+          prompt: testCase.prompt,
+          ...(testCase.testCase ? { testCase: testCase.testCase } : {}),
+        };
         return {
           cell,
           testCase: testCase.name,
           repeat,
-          name: `${prefix}-${digest('slot', cell.harness, cell.model, testCase.name, String(repeat)).slice(0, 16)}`,
+          // The evaluation's whole name is hashed: two names sharing the 40-character prefix name different Runs.
+          name: `${prefix}-${digest('slot', evaluation, cell.harness, cell.model, testCase.name, String(repeat), stableStringify(runSpec)!).slice(0, 16)}`,
           labels: {
             [EVALUATION_LABEL]: evaluationLabelValue(evaluation),
             [CELL_LABEL]: cellKey(cell),
@@ -68,13 +78,7 @@ export function evaluationSlots(evaluation: string, spec: EvaluationSpec): RunSl
             [REPEAT_LABEL]: String(repeat),
           },
           annotations: { [MODEL_ANNOTATION]: cell.model },
-          spec: {
-            ...spec.template,
-            harness: cell.harness,
-            model: cell.model,
-            prompt: testCase.prompt,
-            ...(testCase.testCase ? { testCase: testCase.testCase } : {}),
-          },
+          spec: runSpec,
         };
       }),
     ),

@@ -40,7 +40,7 @@ describe('summarizeEvaluation', () => {
   it('is a valid status: progress over the matrix and final runs by outcome', () => {
     expect(EvaluationStatus.parse(status)).toEqual(status);
     expect(status.phase).toBe('Running');
-    expect(status.runs).toEqual({ total: 12, final: 10, byOutcome: { succeeded: 6, harness_failed: 1, timed_out: 1, infrastructure_failed: 1, cancelled: 1 } });
+    expect(status.runs).toEqual({ total: 12, final: 10, scored: 8, passed: 5, byOutcome: { succeeded: 6, harness_failed: 1, timed_out: 1, infrastructure_failed: 1, cancelled: 1 } });
     expect(status.cells!.map((c) => `${c.harness}/${c.model}`)).toEqual(['claude/m1', 'claude/m2', 'gg/m1']);
   });
 
@@ -77,7 +77,7 @@ describe('summarizeEvaluation', () => {
     expect(cell.passAtK).toEqual({ k: 2, value: 1 });
     const none = summarizeEvaluation(spec, [pending('gg', 'm1', 't1')]);
     expect(none.cells![2]).toMatchObject({ final: 0, scored: 0, passRate: null, passRateInterval: null, passAtK: { k: 2, value: null }, meanReward: null, tokens: {}, durationSeconds: { p50: null, p90: null } });
-    expect(none.runs).toEqual({ total: 12, final: 0, byOutcome: {} });
+    expect(none.runs).toEqual({ total: 12, final: 0, scored: 0, passed: 0, byOutcome: {} });
   });
 
   it('marks pairs of cells sharing a model or a harness whose pass rates differ significantly, higher first; not others', () => {

@@ -9,15 +9,18 @@ import { evaluationCells } from './slots.ts';
 import type { Cell } from './slots.ts';
 import { comparePassRates, passAtK, passHatK, quantile, wilsonInterval } from './stats.ts';
 
-/** What the summary needs of a Run's result. */
+/**
+ * What the summary needs of a Run's result: a RunResult (on a workstation) or what a Run's status says (in a cluster,
+ * which has no start time when the run never started).
+ */
 export interface SlotResult {
   outcome: Outcome;
-  check?: CheckResult | null;
+  check?: Pick<CheckResult, 'passed' | 'reward'> | null;
   tokens: TokenUsage | null;
   actual_cost_usd: number | null;
   comparable_cost_usd: number | null;
-  started_at: string;
-  finished_at: string;
+  started_at?: string;
+  finished_at?: string;
 }
 
 /** One slot as it stands: not final yet, or final with the result its Run reported (none when it ended without). */
@@ -66,7 +69,7 @@ export function summarizeEvaluation(spec: EvaluationSpec, slots: readonly SlotSt
   const final = cells.reduce((n, c) => n + c.final, 0);
   return {
     phase: final === total ? 'Completed' : 'Running',
-    runs: { total, final, byOutcome },
+    runs: { total, final, scored: cells.reduce((n, c) => n + c.scored, 0), passed: cells.reduce((n, c) => n + c.passed, 0), byOutcome },
     cells,
     comparisons: significantDifferences(cells),
   };
@@ -85,7 +88,10 @@ function summarizeCell(cell: Cell, spec: EvaluationSpec, slots: readonly SlotSta
   );
   const perTestCase = [...scoredByTestCase.values()].map((mine) => ({ n: mine.length, passed: mine.filter((s) => s.result!.check!.passed).length }));
   const k = spec.repeats;
-  const durations = slots.filter((s) => s.final && s.result).map((s) => (Date.parse(s.result!.finished_at) - Date.parse(s.result!.started_at)) / 1000);
+  const durations = slots
+    .filter((s) => s.final && s.result)
+    .map((s) => (Date.parse(s.result!.finished_at ?? '') - Date.parse(s.result!.started_at ?? '')) / 1000)
+    .filter((seconds) => Number.isFinite(seconds));
   return {
     harness: cell.harness,
     model: cell.model,

@@ -23,7 +23,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tcab-chart-'));
   schemas = join(dir, 'schemas');
   expect((await kubectl(['apply', '-f', join(ROOT, 'deploy', 'crds')])).code).toBe(0);
-  await kubectl(['wait', '--for=condition=Established', 'crd/runs.tcab.dev', 'crd/harnessconfigs.tcab.dev', '--timeout=30s']);
+  await kubectl(['wait', '--for=condition=Established', 'crd/runs.tcab.dev', 'crd/harnessconfigs.tcab.dev', 'crd/evaluations.tcab.dev', '--timeout=30s']);
   const openapi = JSON.parse((await kubectl(['get', '--raw', '/openapi/v2'])).stdout);
   expect(writeKubeconformSchemas(openapi, schemas)).toBeGreaterThan(100);
 });
@@ -158,11 +158,10 @@ describe('charts/tcab', () => {
     expect(wrong.stdout).toContain('selectr');
   });
 
-  it('ships examples (Runs for several harnesses, a HarnessConfig, credential Secrets) that validate', async () => {
-    // An Evaluation has no CRD yet (`tcab eval run` reads it on a workstation): cli/commands/eval/example.test.ts
-    // runs that example against its zod schema and the stub model.
-    const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.yaml') && !f.startsWith('evaluation-')).map((f) => join(EXAMPLES, f));
-    expect(files.length).toBeGreaterThanOrEqual(6);
+  it('ships examples (Runs for several harnesses, a HarnessConfig, credential Secrets, an Evaluation) that validate', async () => {
+    const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.yaml')).map((f) => join(EXAMPLES, f));
+    expect(files.length).toBeGreaterThanOrEqual(7);
+    expect(files.some((f) => f.endsWith('/evaluation-stub.yaml'))).toBe(true);
     const checked = await kubeconform(files);
     expect(checked.stdout + checked.stderr).toMatch(/Invalid: 0, Errors: 0, Skipped: 0/);
     // And the apiserver itself accepts them (server-side dry run against the CRDs).

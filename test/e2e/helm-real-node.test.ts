@@ -18,7 +18,8 @@
 // own run and another, subscribe tcab.run.>, purge) and the driver's secrets; each fails, its record is its
 // driver's alone, the other Run is unchanged, and its leaked credential is revoked once final. A canary API key
 // appears in no event, log, status or Kubernetes Event, and every stage is timed (stages.ts).
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,8 +49,11 @@ import { driverRecord, fromDispatcher, rejectedResults, storedCount } from './ru
 import { runCredentialsSecretName } from '../../dispatcher/auth/run-credentials.ts';
 import { runInboxPrefix } from '../../nats/auth/permissions.ts';
 import type { StreamEvent } from './stages.ts';
+import { EVALUATION_NAME, EXPECTED_VERDICTS, evaluationObject, expectCellFromResults, slotsOfEvaluation } from './evaluation-on-chart.ts';
+import type { EvaluationObject } from '../../kube/resources.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
+const exec = promisify(execFile);
 const CANARY = 'sk-ant-fake-e2e-canary-93b1';
 /** An NKey seed of any kind (S + operator/account/user prefix + base32). */
 const NKEY_SEED = /\bS[OAU][A-Z2-7]{56}\b/;
@@ -615,6 +619,76 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
       await kubectl(['delete', 'harnessconfig', 'gg']);
     }
   }, 300_000);
+
+  it('an Evaluation (gg x 2 models x 5 test cases x 2 repeats: 20 Runs, made by the dispatcher): every figure of its status equals what the drivers\' results say; the agent that rewrote its workspace\'s test gets the shipped verdict; re-applied after two of its Runs are deleted, exactly those two run again; deleted, its Runs go with it', async () => {
+    const evaluation = evaluationObject(ns);
+    const slots = slotsOfEvaluation(ns);
+    const runsPath = `/apis/tcab.dev/v1alpha1/namespaces/${ns}/runs`;
+    const evaluationsPath = `/apis/tcab.dev/v1alpha1/namespaces/${ns}/evaluations`;
+    const byName = { fieldSelector: `metadata.name=${EVALUATION_NAME}` };
+    const completed = (final: (e: EvaluationObject) => boolean) => async () => (await waitFor<EvaluationObject>(evaluationsPath, (all) => all[0]?.status?.phase === 'Completed' && final(all[0]), 600_000, byName))[0]!;
+    const ourRuns = async () => new Map((await getJson<{ items: RunObject[] }>('runs', '-n', ns, '-l', `tcab.dev/evaluation=${EVALUATION_NAME}`)).items.map((r) => [r.metadata!.name!, r]));
+    const applied = await kubectl(['apply', '-f', '-'], JSON.stringify(evaluation));
+    expect(applied.code, applied.stderr).toBe(0);
+    const t0 = Date.now();
+    const done = await completed((e) => e.status!.runs!.final === 20)();
+    const firstPass = Date.now() - t0;
+    const runs = await ourRuns();
+    // One Run per slot, named by it, owned by the Evaluation.
+    expect([...runs.keys()].sort()).toEqual(slots.map((s) => s.name).sort());
+    for (const run of runs.values()) expect(run.metadata!.ownerReferences).toEqual([expect.objectContaining({ kind: 'Evaluation', name: EVALUATION_NAME, uid: done.metadata!.uid, controller: true })]);
+    // The drivers' own results, read from NATS with the reader credential.
+    const results = new Map<string, RunResult>();
+    for (const slot of slots) {
+      const items = await readRunUntil(`${ns}_${slot.name}`, (all) => all.some((i) => i.kind === 'result'), 30_000);
+      streams.push(JSON.stringify(items));
+      const result = items.flatMap((i) => (i.kind === 'result' ? [i.result] : [])).at(-1)!;
+      expect(result.outcome, slot.name).toBe('succeeded');
+      const verdict = EXPECTED_VERDICTS[slot.testCase]!;
+      expect(result.check, `${slot.testCase} ${slot.name}`).toMatchObject({ passed: verdict.passed, reward: verdict.reward, exit_code: verdict.exitCode });
+      expect(runs.get(slot.name)!.status!.check).toEqual({ passed: result.check!.passed, exitCode: result.check!.exit_code, reward: result.check!.reward, durationMs: result.check!.duration_ms });
+      if (slot.testCase === 'tamper') {
+        expect(result.check!.output_tail).toContain('shipped verify');
+        expect(result.check!.output_tail).not.toContain("the workspace's verify");
+      }
+      results.set(slot.name, result);
+    }
+    // The tampering agent did rewrite its test (its shell said so to the model) in each of its four Runs.
+    const toolResults = (await (await fetch(`http://${stub.address}/_stub/tool-results`)).json()) as string[];
+    expect(toolResults.filter((t) => t.includes('tampered=yes')).length).toBeGreaterThanOrEqual(4);
+    expect(done.status!.runs).toEqual({ total: 20, final: 20, scored: 20, passed: 8, byOutcome: { succeeded: 20 } });
+    expect(done.status!.cells!.map((c) => c.model)).toEqual(['claude-sonnet-4-5', 'claude-haiku-4-5']);
+    for (const cell of done.status!.cells!) expectCellFromResults(cell, slots, results, runs);
+    expect(done.status!.comparisons).toEqual([]); // 4/10 against 4/10
+    expect(done.status!.observedGeneration).toBe(done.metadata!.generation);
+    // kubectl's columns, and the CLI against the cluster.
+    const printed = await kubectl(['get', 'evaluations', '-n', ns]);
+    expect(printed.stdout).toMatch(new RegExp(`${EVALUATION_NAME}\\s+Completed\\s+20\\s+20\\s+20\\s+8\\s`));
+    const tcab = (...args: string[]) => exec(process.execPath, [join(ROOT, 'cli', 'main.ts'), 'eval', ...args, EVALUATION_NAME, '-n', ns, '--kubeconfig', inject('kubeconfig')], { env: { PATH: process.env.PATH } });
+    expect(JSON.parse((await tcab('status', '--json')).stdout).status).toEqual(done.status);
+    const csv = (await tcab('export', '--csv')).stdout.trim().split('\n');
+    expect(csv.map((l) => l.split(',').slice(0, 6).join(','))).toEqual(['harness,model,runs,final,scored,passed', 'gg,claude-sonnet-4-5,10,10,10,4', 'gg,claude-haiku-4-5,10,10,10,4']);
+    const exported = JSON.parse((await tcab('export', '--json')).stdout) as { runs: { run: string; test_case: string; check: { passed: boolean } }[] };
+    expect(exported.runs.map((r) => r.run).sort()).toEqual(slots.map((s) => s.name).sort());
+    expect((await tcab('resume', '--dry-run')).stdout).toContain('0 run(s) would be run again');
+
+    // Two Runs deleted (one per model), the Evaluation applied again: exactly those two run again.
+    const deleted = [slots[0]!.name, slots[15]!.name];
+    const uids = new Map([...runs].map(([name, run]) => [name, run.metadata!.uid]));
+    expect((await kubectl(['delete', 'runs', ...deleted, '-n', ns, '--wait'])).code).toBe(0);
+    expect((await kubectl(['apply', '-f', '-'], JSON.stringify(evaluation))).code).toBe(0);
+    const again = await completed((e) => e.status!.runs!.final === 20 && e.metadata!.resourceVersion !== done.metadata!.resourceVersion)();
+    const rerun = await ourRuns();
+    expect([...rerun.keys()].sort()).toEqual([...runs.keys()].sort());
+    const changed = [...rerun].filter(([name, run]) => run.metadata!.uid !== uids.get(name)).map(([name]) => name);
+    expect(changed.sort()).toEqual(deleted.toSorted());
+    expect(again.status!.runs).toMatchObject({ total: 20, final: 20, scored: 20, passed: 8 });
+
+    // Deleted: the garbage collector takes its Runs (and their Pods) with it.
+    expect((await kubectl(['delete', 'evaluation', EVALUATION_NAME, '-n', ns, '--wait'])).code).toBe(0);
+    await waitFor<RunObject>(runsPath, (all) => all.length === 0, 180_000, { labelSelector: `tcab.dev/evaluation=${EVALUATION_NAME}` });
+    process.stderr.write(`e2e evaluation: 20 Runs made and final in ${firstPass} ms; two re-run in ${Date.now() - t0 - firstPass} ms (incl. the checks above)\n`);
+  }, 900_000);
 
   it('helm upgrade keeps the API token users hold and the NATS keys (the reader credential still reads); the old dispatcher Pods end on SIGTERM, well before the 30 s grace period', async () => {
     const token = async () => (await kubectl(['get', 'secret', `${RELEASE}-tcab-api-token`, '-n', ns, '-o', 'jsonpath={.data.token}'])).stdout;

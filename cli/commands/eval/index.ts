@@ -15,6 +15,7 @@ import type { EvaluationDocument } from './document.ts';
 import { runEvaluationLocally } from './local-run.ts';
 import type { FinishedRun } from './local-run.ts';
 import { ResultsDir } from './results-dir.ts';
+import { registerClusterEvalCommands } from './cluster.ts';
 
 interface EvalRunOptions {
   stub?: boolean;
@@ -45,6 +46,7 @@ Writes <dir>/evaluation.json, <dir>/runs/<run>/{result.json,events.ndjson,atif.j
 130 cancelled (--resume continues).`,
     )
     .action((file: string | undefined, options: EvalRunOptions) => runEvaluationHere(file, options));
+  registerClusterEvalCommands(group);
 }
 
 async function runEvaluationHere(file: string | undefined, options: EvalRunOptions): Promise<void> {

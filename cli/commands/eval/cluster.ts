@@ -1,0 +1,218 @@
+// `tcab eval status|watch|export|resume NAME`: an Evaluation in a cluster, through the kubeconfig (as kubectl reads
+// it: --kubeconfig, else KUBECONFIG, else ~/.kube/config; --context; -n, else the context's namespace). The status is
+// the controller's (the dispatcher's Evaluation controller keeps it current); export adds each Run's own figures;
+// resume deletes the Runs whose slot has no standing result, and the controller makes them again.
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node';
+import pc from 'picocolors';
+import { InvalidInputError } from '../../../shared/errors.ts';
+import { InfrastructureError } from '../../../shared/exit-codes.ts';
+import { evaluationCsv, formatEvaluationTable } from '../../../shared/evaluation/format.ts';
+import type { EvaluationStatus } from '../../../shared/evaluation/schema.ts';
+import { CELL_LABEL, EVALUATION_LABEL, MODEL_ANNOTATION, REPEAT_LABEL, TEST_CASE_LABEL, evaluationLabelValue } from '../../../shared/evaluation/slots.ts';
+import { FINAL_PHASES } from '../../../shared/run-status.ts';
+import type { RunPhase } from '../../../shared/run-status.ts';
+import { statusCode } from '../../../kube/errors.ts';
+import { EVALUATIONS, evaluationsPath, GROUP, RUNS, VERSION } from '../../../kube/resources.ts';
+import type { EvaluationObject, RunObject } from '../../../kube/resources.ts';
+import { evaluationOwnerOf } from '../../../kube/evaluation-owner.ts';
+
+interface ClusterOptions {
+  namespace?: string;
+  kubeconfig?: string;
+  context?: string;
+}
+
+interface Cluster {
+  config: KubeConfig;
+  custom: CustomObjectsApi;
+  namespace: string;
+}
+
+function clusterOf(options: ClusterOptions): Cluster {
+  const config = new KubeConfig();
+  try {
+    if (options.kubeconfig) config.loadFromFile(options.kubeconfig);
+    else config.loadFromDefault();
+    if (options.context) config.setCurrentContext(options.context);
+  } catch (error) {
+    throw new InvalidInputError(options.kubeconfig ? '--kubeconfig' : 'KUBECONFIG', `cannot read the kubeconfig: ${(error as Error).message}`);
+  }
+  const namespace = options.namespace ?? config.getContextObject(config.getCurrentContext())?.namespace ?? 'default';
+  return { config, custom: config.makeApiClient(CustomObjectsApi), namespace };
+}
+
+const reasonOf = (error: unknown) => ((error as { body?: { message?: string } }).body?.message ?? (error as Error).message);
+
+async function getEvaluation(cluster: Cluster, name: string): Promise<EvaluationObject> {
+  try {
+    return (await cluster.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: cluster.namespace, plural: EVALUATIONS, name })) as EvaluationObject;
+  } catch (error) {
+    if (statusCode(error) === 404) throw new InvalidInputError('NAME', `no Evaluation ${name} in namespace ${cluster.namespace} (kubectl get evaluations -n ${cluster.namespace})`);
+    throw new InfrastructureError(`cannot read Evaluation ${cluster.namespace}/${name} (context ${cluster.config.getCurrentContext()}): ${reasonOf(error)}`, { cause: error });
+  }
+}
+
+/** The Evaluation's own Runs: its label, and its owner reference (a Run of an older Evaluation of that name is not). */
+async function runsOf(cluster: Cluster, evaluation: EvaluationObject): Promise<RunObject[]> {
+  const runs: RunObject[] = [];
+  let next: string | undefined;
+  do {
+    const page = (await cluster.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: cluster.namespace, plural: RUNS, labelSelector: `${EVALUATION_LABEL}=${evaluationLabelValue(evaluation.metadata!.name!)}`, limit: 500, ...(next ? { _continue: next } : {}) })) as { items: RunObject[]; metadata?: { _continue?: string } };
+    runs.push(...page.items.filter((run) => evaluationOwnerOf(run)?.uid === evaluation.metadata!.uid));
+    next = page.metadata?._continue || undefined;
+  } while (next);
+  return runs;
+}
+
+/** The line above the table: which Evaluation, and what its controller says when the spec is refused or a slot is held. */
+function heading(evaluation: EvaluationObject, color: boolean): string {
+  const c = pc.createColors(color);
+  const { name, namespace, generation } = evaluation.metadata!;
+  const status = evaluation.status;
+  const phase = status?.phase ?? 'not reconciled yet (is the dispatcher running?)';
+  const stale = status?.observedGeneration !== undefined && generation !== undefined && status.observedGeneration < generation ? c.yellow(' (status of an older spec)') : '';
+  const lines = [`${c.bold(`Evaluation ${namespace}/${name}`)}: ${phase}${stale}`];
+  if (status?.message) lines.push(status.phase === 'Invalid' ? c.red(`  ${status.message}`) : c.yellow(`  ${status.message}`));
+  return lines.join('\n');
+}
+
+function printStatus(evaluation: EvaluationObject, json: boolean, color: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ evaluation: evaluation.metadata!.name, namespace: evaluation.metadata!.namespace, generation: evaluation.metadata!.generation, status: evaluation.status ?? null })}\n`);
+    return;
+  }
+  const table = evaluation.status?.phase === 'Invalid' || !evaluation.status ? '' : `\n${formatEvaluationTable(evaluation.status as EvaluationStatus, { color })}`;
+  process.stdout.write(`${heading(evaluation, color)}${table}\n`);
+}
+
+const isDone = (evaluation: EvaluationObject) => evaluation.status?.phase === 'Completed' || evaluation.status?.phase === 'Invalid';
+
+/** Follows the Evaluation until it is Completed (or refused): the table again on each change, or a JSON line on a pipe. */
+async function watchEvaluation(cluster: Cluster, name: string, json: boolean): Promise<void> {
+  const first = await getEvaluation(cluster, name);
+  const color = process.stdout.isTTY === true;
+  let last = JSON.stringify(first.status ?? null);
+  printStatus(first, json, color);
+  if (isDone(first)) return;
+  await new Promise<void>((resolve, reject) => {
+    let request: { abort(): void } | undefined;
+    const stop = () => {
+      request?.abort();
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    const done = (error?: unknown) => {
+      process.off('SIGINT', stop);
+      if (error) reject(error instanceof Error ? error : new Error(String(error)));
+      else resolve();
+    };
+    new Watch(cluster.config)
+      .watch(evaluationsPath(cluster.namespace), { fieldSelector: `metadata.name=${name}`, resourceVersion: first.metadata!.resourceVersion }, (type: string, object: EvaluationObject) => {
+        if (type === 'DELETED') return done(new InvalidInputError('NAME', `Evaluation ${cluster.namespace}/${name} was deleted`));
+        const now = JSON.stringify(object.status ?? null);
+        if (now === last) return;
+        last = now;
+        printStatus(object, json, color);
+        if (isDone(object)) {
+          request?.abort();
+          done();
+        }
+      }, (error: unknown) => {
+        // An abort we asked for ends the watch with an error or none; anything else is the connection failing.
+        if (error && !/abort/i.test(String((error as Error).message ?? error))) done(new InfrastructureError(`the watch of Evaluation ${cluster.namespace}/${name} ended: ${(error as Error).message ?? String(error)}`, { cause: error }));
+      })
+      .then((req) => (request = req), (error: unknown) => done(new InfrastructureError(`cannot watch Evaluation ${cluster.namespace}/${name}: ${reasonOf(error)}`, { cause: error })));
+  });
+}
+
+/** One Run of an export: its slot and what it came to (its status' figures; the output of its check is in its result). */
+function runRow(run: RunObject) {
+  const labels = run.metadata?.labels ?? {};
+  const s = run.status ?? {};
+  return {
+    run: run.metadata!.name,
+    harness: labels['tcab.dev/harness'] ?? run.spec.harness,
+    model: run.metadata?.annotations?.[MODEL_ANNOTATION] ?? run.spec.model,
+    cell: labels[CELL_LABEL],
+    test_case: labels[TEST_CASE_LABEL],
+    repeat: Number(labels[REPEAT_LABEL]),
+    phase: s.phase ?? 'Pending',
+    outcome: s.outcome ?? null,
+    check: s.check ?? null,
+    usage: s.usage ?? null,
+    actual_cost_usd: s.actualCostUsd ?? null,
+    comparable_cost_usd: s.comparableCostUsd ?? null,
+    harness_version: s.harnessVersion ?? null,
+    attempts: s.attempts?.length ?? 0,
+    start_time: s.startTime ?? null,
+    completion_time: s.completionTime ?? null,
+  };
+}
+
+/** A slot with no standing result: its Run ended without a verdict the evaluation keeps (infrastructure, cancelled). */
+export function runsToRunAgain(runs: readonly RunObject[]): RunObject[] {
+  return runs.filter((run) => {
+    const phase = run.status?.phase as RunPhase | undefined;
+    if (!phase || !FINAL_PHASES.has(phase)) return false;
+    const outcome = run.status?.outcome;
+    return outcome === undefined || outcome === 'infrastructure_failed' || outcome === 'cancelled';
+  });
+}
+
+async function resume(cluster: Cluster, name: string, dryRun: boolean): Promise<void> {
+  const evaluation = await getEvaluation(cluster, name);
+  const again = runsToRunAgain(await runsOf(cluster, evaluation));
+  for (const run of again) {
+    process.stdout.write(`${dryRun ? 'would run again' : 'running again'}: ${run.metadata!.name} (${runRow(run).harness} × ${runRow(run).model} · ${runRow(run).test_case} #${runRow(run).repeat}: ${run.status?.outcome ?? 'no outcome'})\n`);
+    if (dryRun) continue;
+    await cluster.custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: cluster.namespace, plural: RUNS, name: run.metadata!.name!, propagationPolicy: 'Background' }).catch((error: unknown) => {
+      if (statusCode(error) !== 404) throw new InfrastructureError(`cannot delete Run ${cluster.namespace}/${run.metadata!.name}: ${reasonOf(error)}`, { cause: error });
+    });
+  }
+  process.stdout.write(`${again.length} run(s) ${dryRun ? 'would be' : 'are'} run again; every scored run is kept${dryRun ? '' : ` (the controller makes the deleted ones again: tcab eval watch ${name})`}\n`);
+}
+
+async function exportEvaluation(cluster: Cluster, name: string, options: { csv?: boolean; json?: boolean; out?: string }): Promise<void> {
+  const evaluation = await getEvaluation(cluster, name);
+  let text: string;
+  if (options.csv) {
+    text = evaluationCsv((evaluation.status ?? {}) as EvaluationStatus);
+  } else {
+    const runs = (await runsOf(cluster, evaluation)).map(runRow).sort((a, b) => String(a.run).localeCompare(String(b.run)));
+    const { name: evalName, namespace, uid, generation, creationTimestamp } = evaluation.metadata!;
+    text = `${JSON.stringify({ evaluation: { name: evalName, namespace, uid, generation, creationTimestamp }, spec: evaluation.spec, status: evaluation.status ?? null, runs }, null, 2)}\n`;
+  }
+  if (options.out) writeFileSync(options.out, text);
+  else process.stdout.write(text);
+}
+
+export function registerClusterEvalCommands(group: Command): void {
+  const withCluster = (command: Command) =>
+    command
+      .option('-n, --namespace <ns>', "the Evaluation's namespace (default: the kubeconfig context's, else default)")
+      .option('--kubeconfig <file>', 'kubeconfig (default: KUBECONFIG, else ~/.kube/config)')
+      .option('--context <name>', 'kubeconfig context (default: its current one)');
+  withCluster(group.command('status').description("an Evaluation in the cluster: its progress and the harness x model table, as its controller wrote them").argument('<name>', 'the Evaluation').option('--json', 'the status as JSON'))
+    .action(async (name: string, options: ClusterOptions & { json?: boolean }) => printStatus(await getEvaluation(clusterOf(options), name), options.json === true, process.stdout.isTTY === true));
+  withCluster(group.command('watch').description('follow an Evaluation in the cluster until every Run is final: the table again on each change (a JSON line each on a pipe)').argument('<name>', 'the Evaluation').option('--json', 'a JSON line per change (default when stdout is not a terminal)'))
+    .action(async (name: string, options: ClusterOptions & { json?: boolean }) => watchEvaluation(clusterOf(options), name, options.json === true || process.stdout.isTTY !== true));
+  withCluster(
+    group
+      .command('export')
+      .description('an Evaluation in the cluster as data: --csv one row per cell; --json the spec, the status and every Run with its slot and figures')
+      .argument('<name>', 'the Evaluation')
+      .addOption(new Option('--csv', 'one row per harness x model cell (the columns of tcab eval run\'s summary.csv)').conflicts('json'))
+      .addOption(new Option('--json', 'spec, status and runs (default)'))
+      .option('--out <file>', 'write there instead of stdout'),
+  ).action(async (name: string, options: ClusterOptions & { csv?: boolean; json?: boolean; out?: string }) => exportEvaluation(clusterOf(options), name, options));
+  withCluster(
+    group
+      .command('resume')
+      .description('run again the slots of an Evaluation whose Run ended with no standing result (infrastructure failure, cancelled): their Runs are deleted and its controller makes them again; scored runs are kept')
+      .argument('<name>', 'the Evaluation')
+      .option('--dry-run', 'list them, delete nothing'),
+  ).action(async (name: string, options: ClusterOptions & { dryRun?: boolean }) => resume(clusterOf(options), name, options.dryRun === true));
+}

@@ -1,0 +1,182 @@
+// The Evaluation controller (issue 39): one Run per slot of each Evaluation (owned by it, so deleting the Evaluation
+// deletes them), a deleted or missing Run made again, and the status kept current as the Runs change. It reads the
+// dispatcher's own caches: the Run informer's events update an index of Runs by owning Evaluation as they arrive (no
+// list, no second watch of Runs), and each change enqueues its Evaluation's key, so a burst of Runs ending costs one
+// reconcile per Evaluation at a time (the work queue dedupes), whose summary is over the index in memory. The
+// dispatcher's caps still decide what runs: an Evaluation only creates Runs. Leader only, like every write.
+import type { CustomObjectsApi } from '@kubernetes/client-node';
+import { stringify as stableStringify } from 'safe-stable-stringify';
+import type { Logger } from '../../shared/log.ts';
+import { errorMessage, isAlreadyExists, isConflict, isNotFound } from '../../kube/errors.ts';
+import { EVALUATIONS, GROUP, RUNS, VERSION } from '../../kube/resources.ts';
+import type { EvaluationObject, RunObject } from '../../kube/resources.ts';
+import type { EvaluationStatus } from '../../shared/evaluation/schema.ts';
+import type { Cache } from '../controller/informers.ts';
+import type { Leadership } from '../controller/leader-aware.ts';
+import { systemClock, WorkQueue } from '../controller/work-queue.ts';
+import type { Clock, ReconcileResult } from '../controller/work-queue.ts';
+import { invalidStatus, planEvaluation, slotsOf } from './plan.ts';
+import { evaluationOwnerOf } from '../../kube/evaluation-owner.ts';
+import type { EvaluationSlots } from './plan.ts';
+
+/** Creates and deletes in flight at once per Evaluation: 10,000 Runs are made in seconds without a burst of 10,000. */
+const WRITE_CONCURRENCY = 16;
+/** At most one status write per Evaluation per this long: while thousands of Runs end, the apiserver sees a few a second. */
+export const STATUS_WRITE_INTERVAL_MS = 250;
+
+export interface EvaluationControllerDeps {
+  custom: CustomObjectsApi;
+  runs: Cache<RunObject>;
+  evaluations: Cache<EvaluationObject>;
+  leadership: Leadership;
+  clock?: Clock;
+  log: Logger;
+  /** Called after each status write with how long after the oldest Run change it reflects was seen (the bench's lag). */
+  onStatusWrittenLag?: (key: string, lagMs: number) => void;
+}
+
+const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
+
+export class EvaluationController {
+  private readonly deps: EvaluationControllerDeps;
+  private readonly clock: Clock;
+  private readonly queue: WorkQueue;
+  /** Runs by owning Evaluation uid, then by name: kept from the Run informer's events. */
+  private readonly owned = new Map<string, Map<string, RunObject>>();
+  /** The slots of each Evaluation's current generation (by uid). */
+  private readonly slotMemo = new Map<string, { generation: number | undefined; slots: EvaluationSlots }>();
+  /** Per Evaluation key: when its status was last written, and when a Run of it last changed (not yet written). */
+  private readonly lastWrite = new Map<string, number>();
+  private readonly pendingSince = new Map<string, number>();
+
+  constructor(deps: EvaluationControllerDeps) {
+    this.deps = deps;
+    this.clock = deps.clock ?? systemClock;
+    const onError = (key: string, error: unknown) => deps.log.error({ evaluation: key, err: errorMessage(error) }, 'evaluation reconcile failed; retrying with backoff');
+    this.queue = new WorkQueue(deps.leadership.wrap((key) => this.reconcile(key)), { name: 'evaluations', concurrency: 2, clock: this.clock, onError });
+    deps.runs.on('add', (run) => this.onRun(run));
+    deps.runs.on('update', (run) => this.onRun(run));
+    deps.runs.on('delete', (run) => this.onRun(run, true));
+    deps.evaluations.on('add', (e) => this.queue.add(keyOf(e.metadata!.namespace!, e.metadata!.name!)));
+    deps.evaluations.on('update', (e) => this.queue.add(keyOf(e.metadata!.namespace!, e.metadata!.name!)));
+    deps.evaluations.on('delete', (e) => {
+      this.slotMemo.delete(e.metadata!.uid!);
+      const key = keyOf(e.metadata!.namespace!, e.metadata!.name!);
+      this.lastWrite.delete(key);
+      this.pendingSince.delete(key);
+    });
+  }
+
+  /** Every Evaluation looked at again: a replica that starts leading missed what happened while it followed. */
+  enqueueAll(): void {
+    for (const e of this.deps.evaluations.list()) this.queue.add(keyOf(e.metadata!.namespace!, e.metadata!.name!));
+  }
+
+  async shutDown(): Promise<void> {
+    await this.queue.shutDown();
+  }
+
+  /** Runs owned per Evaluation, for tests and the bench. */
+  get indexedRuns(): number {
+    let n = 0;
+    for (const runs of this.owned.values()) n += runs.size;
+    return n;
+  }
+
+  private onRun(run: RunObject, deleted = false): void {
+    const owner = evaluationOwnerOf(run);
+    if (!owner) return;
+    const name = run.metadata!.name!;
+    let runs = this.owned.get(owner.uid);
+    if (deleted) {
+      runs?.delete(name);
+      if (runs?.size === 0) this.owned.delete(owner.uid);
+    } else {
+      if (!runs) this.owned.set(owner.uid, (runs = new Map()));
+      runs.set(name, run);
+    }
+    const key = keyOf(run.metadata!.namespace!, owner.name);
+    if (!this.pendingSince.has(key)) this.pendingSince.set(key, this.clock.now());
+    this.queue.add(key);
+  }
+
+  private slotsFor(evaluation: EvaluationObject): EvaluationSlots {
+    const uid = evaluation.metadata!.uid!;
+    const generation = evaluation.metadata!.generation;
+    const memo = this.slotMemo.get(uid);
+    if (memo && memo.generation === generation) return memo.slots;
+    const slots = slotsOf(evaluation);
+    this.slotMemo.set(uid, { generation, slots });
+    return slots;
+  }
+
+  private async reconcile(key: string): Promise<ReconcileResult> {
+    // The oldest Run change this reconcile reflects: given back when it does not write (a later one will).
+    const since = this.pendingSince.get(key);
+    this.pendingSince.delete(key);
+    let written = false;
+    try {
+      const result = await this.reconcileNow(key, () => (written = true));
+      return result;
+    } finally {
+      if (written) this.deps.onStatusWrittenLag?.(key, since === undefined ? 0 : this.clock.now() - since);
+      else if (since !== undefined) this.pendingSince.set(key, Math.min(since, this.pendingSince.get(key) ?? Infinity));
+    }
+  }
+
+  private async reconcileNow(key: string, onWritten: () => void): Promise<ReconcileResult> {
+    const [namespace, name] = key.split('/') as [string, string];
+    const evaluation = this.deps.evaluations.get(name, namespace);
+    if (!evaluation || evaluation.metadata?.deletionTimestamp) return;
+    const slots = this.slotsFor(evaluation);
+    if (!slots.valid) return this.writeStatus(evaluation, invalidStatus(evaluation, slots.message), onWritten);
+    const owned = this.owned.get(evaluation.metadata!.uid!) ?? new Map<string, RunObject>();
+    const plan = planEvaluation(evaluation, slots, owned, (run) => this.deps.runs.get(run, namespace));
+    await this.apply(namespace, plan.create, plan.remove, key);
+    if (plan.taken.length > 0) this.deps.log.warn({ evaluation: key, taken: plan.taken.length }, 'slots not run: a Run of another owner has the name');
+    return this.writeStatus(evaluation, plan.status, onWritten);
+  }
+
+  /** Creates the missing Runs and deletes the ones no slot names, a few at a time; the first error is thrown after all. */
+  private async apply(namespace: string, create: readonly RunObject[], remove: readonly string[], key: string): Promise<void> {
+    const { custom } = this.deps;
+    const jobs: (() => Promise<unknown>)[] = [
+      ...create.map((body) => () => custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: RUNS, body }).catch((error: unknown) => {
+        if (!isAlreadyExists(error)) throw error; // the cache is behind: the Run's add event comes
+      })),
+      ...remove.map((name) => () => custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: RUNS, name, propagationPolicy: 'Background' }).catch((error: unknown) => {
+        if (!isNotFound(error)) throw error;
+      })),
+    ];
+    if (jobs.length === 0) return;
+    const errors: unknown[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < jobs.length) {
+        const job = jobs[next++]!;
+        await job().catch((error: unknown) => errors.push(error));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, jobs.length) }, worker));
+    this.deps.log.info({ evaluation: key, created: create.length, deleted: remove.length, failed: errors.length }, 'evaluation runs made');
+    if (errors.length > 0) throw errors[0];
+  }
+
+  private async writeStatus(evaluation: EvaluationObject, status: EvaluationStatus, onWritten: () => void): Promise<ReconcileResult> {
+    if (stableStringify(evaluation.status ?? {}) === stableStringify(status)) return;
+    const { namespace, name } = evaluation.metadata as { namespace: string; name: string };
+    const key = keyOf(namespace, name);
+    const wait = (this.lastWrite.get(key) ?? -Infinity) + STATUS_WRITE_INTERVAL_MS - this.clock.now();
+    if (wait > 0) return { requeueAfterMs: wait };
+    try {
+      await this.deps.custom.replaceNamespacedCustomObjectStatus({ group: GROUP, version: VERSION, namespace, plural: EVALUATIONS, name, body: { ...evaluation, status } });
+    } catch (error) {
+      if (isConflict(error)) return { requeue: true }; // the cache is behind; the newer object's update event comes
+      if (isNotFound(error)) return;
+      throw error;
+    }
+    this.lastWrite.set(key, this.clock.now());
+    onWritten();
+    return;
+  }
+}
