@@ -1,5 +1,5 @@
 // The project's CustomResourceDefinitions, built from the shared zod schemas (RunSpec, RunStatus,
-// HarnessConfigSpec). `npm run generate` writes them to deploy/crds/ and charts/tcab/crds/; a test fails on drift.
+// HarnessConfigSpec, EvaluationSpec, EvaluationStatus). `npm run generate` writes them to deploy/crds/ and charts/tcab/crds/; a test fails on drift.
 import { RunSpec } from '../shared/run.ts';
 import { RunStatus } from '../shared/run-status.ts';
 import { HarnessConfigSpec } from '../shared/harness-config.ts';
@@ -16,39 +16,42 @@ const OBJECT_FIELDS = {
   metadata: { type: 'object' },
 };
 
-export function runCrd(): object {
+interface CrdShape {
+  kind: string;
+  plural: string;
+  shortNames: string[];
+  scope: 'Namespaced' | 'Cluster';
+  /** The object's description (`kubectl explain <kind>`). */
+  description: string;
+  columns: object[];
+  spec: Parameters<typeof structuralSchema>[0];
+  /** With a status subresource: written by a controller only. */
+  status?: Parameters<typeof structuralSchema>[0];
+}
+
+/** One CRD of the group, one served and stored version, its schema generated from the zod spec (and status). */
+function crdOf(shape: CrdShape): object {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `runs.${GROUP}` },
+    metadata: { name: `${shape.plural}.${GROUP}` },
     spec: {
       group: GROUP,
-      names: { kind: 'Run', listKind: 'RunList', plural: 'runs', singular: 'run', shortNames: ['trun', 'tcabrun'], categories: ['tcab'] },
-      scope: 'Namespaced',
+      names: { kind: shape.kind, listKind: `${shape.kind}List`, plural: shape.plural, singular: shape.kind.toLowerCase(), shortNames: shape.shortNames, categories: ['tcab'] },
+      scope: shape.scope,
       versions: [
         {
           name: VERSION,
           served: true,
           storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: [
-            { name: 'Harness', type: 'string', jsonPath: '.spec.harness' },
-            { name: 'Model', type: 'string', jsonPath: '.spec.model' },
-            { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
-            { name: 'Cost', type: 'number', jsonPath: '.status.actualCostUsd', description: 'Actual cost in USD' },
-            { name: 'Passed', type: 'boolean', jsonPath: '.status.check.passed', description: "The test case's check passed" },
-            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-          ],
+          ...(shape.status ? { subresources: { status: {} } } : {}),
+          additionalPrinterColumns: shape.columns,
           schema: {
             openAPIV3Schema: {
               type: 'object',
-              description: 'One evaluation run of a coding-agent harness',
+              description: shape.description,
               required: ['spec'],
-              properties: {
-                ...OBJECT_FIELDS,
-                spec: structuralSchema(RunSpec),
-                status: structuralSchema(RunStatus),
-              },
+              properties: { ...OBJECT_FIELDS, spec: structuralSchema(shape.spec), ...(shape.status ? { status: structuralSchema(shape.status) } : {}) },
             },
           },
         },
@@ -57,73 +60,58 @@ export function runCrd(): object {
   };
 }
 
-export function harnessConfigCrd(): object {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `harnessconfigs.${GROUP}` },
-    spec: {
-      group: GROUP,
-      names: { kind: 'HarnessConfig', listKind: 'HarnessConfigList', plural: 'harnessconfigs', singular: 'harnessconfig', shortNames: ['hc'], categories: ['tcab'] },
-      // Cluster-wide: one object per harness slug (its name), shared by every namespace's Runs.
-      scope: 'Cluster',
-      versions: [
-        {
-          name: VERSION,
-          served: true,
-          storage: true,
-          additionalPrinterColumns: [{ name: 'Max-Parallelism', type: 'integer', jsonPath: '.spec.maxParallelism' }, { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              description: 'Mutable per-harness knobs; the object name is the harness slug',
-              required: ['spec'],
-              properties: { ...OBJECT_FIELDS, spec: structuralSchema(HarnessConfigSpec) },
-            },
-          },
-        },
-      ],
-    },
-  };
-}
+const AGE = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 
-export function evaluationCrd(): object {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `evaluations.${GROUP}` },
-    spec: {
-      group: GROUP,
-      names: { kind: 'Evaluation', listKind: 'EvaluationList', plural: 'evaluations', singular: 'evaluation', shortNames: ['teval'], categories: ['tcab'] },
-      scope: 'Namespaced',
-      versions: [
-        {
-          name: VERSION,
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          // Progress at a glance; the per-cell figures are in the status (`tcab eval status NAME` prints them as a table).
-          additionalPrinterColumns: [
-            { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
-            { name: 'Final', type: 'integer', jsonPath: '.status.runs.final', description: 'Runs that ended' },
-            { name: 'Total', type: 'integer', jsonPath: '.status.runs.total', description: 'Runs of the matrix' },
-            { name: 'Scored', type: 'integer', jsonPath: '.status.runs.scored', description: 'Final runs whose check ran' },
-            { name: 'Passed', type: 'integer', jsonPath: '.status.runs.passed', description: 'Scored runs whose check passed' },
-            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-          ],
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              description: 'A harness x model x test-case matrix with repeats: its controller makes one Run per slot and sums up what they came to',
-              required: ['spec'],
-              properties: { ...OBJECT_FIELDS, spec: structuralSchema(EvaluationSpec), status: structuralSchema(EvaluationStatus) },
-            },
-          },
-        },
-      ],
-    },
-  };
-}
+export const runCrd = (): object =>
+  crdOf({
+    kind: 'Run',
+    plural: 'runs',
+    shortNames: ['trun', 'tcabrun'],
+    scope: 'Namespaced',
+    description: 'One evaluation run of a coding-agent harness',
+    columns: [
+      { name: 'Harness', type: 'string', jsonPath: '.spec.harness' },
+      { name: 'Model', type: 'string', jsonPath: '.spec.model' },
+      { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+      { name: 'Cost', type: 'number', jsonPath: '.status.actualCostUsd', description: 'Actual cost in USD' },
+      { name: 'Passed', type: 'boolean', jsonPath: '.status.check.passed', description: "The test case's check passed" },
+      AGE,
+    ],
+    spec: RunSpec,
+    status: RunStatus,
+  });
+
+// Cluster-wide: one object per harness slug (its name), shared by every namespace's Runs.
+export const harnessConfigCrd = (): object =>
+  crdOf({
+    kind: 'HarnessConfig',
+    plural: 'harnessconfigs',
+    shortNames: ['hc'],
+    scope: 'Cluster',
+    description: 'Mutable per-harness knobs; the object name is the harness slug',
+    columns: [{ name: 'Max-Parallelism', type: 'integer', jsonPath: '.spec.maxParallelism' }, AGE],
+    spec: HarnessConfigSpec,
+  });
+
+// Progress at a glance; the per-cell figures are in the status (`tcab eval status NAME` prints them as a table).
+export const evaluationCrd = (): object =>
+  crdOf({
+    kind: 'Evaluation',
+    plural: 'evaluations',
+    shortNames: ['teval'],
+    scope: 'Namespaced',
+    description: 'A harness x model x test-case matrix with repeats: its controller makes one Run per slot and sums up what they came to',
+    columns: [
+      { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+      { name: 'Final', type: 'integer', jsonPath: '.status.runs.final', description: 'Runs that ended' },
+      { name: 'Total', type: 'integer', jsonPath: '.status.runs.total', description: 'Runs of the matrix' },
+      { name: 'Scored', type: 'integer', jsonPath: '.status.runs.scored', description: 'Final runs whose check ran' },
+      { name: 'Passed', type: 'integer', jsonPath: '.status.runs.passed', description: 'Scored runs whose check passed' },
+      AGE,
+    ],
+    spec: EvaluationSpec,
+    status: EvaluationStatus,
+  });
 
 export const CRDS = { 'runs.tcab.dev.yaml': runCrd, 'harnessconfigs.tcab.dev.yaml': harnessConfigCrd, 'evaluations.tcab.dev.yaml': evaluationCrd } as const;
 export type CrdFile = keyof typeof CRDS;
