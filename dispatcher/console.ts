@@ -5,10 +5,10 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { getHarness } from '../harnesses/registry.ts';
 import type { Readiness } from '../shared/console.ts';
 import { registryCatalog } from '../console/server/harness-catalog.ts';
-import { cacheConfigsSource, cacheRunsSource, kubeEventsSource, kubeRunDetailSource, kubeRunWriter } from '../console/server/kube-sources.ts';
+import { cacheConfigsSource, cacheEvaluationsSource, cacheRunsSource, kubeEventsSource, kubeRunDetailSource, kubeRunWriter } from '../console/server/kube-sources.ts';
 import type { WatchedCache } from '../console/server/kube-sources.ts';
 import { natsSources } from '../console/server/nats-sources.ts';
-import type { ConsoleRun, ConsoleSources } from '../console/server/sources.ts';
+import type { ConsoleEvaluation, ConsoleRun, ConsoleSources } from '../console/server/sources.ts';
 import type { ConsoleNats } from '../nats/console-reader.ts';
 import type { DispatcherConfig } from './config.ts';
 import type { Dispatcher } from './controller/dispatcher.ts';
@@ -29,6 +29,7 @@ export function dispatcherConsoleSources(config: KubeConfig, settings: Dispatche
   return {
     runs: cacheRunsSource(view.runs as unknown as WatchedCache<ConsoleRun>),
     configs: cacheConfigsSource(view.configs as unknown as Parameters<typeof cacheConfigsSource>[0]),
+    evaluations: cacheEvaluationsSource(view.evaluations as unknown as WatchedCache<ConsoleEvaluation>),
     runDetail: kubeRunDetailSource(config),
     kubeEvents: kubeEventsSource(config),
     writer: kubeRunWriter(config),

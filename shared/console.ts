@@ -11,6 +11,7 @@ import { OUTCOMES, RunResult, RunSpec } from './run.ts';
 import { RUN_PHASES, RunStatus } from './run-status.ts';
 import { TokenUsage } from './usage.ts';
 import { EgressProfileName } from './egress.ts';
+import { EvaluationCell, EvaluationComparison, EvaluationStatus } from './evaluation/schema.ts';
 
 const time = z.string().describe('RFC 3339 time');
 
@@ -56,6 +57,12 @@ export const RunRow = z.strictObject({
   attempt: z.int().min(2).optional(),
   /** status.check: the test case's check verdict (its output stays on the run page); absent when none ran. */
   check: RunStatus.shape.check,
+  /** The tcab.dev/evaluation label (shared/evaluation/slots.ts): the Run is a slot of that Evaluation (same namespace). */
+  evaluation: z.string().optional(),
+  /** The tcab.dev/cell label: its cell's key (cellKey of harness and model). */
+  cell: z.string().optional(),
+  /** The tcab.dev/test-case label. */
+  testCase: z.string().optional(),
 });
 export type RunRow = z.infer<typeof RunRow>;
 
@@ -131,6 +138,34 @@ export const KubeEventRow = z.strictObject({
 });
 export type KubeEventRow = z.infer<typeof KubeEventRow>;
 
+/** `${namespace}/${name}` of an Evaluation, as runKey. */
+export const evaluationKey = runKey;
+
+/** One cell of an Evaluation's status, with the label its Runs carry (the runs page filters by it). */
+export const EvaluationCellRow = EvaluationCell.extend({ key: z.string().describe('cellKey: the tcab.dev/cell label of its Runs') });
+export type EvaluationCellRow = z.infer<typeof EvaluationCellRow>;
+
+/** One Evaluation (issue 39) as the console shows it: its identity and its status, the spec's matrix counted only. */
+export const EvaluationRow = z.strictObject({
+  key: z.string(),
+  namespace: z.string(),
+  name: z.string(),
+  /** The tcab.dev/evaluation label value of its Runs (the name, or a hash of a name longer than 63). */
+  label: z.string(),
+  createdAt: time,
+  generation: z.int().optional(),
+  observedGeneration: z.int().optional(),
+  phase: EvaluationStatus.shape.phase,
+  /** Why the spec is refused (Invalid), or what keeps a slot from its Run. */
+  message: EvaluationStatus.shape.message,
+  runs: EvaluationStatus.shape.runs,
+  /** From the spec: cells (harness x model), test cases and repeats; the status' cells may still be missing. */
+  matrix: z.strictObject({ cells: z.int().nonnegative(), testCases: z.int().nonnegative(), repeats: z.int().positive() }),
+  cells: z.array(EvaluationCellRow),
+  comparisons: z.array(EvaluationComparison),
+});
+export type EvaluationRow = z.infer<typeof EvaluationRow>;
+
 /** A server-side problem the page should show (NATS unreachable, a watch failing); cleared by `notice` with no text. */
 export const Notice = z.strictObject({ text: z.string().optional() });
 
@@ -177,6 +212,14 @@ export const HARNESS_MESSAGES = {
   notice: Notice,
 };
 
+// ---- GET /api/console/evaluations/stream (the list page and each evaluation's page)
+export const EVALUATIONS_MESSAGES = {
+  /** available: false where the console reads no Evaluations (no source given): the page says so. */
+  snapshot: z.strictObject({ serverTime: time, available: z.boolean(), rows: z.array(EvaluationRow) }),
+  upsert: z.strictObject({ rows: z.array(EvaluationRow) }),
+  remove: z.strictObject({ keys: z.array(z.string()) }),
+};
+
 export type RunsMessage = { [K in keyof typeof RUNS_MESSAGES]: { event: K; data: z.infer<(typeof RUNS_MESSAGES)[K]> } }[keyof typeof RUNS_MESSAGES];
 export type RunMessage = { [K in keyof typeof RUN_MESSAGES]: { event: K; data: z.infer<(typeof RUN_MESSAGES)[K]> } }[keyof typeof RUN_MESSAGES];
 export type HarnessMessage = { [K in keyof typeof HARNESS_MESSAGES]: { event: K; data: z.infer<(typeof HARNESS_MESSAGES)[K]> } }[keyof typeof HARNESS_MESSAGES];
@@ -191,10 +234,13 @@ export const CONSOLE_PATHS = {
   runStream: (namespace: string, name: string) => `/api/console/runs/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/stream`,
   cancel: (namespace: string, name: string) => `/api/console/runs/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/cancel`,
   harnessesStream: '/api/console/harnesses/stream',
+  evaluationsStream: '/api/console/evaluations/stream',
   harnessConfig: (slug: string) => `/harness-config/${encodeURIComponent(slug)}`,
   atif: (namespace: string, name: string) => `/api/console/runs/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/atif`,
   /** GET: who this request is (shared/read-auth.ts SessionState); POST {token}: log in (the cookie); DELETE: log out. */
   session: '/api/console/session',
   appJs: '/console/app.js',
   appCss: '/console/app.css',
+  /** Prefix of the app's code-split chunks (console/web/bundle.ts), each `<name>-<hash>.js`. */
+  chunks: '/console/chunks/',
 } as const;

@@ -1,5 +1,6 @@
 // `tcab console`'s sources, from a kubeconfig: its own lean list+watch of Runs (each slimmed to the row's fields as
-// it arrives: console/server/run-row.ts slimRun) and of HarnessConfigs, the apiserver for one Run, its Events and
+// it arrives: console/server/run-row.ts slimRun), of Evaluations (slimmed: evaluation-row.ts slimEvaluation) and of
+// HarnessConfigs, the apiserver for one Run, its Events and
 // the cancel patch. Readiness is the dispatcher's to know (its configured Secrets), not a workstation's.
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -7,18 +8,19 @@ import { GROUP, VERSION } from '../../shared/api-group.ts';
 import { makeLeanInformer } from '../../kube/lean-informer.ts';
 import type { ListPageFn } from '../../kube/lean-informer.ts';
 import { leanObject } from '../../kube/lean-transforms.ts';
-import type { HarnessConfigObject, RunObject } from '../../kube/resources.ts';
+import type { EvaluationObject, HarnessConfigObject, RunObject } from '../../kube/resources.ts';
 import { registryCatalog } from '../../console/server/harness-catalog.ts';
-import { cacheConfigsSource, cacheRunsSource, kubeEventsSource, kubeRunDetailSource, kubeRunWriter } from '../../console/server/kube-sources.ts';
+import { cacheConfigsSource, cacheEvaluationsSource, cacheRunsSource, kubeEventsSource, kubeRunDetailSource, kubeRunWriter } from '../../console/server/kube-sources.ts';
 import type { WatchedCache } from '../../console/server/kube-sources.ts';
 import { slimRun } from '../../console/server/run-row.ts';
-import type { ConsoleRun, ConsoleSources } from '../../console/server/sources.ts';
+import { slimEvaluation } from '../../console/server/evaluation-row.ts';
+import type { ConsoleEvaluation, ConsoleRun, ConsoleSources } from '../../console/server/sources.ts';
 
 export const READINESS_UNKNOWN = "known to the dispatcher only (it depends on its Secrets): open the dispatcher's console to see it";
 
 export interface KubeConsoleSources {
   sources: Omit<ConsoleSources, 'activity' | 'feed'>;
-  /** Lists both collections and opens their watches. */
+  /** Lists the collections and opens their watches. */
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -30,6 +32,12 @@ export function kubeConsoleSources(config: KubeConfig, namespace: string | undef
   const listRuns = (page: { limit: number; _continue?: string }) =>
     namespace ? custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'runs', ...page }) : custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: 'runs', ...page });
   const runs = makeLeanInformer<RunObject>(config, runsPath, listRuns as unknown as ListPageFn<RunObject>, { transform: (r) => slimRun(r as RunObject & ConsoleRun) });
+  const evaluationsPath = namespace ? `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/evaluations` : `/apis/${GROUP}/${VERSION}/evaluations`;
+  const listEvaluations = (page: { limit: number; _continue?: string }) =>
+    namespace ? custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'evaluations', ...page }) : custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: 'evaluations', ...page });
+  const evaluations = makeLeanInformer<EvaluationObject>(config, evaluationsPath, listEvaluations as unknown as ListPageFn<EvaluationObject>, {
+    transform: (e) => slimEvaluation(e as EvaluationObject & ConsoleEvaluation),
+  });
   const configs = makeLeanInformer<HarnessConfigObject>(
     config,
     `/apis/${GROUP}/${VERSION}/harnessconfigs`,
@@ -37,10 +45,12 @@ export function kubeConsoleSources(config: KubeConfig, namespace: string | undef
     { transform: leanObject },
   );
   // The informers stop on an error other than a watch's normal end: start them again after a second.
-  for (const informer of [runs, configs]) informer.on('error', () => void setTimeout(() => void informer.start().catch(() => undefined), 1000));
+  for (const informer of [runs, evaluations, configs]) informer.on('error', () => void setTimeout(() => void informer.start().catch(() => undefined), 1000));
+  let retryEvaluations: NodeJS.Timeout | undefined;
   return {
     sources: {
       runs: cacheRunsSource(runs as unknown as WatchedCache<ConsoleRun>),
+      evaluations: cacheEvaluationsSource(evaluations as unknown as WatchedCache<ConsoleEvaluation>),
       configs: cacheConfigsSource(configs as unknown as Parameters<typeof cacheConfigsSource>[0]),
       runDetail: kubeRunDetailSource(config),
       kubeEvents: kubeEventsSource(config),
@@ -48,10 +58,14 @@ export function kubeConsoleSources(config: KubeConfig, namespace: string | undef
       harnesses: registryCatalog(() => ({ ready: false, missing: [], unknown: READINESS_UNKNOWN })),
     },
     start: async () => {
-      await Promise.all([runs.start(), configs.start()]);
+      // A cluster without the Evaluation CRD (an older install) or a kubeconfig that may not list them still gets
+      // its console: the page shows none until a retry of the list succeeds.
+      const startEvaluations = (): Promise<void> => evaluations.start().catch(() => void (retryEvaluations = setTimeout(() => void startEvaluations(), 10_000)));
+      await Promise.all([runs.start(), startEvaluations(), configs.start()]);
     },
     stop: async () => {
-      await Promise.all([runs.stop(), configs.stop()]);
+      clearTimeout(retryEvaluations);
+      await Promise.all([runs.stop(), evaluations.stop(), configs.stop()]);
     },
   };
 }

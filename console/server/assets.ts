@@ -5,7 +5,7 @@ import type { ConsoleBundle } from '../web/bundle.ts';
 
 export function placeholderBundle(reason: string): ConsoleBundle {
   const text = `The tcab console's browser app is not available: ${reason}`.replace(/[<&>]/g, (c) => `&#${c.charCodeAt(0)};`);
-  return { js: '', css: '', html: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tcab console</title></head><body><p>${text}</p></body></html>\n` };
+  return { js: '', css: '', chunks: {}, html: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tcab console</title></head><body><p>${text}</p></body></html>\n` };
 }
 
 /** Starts the build at once (the first page load need not wait ~100 ms more); never rejects. */

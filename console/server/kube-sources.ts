@@ -6,7 +6,7 @@ import type { CoreV1Event, KubeConfig, KubernetesObject } from '@kubernetes/clie
 import { GROUP, VERSION } from '../../shared/api-group.ts';
 import type { HarnessConfigSpec } from '../../shared/harness-config.ts';
 import type { KubeEventRow } from '../../shared/console.ts';
-import type { ConsoleRun, HarnessConfigsSource, KubeEventsSource, RunDetailSource, RunWriter, RunsSource, Unsubscribe } from './sources.ts';
+import type { ConsoleEvaluation, EvaluationsSource, ConsoleRun, HarnessConfigsSource, KubeEventsSource, RunDetailSource, RunWriter, RunsSource, Unsubscribe } from './sources.ts';
 
 const RUNS = 'runs';
 const runsPath = (namespace: string) => `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${RUNS}`;
@@ -28,6 +28,25 @@ export function cacheRunsSource(cache: WatchedCache<ConsoleRun>): RunsSource {
     subscribe(onChange) {
       const upsert = (run: ConsoleRun) => onChange({ type: 'upsert', run });
       const remove = (run: ConsoleRun) => onChange({ type: 'delete', run });
+      cache.on('add', upsert);
+      cache.on('update', upsert);
+      cache.on('delete', remove);
+      return () => {
+        cache.off('add', upsert);
+        cache.off('update', upsert);
+        cache.off('delete', remove);
+      };
+    },
+  };
+}
+
+/** Evaluations from a list+watch cache: the dispatcher's own Evaluation informer, or `tcab console`'s. */
+export function cacheEvaluationsSource(cache: WatchedCache<ConsoleEvaluation>): EvaluationsSource {
+  return {
+    list: () => cache.list(),
+    subscribe(onChange) {
+      const upsert = (evaluation: ConsoleEvaluation) => onChange({ type: 'upsert', evaluation });
+      const remove = (evaluation: ConsoleEvaluation) => onChange({ type: 'delete', evaluation });
       cache.on('add', upsert);
       cache.on('update', upsert);
       cache.on('delete', remove);

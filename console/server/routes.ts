@@ -18,7 +18,7 @@ import type { ConsoleState } from './state.ts';
 
 export const DEFAULT_STALLED_AFTER_SECONDS = 300;
 /** Paths that serve the single-page app (the app picks the page from location.pathname). */
-export const PAGE_PATHS = ['/', '/runs', '/runs/:namespace/:name', '/harnesses'] as const;
+export const PAGE_PATHS = ['/', '/runs', '/runs/:namespace/:name', '/harnesses', '/evaluations', '/evaluations/:namespace/:name'] as const;
 
 export interface ConsoleOptions {
   /** The started state (its sources inside), or a promise of it. */
@@ -58,6 +58,12 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   }
   // The html names them with a content hash (?v=...): a cached copy is never a stale one.
   app.get(CONSOLE_PATHS.appJs, PUBLIC_ROUTE, async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=31536000, immutable').send((await bundle).js));
+  // Code the app loads on demand (the evaluation page's plot library), named by content hash too.
+  app.get<{ Params: { file: string } }>(`${CONSOLE_PATHS.chunks}:file`, PUBLIC_ROUTE, async (req, reply) => {
+    const chunk = (await bundle).chunks[req.params.file];
+    if (chunk === undefined) return reply.code(404).send({ error: 'no such asset' });
+    return reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=31536000, immutable').send(chunk);
+  });
   app.get(CONSOLE_PATHS.appCss, PUBLIC_ROUTE, async (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=31536000, immutable').send((await bundle).css));
 
   app.get(CONSOLE_PATHS.runsStream, (req, reply) => {
@@ -79,6 +85,20 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
     sse(req, reply, (stream, state) => {
       const off = state.onHarnesses({ onHarnesses: (rows) => stream.send('upsert', { rows }) });
       stream.send('snapshot', { serverTime: new Date().toISOString(), rows: state.harnessRows() });
+      void stream.closed.then(off);
+    });
+  });
+
+  // Read auth as every stream: the app's onRequest hook (read-auth.ts) refuses it without a read credential.
+  app.get(CONSOLE_PATHS.evaluationsStream, (req, reply) => {
+    sse(req, reply, (stream, state) => {
+      const off = state.evaluations.listen({
+        onEvaluations: (rows, keys) => {
+          if (rows.length) stream.send('upsert', { rows });
+          if (keys.length) stream.send('remove', { keys });
+        },
+      });
+      stream.send('snapshot', { serverTime: new Date().toISOString(), available: state.evaluations.available, rows: state.evaluations.list() });
       void stream.closed.then(off);
     });
   });

@@ -60,6 +60,16 @@ describe('rowOf', () => {
     expect(rowOf(slimRun(on([attempt(1, true), attempt(2, true), attempt(3, false)]))).attempt).toBe(3);
   });
 
+  it("names the Evaluation, cell and test case of an Evaluation's slot from its labels (a slim Run keeps them), nothing for a plain Run", () => {
+    const labels = { 'tcab.dev/evaluation': 'nightly', 'tcab.dev/cell': '0123456789abcdef', 'tcab.dev/test-case': 'fizzbuzz', 'tcab.dev/repeat': '2', 'app.kubernetes.io/part-of': 'x' };
+    const slot = { ...run, metadata: { ...run.metadata, labels } };
+    expect(RunRow.parse(rowOf(slot))).toMatchObject({ evaluation: 'nightly', cell: '0123456789abcdef', testCase: 'fizzbuzz' });
+    expect(rowOf(slimRun(slot))).toEqual(rowOf(slot));
+    expect(slimRun(slot).metadata.labels).toEqual({ 'tcab.dev/evaluation': 'nightly', 'tcab.dev/cell': '0123456789abcdef', 'tcab.dev/test-case': 'fizzbuzz' });
+    expect(rowOf(run)).not.toHaveProperty('evaluation');
+    expect((slimRun(run).metadata as { labels?: unknown }).labels).toBeUndefined();
+  });
+
   it('withActivity adds the activity and its time', () => {
     const activity = { text: 'agent', type: 'agent' as const, at: '2026-12-05T04:00:30Z' };
     expect(withActivity(rowOf(run), { activity, at: '2026-12-05T04:00:31Z' })).toMatchObject({ activity, lastEventAt: '2026-12-05T04:00:31Z' });

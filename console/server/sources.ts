@@ -6,6 +6,7 @@ import type { ConsoleStreamEvent } from '../../nats/console-reader.ts';
 import type { HarnessRow, KubeEventRow, Readiness, ThrottleHoldRow } from '../../shared/console.ts';
 import type { RunResult } from '../../shared/run.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
+import type { EvaluationStatus } from '../../shared/evaluation/schema.ts';
 
 export type Unsubscribe = () => void;
 
@@ -14,7 +15,7 @@ export type Unsubscribe = () => void;
  * spec fields the row shows): the runs table never needs the prompt or the test case.
  */
 export interface ConsoleRun {
-  metadata: { namespace?: string; name?: string; uid?: string; creationTimestamp?: Date | string; deletionTimestamp?: Date | string };
+  metadata: { namespace?: string; name?: string; uid?: string; creationTimestamp?: Date | string; deletionTimestamp?: Date | string; labels?: Record<string, string> };
   spec: { harness?: string; model?: string; cancel?: boolean } & Record<string, unknown>;
   status?: RunStatus;
 }
@@ -27,6 +28,24 @@ export interface RunsSource {
   list(): Iterable<ConsoleRun>;
   /** Changes after subscribing; a relist reports what vanished as 'delete'. */
   subscribe(onChange: (change: RunChange) => void): Unsubscribe;
+}
+
+/**
+ * An Evaluation as the console reads it (kube/resources.ts EvaluationObject fits): a source may slim it to this
+ * (evaluation-row.ts slimEvaluation: the test cases' prompts and files are never needed).
+ */
+export interface ConsoleEvaluation {
+  metadata: { namespace?: string; name?: string; uid?: string; creationTimestamp?: Date | string; generation?: number };
+  spec: { matrix?: readonly { harness: string; models: readonly string[] }[]; testCases?: readonly unknown[]; repeats?: number };
+  status?: EvaluationStatus;
+}
+
+export type EvaluationChange = { type: 'upsert'; evaluation: ConsoleEvaluation } | { type: 'delete'; evaluation: ConsoleEvaluation };
+
+/** Every Evaluation (list + watch), e.g. the dispatcher's Evaluation cache. */
+export interface EvaluationsSource {
+  list(): Iterable<ConsoleEvaluation>;
+  subscribe(onChange: (change: EvaluationChange) => void): Unsubscribe;
 }
 
 /** One Run, whole (spec with the prompt, status), live: for the run page. undefined = it does not exist (now). */
@@ -102,6 +121,8 @@ export interface ConsoleSources {
   configs: HarnessConfigsSource;
   /** Absent: no model gateway is read (`tcab console` on a workstation, an install without one): no holds shown. */
   throttles?: ThrottleHoldsSource;
+  /** Absent: Evaluations are not read here (the Evaluations page says they are not available). */
+  evaluations?: EvaluationsSource;
   /** Absent: the console runs without NATS (no activity, no feed; the page says so). */
   activity?: ActivitySource;
   feed?: FeedSource;

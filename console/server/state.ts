@@ -4,6 +4,7 @@
 import { clusterRunIdOf } from '../../shared/run-id.ts';
 import type { Activity, HarnessRow, RunRow } from '../../shared/console.ts';
 import { activityOf } from './activity.ts';
+import { EvaluationRows } from './evaluation-rows.ts';
 import { KeyedBatcher } from './batcher.ts';
 import { HarnessTally, harnessRow } from './harness-rows.ts';
 import { rowOf, sameRow, withActivity } from './run-row.ts';
@@ -48,14 +49,18 @@ export class ConsoleState {
   private retryMs = 0;
 
   readonly sources: ConsoleSources;
+  /** Every Evaluation's row (issue 39), live; `available` false without an Evaluations source. */
+  readonly evaluations: EvaluationRows;
 
   constructor(sources: ConsoleSources) {
     this.sources = sources;
+    this.evaluations = new EvaluationRows(sources.evaluations, BATCH_MS);
   }
 
   async start(): Promise<void> {
     this.unsubscribes.push(this.sources.runs.subscribe((change) => this.onRunChange(change)));
     for (const run of this.sources.runs.list()) this.onRunChange({ type: 'upsert', run });
+    this.evaluations.start();
     this.unsubscribes.push(this.sources.configs.subscribe(() => this.sources.harnesses.list().forEach((h) => this.harnessBatch.upsert(h.slug, h.slug))));
     if (this.sources.throttles) this.unsubscribes.push(this.sources.throttles.subscribe(() => this.sources.harnesses.list().forEach((h) => this.harnessBatch.upsert(h.slug, h.slug))));
     if (this.sources.activity) await this.followActivity();
@@ -101,6 +106,7 @@ export class ConsoleState {
     this.unsubscribes.splice(0).forEach((u) => u());
     this.rowBatch.stop();
     this.harnessBatch.stop();
+    this.evaluations.stop();
     await this.activity?.stop();
   }
 

@@ -8,6 +8,11 @@ export interface ConsoleBundle {
   js: string;
   css: string;
   html: string;
+  /**
+   * Code the app imports on demand, by file name (served under CONSOLE_PATHS.chunks): the evaluation page's plot
+   * library, so the runs page never loads it. Names carry a content hash, and so the app.js that imports them.
+   */
+  chunks: Record<string, string>;
 }
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -34,6 +39,8 @@ async function buildOnce(minify: boolean): Promise<ConsoleBundle> {
     write: false,
     outdir: '/console',
     format: 'esm',
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
     platform: 'browser',
     target: ['chrome115', 'firefox115', 'safari16'],
     jsx: 'automatic',
@@ -43,10 +50,11 @@ async function buildOnce(minify: boolean): Promise<ConsoleBundle> {
     logLevel: 'silent',
     charset: 'utf8',
   });
-  const js = result.outputFiles.find((f) => f.path.endsWith('.js'))?.text;
+  const js = result.outputFiles.find((f) => f.path === '/console/app.js')?.text;
   const css = result.outputFiles.find((f) => f.path.endsWith('.css'))?.text;
   if (js === undefined || css === undefined) throw new Error('console bundle: esbuild produced no app.js or app.css');
-  return { js, css, html: consoleHtml(version(js), version(css)) };
+  const chunks = Object.fromEntries(result.outputFiles.filter((f) => f.path.startsWith('/console/chunks/') && f.path.endsWith('.js')).map((f) => [f.path.slice('/console/chunks/'.length), f.text]));
+  return { js, css, html: consoleHtml(version(js), version(css)), chunks };
 }
 
 /** The one page every console route serves; the app reads location.pathname to pick the page. */

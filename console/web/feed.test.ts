@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FeedItem } from '../../shared/console.ts';
 import { FEED_VIEWS, FeedBuffer, FeedFilter, viewCount } from './feed.ts';
-import { parseRoute, runPath, seqFromHash } from './routes.ts';
+import { evaluationPath, parseRoute, runPath, seqFromHash } from './routes.ts';
 
 const item = (seq: number): FeedItem => ({ seq, at: '2026-12-05T12:00:00Z', event: { type: 'agent', timestamp: '2026-12-05T12:00:00Z', message: `m${seq}` } });
 
@@ -26,11 +26,16 @@ describe('routes', () => {
     ['/runs/team-a/run-1', { page: 'run', namespace: 'team-a', name: 'run-1' }],
     ['/runs/a%20b/x%2Fy', { page: 'run', namespace: 'a b', name: 'x/y' }],
     ['/runs/%E0%A4%A/x', { page: 'not-found' }],
+    ['/evaluations', { page: 'evaluations' }],
+    ['/evaluations/', { page: 'evaluations' }],
+    ['/evaluations/team-a/nightly', { page: 'evaluation', namespace: 'team-a', name: 'nightly' }],
+    ['/evaluations/a', { page: 'not-found' }],
     ['/elsewhere', { page: 'not-found' }],
   ])('%s', (path, route) => expect(parseRoute(path)).toEqual(route));
 
   it('run paths round-trip and event anchors parse', () => {
     expect(parseRoute(runPath('a b', 'x/y'))).toEqual({ page: 'run', namespace: 'a b', name: 'x/y' });
+    expect(parseRoute(evaluationPath('a b', 'x/y'))).toEqual({ page: 'evaluation', namespace: 'a b', name: 'x/y' });
     expect(seqFromHash('#seq-42')).toBe(42);
     expect(seqFromHash('#seq-')).toBeUndefined();
     expect(seqFromHash('#other')).toBeUndefined();

@@ -6,16 +6,23 @@ export function seqFromHash(hash: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-export type Route = { page: 'runs' } | { page: 'run'; namespace: string; name: string } | { page: 'harnesses' } | { page: 'not-found' };
+export type Route =
+  | { page: 'runs' }
+  | { page: 'run'; namespace: string; name: string }
+  | { page: 'harnesses' }
+  | { page: 'evaluations' }
+  | { page: 'evaluation'; namespace: string; name: string }
+  | { page: 'not-found' };
 
-/** The console's pages by path: `/` and `/runs`, `/runs/:namespace/:name`, `/harnesses`. */
+/** The console's pages by path: `/` and `/runs`, `/runs/:namespace/:name`, `/harnesses`, `/evaluations`, `/evaluations/:namespace/:name`. */
 export function parseRoute(pathname: string): Route {
   const parts = pathname.replace(/\/+$/, '').split('/').slice(1);
   if (parts.length === 0 || (parts.length === 1 && (parts[0] === '' || parts[0] === 'runs'))) return { page: 'runs' };
   if (parts.length === 1 && parts[0] === 'harnesses') return { page: 'harnesses' };
-  if (parts.length === 3 && parts[0] === 'runs' && parts[1] && parts[2]) {
+  if (parts.length === 1 && parts[0] === 'evaluations') return { page: 'evaluations' };
+  if (parts.length === 3 && (parts[0] === 'runs' || parts[0] === 'evaluations') && parts[1] && parts[2]) {
     try {
-      return { page: 'run', namespace: decodeURIComponent(parts[1]), name: decodeURIComponent(parts[2]) };
+      return { page: parts[0] === 'runs' ? 'run' : 'evaluation', namespace: decodeURIComponent(parts[1]), name: decodeURIComponent(parts[2]) };
     } catch {
       return { page: 'not-found' };
     }
@@ -24,3 +31,4 @@ export function parseRoute(pathname: string): Route {
 }
 
 export const runPath = (namespace: string, name: string) => `/runs/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
+export const evaluationPath = (namespace: string, name: string) => `/evaluations/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;

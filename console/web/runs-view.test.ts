@@ -35,6 +35,23 @@ describe('filters', () => {
   ];
   const names = (filter: Partial<typeof EMPTY_FILTER>) => rows.filter((r) => matchesFilter(r, { ...EMPTY_FILTER, ...filter }, clock)).map((r) => r.name);
 
+  it("by an Evaluation (namespace and its label) and by one of its cells: the links of the Evaluation's page", () => {
+    const slots = [
+      row('s1', { evaluation: 'nightly', cell: 'c1' }),
+      row('s2', { evaluation: 'nightly', cell: 'c2' }),
+      row('s3', { namespace: 'other', key: 'other/s3', evaluation: 'nightly', cell: 'c1' }),
+      row('s4', { evaluation: 'weekly', cell: 'c1' }),
+      row('plain'),
+    ];
+    const kept = (filter: Partial<typeof EMPTY_FILTER>) => slots.filter((r) => matchesFilter(r, { ...EMPTY_FILTER, ...filter }, clock)).map((r) => r.name);
+    expect(kept({ evaluation: 'ns/nightly' })).toEqual(['s1', 's2']);
+    expect(kept({ evaluation: 'ns/nightly', cell: 'c1' })).toEqual(['s1']);
+    expect(kept({ evaluation: 'other/nightly' })).toEqual(['s3']);
+    const view = { filter: { ...EMPTY_FILTER, evaluation: 'ns/nightly', cell: 'c1' }, sort: DEFAULT_SORT };
+    expect(viewToQuery(view.filter, view.sort)).toBe('evaluation=ns%2Fnightly&cell=c1');
+    expect(viewFromQuery(viewToQuery(view.filter, view.sort))).toEqual(view);
+  });
+
   it('by phase, "not finished", harness, model and outcome (including "none yet")', () => {
     expect(names({ phase: 'Failed' })).toEqual(['gamma']);
     expect(names({ phase: 'active' })).toEqual(['alpha', 'delta', 'eps']);

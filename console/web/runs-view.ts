@@ -16,9 +16,13 @@ export interface RunFilter {
   outcome: '' | 'none' | Outcome;
   text: string;
   stalledOnly: boolean;
+  /** '' any, or `<namespace>/<tcab.dev/evaluation label>`: the Runs of one Evaluation (its page links here). */
+  evaluation: string;
+  /** '' any, or a tcab.dev/cell label: the Runs of one cell of it. */
+  cell: string;
 }
 
-export const EMPTY_FILTER: RunFilter = { phase: '', harness: '', model: '', outcome: '', text: '', stalledOnly: false };
+export const EMPTY_FILTER: RunFilter = { phase: '', harness: '', model: '', outcome: '', text: '', stalledOnly: false, evaluation: '', cell: '' };
 
 export const SORT_KEYS = ['name', 'harness', 'model', 'phase', 'outcome', 'started', 'duration', 'idle', 'tokens', 'actualCost', 'comparableCost', 'check'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
@@ -65,9 +69,11 @@ export function matchesFilter(row: RunRow, filter: RunFilter, clock: ViewClock):
   if (filter.model && row.model !== filter.model) return false;
   if (filter.outcome === 'none' ? row.outcome !== undefined : filter.outcome && row.outcome !== filter.outcome) return false;
   if (filter.stalledOnly && !isStalled(row, clock)) return false;
+  if (filter.evaluation && (row.evaluation === undefined || `${row.namespace}/${row.evaluation}` !== filter.evaluation)) return false;
+  if (filter.cell && row.cell !== filter.cell) return false;
   const text = filter.text.trim().toLowerCase();
   if (text) {
-    const hay = `${row.namespace}/${row.name} ${row.harness} ${row.model} ${shownActivity(row)?.text ?? ''} ${row.message ?? ''}`.toLowerCase();
+    const hay = `${row.namespace}/${row.name} ${row.harness} ${row.model} ${row.testCase ?? ''} ${shownActivity(row)?.text ?? ''} ${row.message ?? ''}`.toLowerCase();
     if (!text.split(/\s+/).every((word) => hay.includes(word))) return false;
   }
   return true;
@@ -163,7 +169,7 @@ export function phaseCounts(rows: Iterable<RunRow>, clock: ViewClock): { byPhase
 /** The filter and sort as URL query parameters (shareable links), and back. Unknown values are dropped. */
 export function viewToQuery(filter: RunFilter, sort: RunSort): string {
   const q = new URLSearchParams();
-  for (const k of ['phase', 'harness', 'model', 'outcome', 'text'] as const) if (filter[k]) q.set(k, filter[k]);
+  for (const k of ['phase', 'harness', 'model', 'outcome', 'text', 'evaluation', 'cell'] as const) if (filter[k]) q.set(k, filter[k]);
   if (filter.stalledOnly) q.set('stalled', '1');
   if (sort.key !== DEFAULT_SORT.key || sort.dir !== DEFAULT_SORT.dir) q.set('sort', `${sort.key}:${sort.dir}`);
   return q.toString();
@@ -182,6 +188,8 @@ export function viewFromQuery(search: string): { filter: RunFilter; sort: RunSor
       outcome: outcome === 'none' || (OUTCOMES as readonly string[]).includes(outcome) ? (outcome as RunFilter['outcome']) : '',
       text: q.get('text') ?? '',
       stalledOnly: q.get('stalled') === '1',
+      evaluation: q.get('evaluation') ?? '',
+      cell: q.get('cell') ?? '',
     },
     sort: (SORT_KEYS as readonly string[]).includes(key ?? '') && (dir === 'asc' || dir === 'desc') ? { key: key as SortKey, dir } : DEFAULT_SORT,
   };

@@ -16,6 +16,7 @@ describe('console/web wire copies', () => {
   it('paths equal the shared ones, escaping included', () => {
     expect(PATHS.runsStream).toBe(CONSOLE_PATHS.runsStream);
     expect(PATHS.harnessesStream).toBe(CONSOLE_PATHS.harnessesStream);
+    expect(PATHS.evaluationsStream).toBe(CONSOLE_PATHS.evaluationsStream);
     for (const [ns, name] of [['default', 'run-1'], ['a b', 'x/y?z']] as const) {
       expect(PATHS.runStream(ns, name)).toBe(CONSOLE_PATHS.runStream(ns, name));
       expect(PATHS.cancel(ns, name)).toBe(CONSOLE_PATHS.cancel(ns, name));

@@ -16,6 +16,7 @@ export const PATHS = {
   cancel: (namespace: string, name: string) => `${run(namespace, name)}/cancel`,
   atif: (namespace: string, name: string) => `${run(namespace, name)}/atif`,
   harnessesStream: '/api/console/harnesses/stream',
+  evaluationsStream: '/api/console/evaluations/stream',
   harnessConfig: (slug: string) => `/harness-config/${encodeURIComponent(slug)}`,
   session: '/api/console/session',
 } as const;

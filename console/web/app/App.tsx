@@ -8,6 +8,8 @@ import { onLinkClick, route } from './router.ts';
 import { RunsPage } from './runs/RunsPage.tsx';
 import { RunPage } from './run/RunPage.tsx';
 import { HarnessesPage } from './harnesses/HarnessesPage.tsx';
+import { EvaluationsPage } from './evaluations/EvaluationsPage.tsx';
+import { EvaluationPage } from './evaluations/EvaluationPage.tsx';
 
 export function App() {
   const a = access.value;
@@ -35,7 +37,7 @@ function Console() {
   }, []);
   // After an in-app navigation, focus moves to the new page (as a full page load would put it at the top).
   const first = useRef(true);
-  const page = current.page === 'run' ? `run:${current.namespace}/${current.name}` : current.page;
+  const page = current.page === 'run' || current.page === 'evaluation' ? `${current.page}:${current.namespace}/${current.name}` : current.page;
   useEffect(() => {
     if (first.current) first.current = false;
     else document.getElementById('main')?.focus();
@@ -52,6 +54,9 @@ function Console() {
           <a href="/runs" aria-current={runsActive ? 'page' : undefined}>
             Runs
           </a>
+          <a href="/evaluations" aria-current={current.page === 'evaluations' || current.page === 'evaluation' ? 'page' : undefined}>
+            Evaluations
+          </a>
           <a href="/harnesses" aria-current={current.page === 'harnesses' ? 'page' : undefined}>
             Harnesses
           </a>
@@ -63,6 +68,8 @@ function Console() {
         {current.page === 'runs' && <RunsPage />}
         {current.page === 'run' && <RunPage key={`${current.namespace}/${current.name}`} namespace={current.namespace} name={current.name} />}
         {current.page === 'harnesses' && <HarnessesPage />}
+        {current.page === 'evaluations' && <EvaluationsPage />}
+        {current.page === 'evaluation' && <EvaluationPage key={`${current.namespace}/${current.name}`} namespace={current.namespace} name={current.name} />}
         {current.page === 'not-found' && (
           <section>
             <h1>Not found</h1>

@@ -2,8 +2,10 @@
 import type { Signal } from '@preact/signals';
 import { OUTCOME_LIST, PHASES } from '../../wire.ts';
 import { EMPTY_FILTER, type RunFilter } from '../../runs-view.ts';
+import { evaluationPath } from '../../routes.ts';
 
-export function RunsFilters({ filter, harnesses, models }: { filter: Signal<RunFilter>; harnesses: string[]; models: string[] }) {
+/** `cellName`: "harness × model" of the cell filtered by, when a Run of it is known. */
+export function RunsFilters({ filter, harnesses, models, cellName }: { filter: Signal<RunFilter>; harnesses: string[]; models: string[]; cellName?: string | undefined }) {
   const f = filter.value;
   const set = (patch: Partial<RunFilter>) => (filter.value = { ...filter.value, ...patch });
   const active = JSON.stringify(f) !== JSON.stringify(EMPTY_FILTER);
@@ -70,12 +72,28 @@ export function RunsFilters({ filter, harnesses, models }: { filter: Signal<RunF
         <input id="f-stalled" type="checkbox" checked={f.stalledOnly} onChange={(e) => set({ stalledOnly: e.currentTarget.checked })} />
         <label for="f-stalled">Stalled only</label>
       </div>
+      {f.evaluation && <EvaluationFilter evaluation={f.evaluation} cell={f.cell} cellName={cellName} onClear={() => set({ evaluation: '', cell: '' })} />}
       {active && (
         <button type="button" onClick={() => (filter.value = EMPTY_FILTER)}>
           Clear filters
         </button>
       )}
     </form>
+  );
+}
+
+/** The Evaluation (and cell) the runs are filtered to, from its page's links; a link back to it. */
+function EvaluationFilter({ evaluation, cell, cellName, onClear }: { evaluation: string; cell: string; cellName: string | undefined; onClear: () => void }) {
+  const slash = evaluation.indexOf('/');
+  const [namespace, name] = [evaluation.slice(0, slash), evaluation.slice(slash + 1)];
+  return (
+    <p class="evaluation-filter" data-evaluation-filter={evaluation}>
+      Runs of evaluation <a href={evaluationPath(namespace, name)}>{evaluation}</a>
+      {cell && <> · cell {cellName ?? cell}</>}{' '}
+      <button type="button" class="link" onClick={onClear}>
+        show all
+      </button>
+    </p>
   );
 }
 

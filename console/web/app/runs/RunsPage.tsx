@@ -2,6 +2,7 @@
 // browser, virtualised so 10,000 rows cost the DOM only the ~40 on screen.
 import { computed, signal } from '@preact/signals';
 import { useEffect, useMemo } from 'preact/hooks';
+import type { RunRow } from '../../../../shared/console.ts';
 import { PATHS, PHASES } from '../../wire.ts';
 import { facets, phaseCounts, viewFromQuery, viewToQuery, visibleRows, type RunFilter, type RunSort } from '../../runs-view.ts';
 import { serverNow } from '../clock.ts';
@@ -79,8 +80,15 @@ export function RunsPage() {
           'Loading runs…'
         )}
       </p>
-      <RunsFilters filter={filter} harnesses={options.value.harnesses} models={options.value.models} />
+      <RunsFilters filter={filter} harnesses={options.value.harnesses} models={options.value.models} cellName={cellNameOf(store.rows.values(), filter.value.cell)} />
       <RunsTable rows={visible.value} sort={sort} stalledAfterSeconds={store.stalledAfterSeconds.value} ready={store.ready.value} checks={options.value.checks} />
     </section>
   );
+}
+
+/** "harness × model" of the cell a filter names, from a Run of it (undefined while none is known). */
+function cellNameOf(rows: Iterable<RunRow>, cell: string): string | undefined {
+  if (!cell) return undefined;
+  for (const row of rows) if (row.cell === cell) return `${row.harness} × ${row.model}`;
+  return undefined;
 }
