@@ -9,6 +9,7 @@ import { benchRunLatency } from './run-latency.ts';
 import { benchClusterThroughput } from './cluster-throughput.ts';
 import { benchConsole } from './console.ts';
 import { benchGateway } from './gateway.ts';
+import { benchEvaluation } from './evaluation.ts';
 import { readdirSync, statSync } from 'node:fs';
 import { listHarnesses } from '../harnesses/registry.ts';
 
@@ -61,6 +62,15 @@ if (want('dispatcher')) {
   const runs = Number(process.env.TCAB_BENCH_RUNS || 10_000);
   log(`dispatcher claims/s and memory for ${runs} queued Runs vs raw Pod creates on the test control plane (builds it on first use)`);
   report.dispatcher = await benchDispatcher(runs, Number(process.env.TCAB_BENCH_RAW_PODS || 2_000), log, process.env.TCAB_BENCH_UNTIL === 'dispatched' ? 'dispatched' : 'deleted', Number(process.env.TCAB_BENCH_BUDGET_S || Infinity));
+}
+
+if (want('evaluation')) {
+  // Issue 39: one Evaluation of TCAB_BENCH_EVAL_RUNS (10,000) Runs on the test control plane, its controller alone
+  // in a child; the bench writes their final statuses at TCAB_BENCH_EVAL_RATE (200) per second.
+  const runs = Number(process.env.TCAB_BENCH_EVAL_RUNS || 10_000);
+  const rate = Number(process.env.TCAB_BENCH_EVAL_RATE || 200);
+  log(`evaluation controller: status lag and memory for one Evaluation of ${runs} Runs, final statuses at ${rate}/s`);
+  report.evaluation = await benchEvaluation(runs, rate, log);
 }
 
 if (want('console')) {

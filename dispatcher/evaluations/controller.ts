@@ -8,6 +8,7 @@ import type { CustomObjectsApi } from '@kubernetes/client-node';
 import { stringify as stableStringify } from 'safe-stable-stringify';
 import type { Logger } from '../../shared/log.ts';
 import { errorMessage, isAlreadyExists, isConflict, isNotFound } from '../../kube/errors.ts';
+import { leanObject } from '../../kube/lean-transforms.ts';
 import { EVALUATIONS, GROUP, RUNS, VERSION } from '../../kube/resources.ts';
 import type { EvaluationObject, RunObject } from '../../kube/resources.ts';
 import type { EvaluationStatus } from '../../shared/evaluation/schema.ts';
@@ -47,6 +48,8 @@ export class EvaluationController {
   private readonly slotMemo = new Map<string, { generation: number | undefined; slots: EvaluationSlots }>();
   /** Per Evaluation key: when its status was last written, and when a Run of it last changed (not yet written). */
   private readonly lastWrite = new Map<string, number>();
+  /** Per Evaluation key: the object the last status write returned, and the resourceVersion it replaced. */
+  private readonly lastWritten = new Map<string, { replaced: string | undefined; object: EvaluationObject }>();
   private readonly pendingSince = new Map<string, number>();
 
   constructor(deps: EvaluationControllerDeps) {
@@ -63,6 +66,7 @@ export class EvaluationController {
       this.slotMemo.delete(e.metadata!.uid!);
       const key = keyOf(e.metadata!.namespace!, e.metadata!.name!);
       this.lastWrite.delete(key);
+      this.lastWritten.delete(key);
       this.pendingSince.delete(key);
     });
   }
@@ -111,30 +115,45 @@ export class EvaluationController {
   }
 
   private async reconcile(key: string): Promise<ReconcileResult> {
-    // The oldest Run change this reconcile reflects: given back when it does not write (a later one will).
+    // Never in the Run watch's call stack (the work queue may start a key at once): a 10,000-slot summary takes
+    // tens of milliseconds, and the dispatcher's claims share this event loop.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    // Within the write interval, nothing is computed: the changes of the next 250 ms are summed up once, then.
+    const wait = (this.lastWrite.get(key) ?? -Infinity) + STATUS_WRITE_INTERVAL_MS - this.clock.now();
+    if (wait > 0) return { requeueAfterMs: wait };
+    // The oldest Run change this reconcile reflects: given back when it ends without the status being current.
     const since = this.pendingSince.get(key);
     this.pendingSince.delete(key);
-    let written = false;
+    const outcome = { status: 'behind' as 'written' | 'current' | 'behind' };
     try {
-      const result = await this.reconcileNow(key, () => (written = true));
-      return result;
+      return await this.reconcileNow(key, outcome);
     } finally {
-      if (written) this.deps.onStatusWrittenLag?.(key, since === undefined ? 0 : this.clock.now() - since);
-      else if (since !== undefined) this.pendingSince.set(key, Math.min(since, this.pendingSince.get(key) ?? Infinity));
+      if (outcome.status === 'written') this.deps.onStatusWrittenLag?.(key, since === undefined ? 0 : this.clock.now() - since);
+      else if (outcome.status === 'behind' && since !== undefined) this.pendingSince.set(key, Math.min(since, this.pendingSince.get(key) ?? Infinity));
     }
   }
 
-  private async reconcileNow(key: string, onWritten: () => void): Promise<ReconcileResult> {
+  /**
+   * The cached Evaluation, or the one this controller's last status write returned while the cache still holds the
+   * version that write replaced: writing on top of the stale one would only earn a 409 and a backoff.
+   */
+  private freshest(key: string, cached: EvaluationObject): EvaluationObject {
+    const mine = this.lastWritten.get(key);
+    return mine && mine.replaced === cached.metadata?.resourceVersion ? mine.object : cached;
+  }
+
+  private async reconcileNow(key: string, outcome: { status: 'written' | 'current' | 'behind' }): Promise<ReconcileResult> {
     const [namespace, name] = key.split('/') as [string, string];
-    const evaluation = this.deps.evaluations.get(name, namespace);
-    if (!evaluation || evaluation.metadata?.deletionTimestamp) return;
+    const cached = this.deps.evaluations.get(name, namespace);
+    if (!cached || cached.metadata?.deletionTimestamp) return;
+    const evaluation = this.freshest(key, cached);
     const slots = this.slotsFor(evaluation);
-    if (!slots.valid) return this.writeStatus(evaluation, invalidStatus(evaluation, slots.message), onWritten);
+    if (!slots.valid) return this.writeStatus(key, evaluation, invalidStatus(evaluation, slots.message), outcome);
     const owned = this.owned.get(evaluation.metadata!.uid!) ?? new Map<string, RunObject>();
     const plan = planEvaluation(evaluation, slots, owned, (run) => this.deps.runs.get(run, namespace));
     await this.apply(namespace, plan.create, plan.remove, key);
     if (plan.taken.length > 0) this.deps.log.warn({ evaluation: key, taken: plan.taken.length }, 'slots not run: a Run of another owner has the name');
-    return this.writeStatus(evaluation, plan.status, onWritten);
+    return this.writeStatus(key, evaluation, plan.status, outcome);
   }
 
   /** Creates the missing Runs and deletes the ones no slot names, a few at a time; the first error is thrown after all. */
@@ -162,21 +181,23 @@ export class EvaluationController {
     if (errors.length > 0) throw errors[0];
   }
 
-  private async writeStatus(evaluation: EvaluationObject, status: EvaluationStatus, onWritten: () => void): Promise<ReconcileResult> {
-    if (stableStringify(evaluation.status ?? {}) === stableStringify(status)) return;
-    const { namespace, name } = evaluation.metadata as { namespace: string; name: string };
-    const key = keyOf(namespace, name);
-    const wait = (this.lastWrite.get(key) ?? -Infinity) + STATUS_WRITE_INTERVAL_MS - this.clock.now();
-    if (wait > 0) return { requeueAfterMs: wait };
+  private async writeStatus(key: string, evaluation: EvaluationObject, status: EvaluationStatus, outcome: { status: 'written' | 'current' | 'behind' }): Promise<ReconcileResult> {
+    if (stableStringify(evaluation.status ?? {}) === stableStringify(status)) {
+      outcome.status = 'current';
+      return;
+    }
+    const { namespace, name, resourceVersion } = evaluation.metadata as { namespace: string; name: string; resourceVersion?: string };
+    let written: EvaluationObject;
     try {
-      await this.deps.custom.replaceNamespacedCustomObjectStatus({ group: GROUP, version: VERSION, namespace, plural: EVALUATIONS, name, body: { ...evaluation, status } });
+      written = (await this.deps.custom.replaceNamespacedCustomObjectStatus({ group: GROUP, version: VERSION, namespace, plural: EVALUATIONS, name, body: { ...evaluation, status } })) as EvaluationObject;
     } catch (error) {
-      if (isConflict(error)) return { requeue: true }; // the cache is behind; the newer object's update event comes
+      if (isConflict(error)) return { requeue: true }; // someone else wrote (the spec changed): its update event comes
       if (isNotFound(error)) return;
       throw error;
     }
     this.lastWrite.set(key, this.clock.now());
-    onWritten();
+    this.lastWritten.set(key, { replaced: resourceVersion, object: leanObject(written) });
+    outcome.status = 'written';
     return;
   }
 }
