@@ -631,7 +631,14 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     const applied = await kubectl(['apply', '-f', '-'], JSON.stringify(evaluation));
     expect(applied.code, applied.stderr).toBe(0);
     const t0 = Date.now();
+    // `tcab eval watch` from the start: a JSON line per status change on a pipe, until it is Completed.
+    const watching = exec(process.execPath, [join(ROOT, 'cli', 'main.ts'), 'eval', 'watch', EVALUATION_NAME, '-n', ns, '--kubeconfig', inject('kubeconfig')], { env: { PATH: process.env.PATH }, timeout: 600_000 });
     const done = await completed((e) => e.status!.runs!.final === 20)();
+    const watched = (await watching).stdout.trim().split('\n').map((l) => JSON.parse(l) as { status: EvaluationObject['status'] | null });
+    expect(watched.length).toBeGreaterThan(2);
+    expect(watched.at(-1)!.status).toEqual(done.status);
+    const finals = watched.map((w) => w.status?.runs?.final ?? 0);
+    expect(finals).toEqual(finals.toSorted((a, b) => a - b)); // progress only goes up
     const firstPass = Date.now() - t0;
     const runs = await ourRuns();
     // One Run per slot, named by it, owned by the Evaluation.

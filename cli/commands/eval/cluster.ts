@@ -90,41 +90,56 @@ function printStatus(evaluation: EvaluationObject, json: boolean, color: boolean
 
 const isDone = (evaluation: EvaluationObject) => evaluation.status?.phase === 'Completed' || evaluation.status?.phase === 'Invalid';
 
-/** Follows the Evaluation until it is Completed (or refused): the table again on each change, or a JSON line on a pipe. */
+/**
+ * Follows the Evaluation until it is Completed (or refused): the table again on each change, or a JSON line on a pipe.
+ * Each round reads the object, prints it when its status changed, and waits on a watch from that version for the
+ * next change, the watch closing (the apiserver ends watches now and then), or 30 s, whichever is first.
+ */
 async function watchEvaluation(cluster: Cluster, name: string, json: boolean): Promise<void> {
-  const first = await getEvaluation(cluster, name);
   const color = process.stdout.isTTY === true;
-  let last = JSON.stringify(first.status ?? null);
-  printStatus(first, json, color);
-  if (isDone(first)) return;
+  let last: string | undefined;
+  let interrupted = false;
+  let wake: (() => void) | undefined;
+  const stop = () => {
+    interrupted = true;
+    wake?.();
+  };
+  process.once('SIGINT', stop);
+  try {
+    while (!interrupted) {
+      const evaluation = await getEvaluation(cluster, name);
+      const now = JSON.stringify(evaluation.status ?? null);
+      if (now !== last) printStatus(evaluation, json, color);
+      last = now;
+      if (isDone(evaluation)) return;
+      await nextChange(cluster, name, evaluation.metadata!.resourceVersion!, (w) => (wake = w));
+    }
+  } finally {
+    process.off('SIGINT', stop);
+  }
+}
+
+/** Resolves at the Evaluation's next change after `resourceVersion`, when the watch ends, or after 30 s. */
+async function nextChange(cluster: Cluster, name: string, resourceVersion: string, onWake: (wake: () => void) => void): Promise<void> {
+  let request: AbortController | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let settled = false;
   await new Promise<void>((resolve, reject) => {
-    let request: { abort(): void } | undefined;
-    const stop = () => {
-      request?.abort();
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    const done = (error?: unknown) => {
-      process.off('SIGINT', stop);
-      if (error) reject(error instanceof Error ? error : new Error(String(error)));
-      else resolve();
-    };
+    const done = () => resolve();
+    onWake(done);
+    timer = setTimeout(done, 30_000);
     new Watch(cluster.config)
-      .watch(evaluationsPath(cluster.namespace), { fieldSelector: `metadata.name=${name}`, resourceVersion: first.metadata!.resourceVersion }, (type: string, object: EvaluationObject) => {
-        if (type === 'DELETED') return done(new InvalidInputError('NAME', `Evaluation ${cluster.namespace}/${name} was deleted`));
-        const now = JSON.stringify(object.status ?? null);
-        if (now === last) return;
-        last = now;
-        printStatus(object, json, color);
-        if (isDone(object)) {
-          request?.abort();
-          done();
-        }
-      }, (error: unknown) => {
-        // An abort we asked for ends the watch with an error or none; anything else is the connection failing.
-        if (error && !/abort/i.test(String((error as Error).message ?? error))) done(new InfrastructureError(`the watch of Evaluation ${cluster.namespace}/${name} ended: ${(error as Error).message ?? String(error)}`, { cause: error }));
-      })
-      .then((req) => (request = req), (error: unknown) => done(new InfrastructureError(`cannot watch Evaluation ${cluster.namespace}/${name}: ${reasonOf(error)}`, { cause: error })));
+      .watch(evaluationsPath(cluster.namespace), { fieldSelector: `metadata.name=${name}`, resourceVersion, allowWatchBookmarks: false }, (type: string) => {
+        if (type !== 'BOOKMARK') done();
+      }, done)
+      .then((req) => {
+        request = req;
+        if (settled) req.abort(); // the round ended before the watch was open: close it, or it holds the process
+      }, (error: unknown) => reject(new InfrastructureError(`cannot watch Evaluation ${cluster.namespace}/${name}: ${reasonOf(error)}`, { cause: error })));
+  }).finally(() => {
+    settled = true;
+    clearTimeout(timer);
+    request?.abort();
   });
 }
 
