@@ -103,13 +103,19 @@ describe('evaluations stream', () => {
     try {
       const js = await (await fetch(`${server.base}${CONSOLE_PATHS.appJs}`)).text();
       const chunk = /import\("\.\/chunks\/(plot-chart-[A-Z0-9]+\.js)"\)/.exec(js)?.[1];
-      expect(chunk).toBeDefined();
+      expect(chunk).toMatch(/^plot-chart-[A-Z0-9]+\.js$/);
       const res = await fetch(`${server.base}${CONSOLE_PATHS.chunks}${chunk}`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toContain('text/javascript');
       expect(res.headers.get('cache-control')).toContain('immutable');
       expect(await res.text()).toContain('aria-label');
       expect((await fetch(`${server.base}${CONSOLE_PATHS.chunks}nope.js`)).status).toBe(404);
+      // Hostile names: inherited properties of a plain object, a path out of chunks/, encoded or not.
+      for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', '..%2Fapp.js', '%2e%2e%2fapp.js', `..%2F${chunk}`, `${chunk}%00`]) {
+        const hostile = await fetch(`${server.base}${CONSOLE_PATHS.chunks}${name}`);
+        expect(hostile.status, name).toBe(404);
+        expect(await hostile.json(), name).toEqual({ error: 'no such asset' });
+      }
     } finally {
       await server.close();
     }

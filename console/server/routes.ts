@@ -60,7 +60,9 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   app.get(CONSOLE_PATHS.appJs, PUBLIC_ROUTE, async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=31536000, immutable').send((await bundle).js));
   // Code the app loads on demand (the evaluation page's plot library), named by content hash too.
   app.get<{ Params: { file: string } }>(`${CONSOLE_PATHS.chunks}:file`, PUBLIC_ROUTE, async (req, reply) => {
-    const chunk = (await bundle).chunks[req.params.file];
+    // Own names only: `__proto__`, `constructor` or `toString` must not reach Object.prototype.
+    const { chunks } = await bundle;
+    const chunk = Object.hasOwn(chunks, req.params.file) ? chunks[req.params.file] : undefined;
     if (chunk === undefined) return reply.code(404).send({ error: 'no such asset' });
     return reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=31536000, immutable').send(chunk);
   });
