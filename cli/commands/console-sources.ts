@@ -3,7 +3,7 @@
 // HarnessConfigs, the apiserver for one Run, its Events and
 // the cancel patch. Readiness is the dispatcher's to know (its configured Secrets), not a workstation's.
 import { CustomObjectsApi } from '@kubernetes/client-node';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { GROUP, VERSION } from '../../shared/api-group.ts';
 import { makeLeanInformer } from '../../kube/lean-informer.ts';
 import type { ListPageFn } from '../../kube/lean-informer.ts';
@@ -28,16 +28,15 @@ export interface KubeConsoleSources {
 /** @param namespace the Runs of one namespace; undefined = of every namespace the kubeconfig may list. */
 export function kubeConsoleSources(config: KubeConfig, namespace: string | undefined): KubeConsoleSources {
   const custom = config.makeApiClient(CustomObjectsApi);
-  const runsPath = namespace ? `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/runs` : `/apis/${GROUP}/${VERSION}/runs`;
-  const listRuns = (page: { limit: number; _continue?: string }) =>
-    namespace ? custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'runs', ...page }) : custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: 'runs', ...page });
-  const runs = makeLeanInformer<RunObject>(config, runsPath, listRuns as unknown as ListPageFn<RunObject>, { transform: (r) => slimRun(r as RunObject & ConsoleRun) });
-  const evaluationsPath = namespace ? `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/evaluations` : `/apis/${GROUP}/${VERSION}/evaluations`;
-  const listEvaluations = (page: { limit: number; _continue?: string }) =>
-    namespace ? custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: 'evaluations', ...page }) : custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: 'evaluations', ...page });
-  const evaluations = makeLeanInformer<EvaluationObject>(config, evaluationsPath, listEvaluations as unknown as ListPageFn<EvaluationObject>, {
-    transform: (e) => slimEvaluation(e as EvaluationObject & ConsoleEvaluation),
-  });
+  // One namespace's objects, or every namespace's (no --namespace): the path the watch follows and its paged list.
+  const namespaced = <T extends KubernetesObject>(plural: string, transform: (object: T) => T) => {
+    const path = namespace ? `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}` : `/apis/${GROUP}/${VERSION}/${plural}`;
+    const list = (page: { limit: number; _continue?: string }) =>
+      namespace ? custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural, ...page }) : custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural, ...page });
+    return makeLeanInformer<T>(config, path, list as unknown as ListPageFn<T>, { transform });
+  };
+  const runs = namespaced<RunObject>('runs', (r) => slimRun(r as RunObject & ConsoleRun));
+  const evaluations = namespaced<EvaluationObject>('evaluations', (e) => slimEvaluation(e as EvaluationObject & ConsoleEvaluation));
   const configs = makeLeanInformer<HarnessConfigObject>(
     config,
     `/apis/${GROUP}/${VERSION}/harnessconfigs`,

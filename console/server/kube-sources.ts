@@ -22,21 +22,22 @@ export interface WatchedCache<T> {
   off(verb: 'add' | 'update' | 'delete', cb: (object: T) => void): void;
 }
 
+/** Adds and updates as upserts, deletions as deletes, from a cache's handlers; returns the unsubscribe. */
+function followCache<T>(cache: WatchedCache<T>, upsert: (object: T) => void, remove: (object: T) => void): Unsubscribe {
+  cache.on('add', upsert);
+  cache.on('update', upsert);
+  cache.on('delete', remove);
+  return () => {
+    cache.off('add', upsert);
+    cache.off('update', upsert);
+    cache.off('delete', remove);
+  };
+}
+
 export function cacheRunsSource(cache: WatchedCache<ConsoleRun>): RunsSource {
   return {
     list: () => cache.list(),
-    subscribe(onChange) {
-      const upsert = (run: ConsoleRun) => onChange({ type: 'upsert', run });
-      const remove = (run: ConsoleRun) => onChange({ type: 'delete', run });
-      cache.on('add', upsert);
-      cache.on('update', upsert);
-      cache.on('delete', remove);
-      return () => {
-        cache.off('add', upsert);
-        cache.off('update', upsert);
-        cache.off('delete', remove);
-      };
-    },
+    subscribe: (onChange) => followCache(cache, (run) => onChange({ type: 'upsert', run }), (run) => onChange({ type: 'delete', run })),
   };
 }
 
@@ -44,18 +45,7 @@ export function cacheRunsSource(cache: WatchedCache<ConsoleRun>): RunsSource {
 export function cacheEvaluationsSource(cache: WatchedCache<ConsoleEvaluation>): EvaluationsSource {
   return {
     list: () => cache.list(),
-    subscribe(onChange) {
-      const upsert = (evaluation: ConsoleEvaluation) => onChange({ type: 'upsert', evaluation });
-      const remove = (evaluation: ConsoleEvaluation) => onChange({ type: 'delete', evaluation });
-      cache.on('add', upsert);
-      cache.on('update', upsert);
-      cache.on('delete', remove);
-      return () => {
-        cache.off('add', upsert);
-        cache.off('update', upsert);
-        cache.off('delete', remove);
-      };
-    },
+    subscribe: (onChange) => followCache(cache, (evaluation) => onChange({ type: 'upsert', evaluation }), (evaluation) => onChange({ type: 'delete', evaluation })),
   };
 }
 
