@@ -31,6 +31,24 @@ interface Cluster {
   namespace: string;
 }
 
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/**
+ * An Evaluation's name as Kubernetes allows it (a DNS subdomain, at most 253 characters): anything else could not
+ * name one, and it goes into a field selector and a URL path, where "," or "/" would mean something else.
+ */
+export function evaluationNameArg(name: string): string {
+  if (name.length > 253 || !DNS_SUBDOMAIN.test(name)) throw new InvalidInputError('NAME', `"${name.slice(0, 80)}" is not an Evaluation name (lower case letters, digits, "-" and ".", at most 253 characters)`);
+  return name;
+}
+
+/** A namespace (a DNS label) from -n, checked for the same reason. */
+export function namespaceArg(namespace: string): string {
+  if (!DNS_LABEL.test(namespace)) throw new InvalidInputError('--namespace', `"${namespace.slice(0, 80)}" is not a namespace name (lower case letters, digits and "-", at most 63 characters)`);
+  return namespace;
+}
+
 function clusterOf(options: ClusterOptions): Cluster {
   const config = new KubeConfig();
   try {
@@ -40,7 +58,7 @@ function clusterOf(options: ClusterOptions): Cluster {
   } catch (error) {
     throw new InvalidInputError(options.kubeconfig ? '--kubeconfig' : 'KUBECONFIG', `cannot read the kubeconfig: ${(error as Error).message}`);
   }
-  const namespace = options.namespace ?? config.getContextObject(config.getCurrentContext())?.namespace ?? 'default';
+  const namespace = namespaceArg(options.namespace ?? config.getContextObject(config.getCurrentContext())?.namespace ?? 'default');
   return { config, custom: config.makeApiClient(CustomObjectsApi), namespace };
 }
 
@@ -211,9 +229,9 @@ export function registerClusterEvalCommands(group: Command): void {
       .option('--kubeconfig <file>', 'kubeconfig (default: KUBECONFIG, else ~/.kube/config)')
       .option('--context <name>', 'kubeconfig context (default: its current one)');
   withCluster(group.command('status').description("an Evaluation in the cluster: its progress and the harness x model table, as its controller wrote them").argument('<name>', 'the Evaluation').option('--json', 'the status as JSON'))
-    .action(async (name: string, options: ClusterOptions & { json?: boolean }) => printStatus(await getEvaluation(clusterOf(options), name), options.json === true, process.stdout.isTTY === true));
+    .action(async (name: string, options: ClusterOptions & { json?: boolean }) => printStatus(await getEvaluation(clusterOf(options), evaluationNameArg(name)), options.json === true, process.stdout.isTTY === true));
   withCluster(group.command('watch').description('follow an Evaluation in the cluster until every Run is final: the table again on each change (a JSON line each on a pipe)').argument('<name>', 'the Evaluation').option('--json', 'a JSON line per change (default when stdout is not a terminal)'))
-    .action(async (name: string, options: ClusterOptions & { json?: boolean }) => watchEvaluation(clusterOf(options), name, options.json === true || process.stdout.isTTY !== true));
+    .action(async (name: string, options: ClusterOptions & { json?: boolean }) => watchEvaluation(clusterOf(options), evaluationNameArg(name), options.json === true || process.stdout.isTTY !== true));
   withCluster(
     group
       .command('export')
@@ -222,12 +240,12 @@ export function registerClusterEvalCommands(group: Command): void {
       .addOption(new Option('--csv', 'one row per harness x model cell (the columns of tcab eval run\'s summary.csv)').conflicts('json'))
       .addOption(new Option('--json', 'spec, status and runs (default)'))
       .option('--out <file>', 'write there instead of stdout'),
-  ).action(async (name: string, options: ClusterOptions & { csv?: boolean; json?: boolean; out?: string }) => exportEvaluation(clusterOf(options), name, options));
+  ).action(async (name: string, options: ClusterOptions & { csv?: boolean; json?: boolean; out?: string }) => exportEvaluation(clusterOf(options), evaluationNameArg(name), options));
   withCluster(
     group
       .command('resume')
       .description('run again the slots of an Evaluation whose Run ended with no standing result (infrastructure failure, cancelled): their Runs are deleted and its controller makes them again; scored runs are kept')
       .argument('<name>', 'the Evaluation')
       .option('--dry-run', 'list them, delete nothing'),
-  ).action(async (name: string, options: ClusterOptions & { dryRun?: boolean }) => resume(clusterOf(options), name, options.dryRun === true));
+  ).action(async (name: string, options: ClusterOptions & { dryRun?: boolean }) => resume(clusterOf(options), evaluationNameArg(name), options.dryRun === true));
 }
