@@ -14,7 +14,7 @@ import type { EvaluationStatus } from '../../../shared/evaluation/schema.ts';
 import { CELL_LABEL, EVALUATION_LABEL, MODEL_ANNOTATION, REPEAT_LABEL, TEST_CASE_LABEL, evaluationLabelValue } from '../../../shared/evaluation/slots.ts';
 import { FINAL_PHASES } from '../../../shared/run-status.ts';
 import type { RunPhase } from '../../../shared/run-status.ts';
-import { statusCode } from '../../../kube/errors.ts';
+import { errorMessage, statusCode } from '../../../kube/errors.ts';
 import { EVALUATIONS, evaluationsPath, GROUP, RUNS, VERSION } from '../../../kube/resources.ts';
 import type { EvaluationObject, RunObject } from '../../../kube/resources.ts';
 import { evaluationOwnerOf } from '../../../kube/evaluation-owner.ts';
@@ -62,14 +62,13 @@ function clusterOf(options: ClusterOptions): Cluster {
   return { config, custom: config.makeApiClient(CustomObjectsApi), namespace };
 }
 
-const reasonOf = (error: unknown) => ((error as { body?: { message?: string } }).body?.message ?? (error as Error).message);
 
 async function getEvaluation(cluster: Cluster, name: string): Promise<EvaluationObject> {
   try {
     return (await cluster.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: cluster.namespace, plural: EVALUATIONS, name })) as EvaluationObject;
   } catch (error) {
     if (statusCode(error) === 404) throw new InvalidInputError('NAME', `no Evaluation ${name} in namespace ${cluster.namespace} (kubectl get evaluations -n ${cluster.namespace})`);
-    throw new InfrastructureError(`cannot read Evaluation ${cluster.namespace}/${name} (context ${cluster.config.getCurrentContext()}): ${reasonOf(error)}`, { cause: error });
+    throw new InfrastructureError(`cannot read Evaluation ${cluster.namespace}/${name} (context ${cluster.config.getCurrentContext()}): ${errorMessage(error)}`, { cause: error });
   }
 }
 
@@ -153,7 +152,7 @@ async function nextChange(cluster: Cluster, name: string, resourceVersion: strin
       .then((req) => {
         request = req;
         if (settled) req.abort(); // the round ended before the watch was open: close it, or it holds the process
-      }, (error: unknown) => reject(new InfrastructureError(`cannot watch Evaluation ${cluster.namespace}/${name}: ${reasonOf(error)}`, { cause: error })));
+      }, (error: unknown) => reject(new InfrastructureError(`cannot watch Evaluation ${cluster.namespace}/${name}: ${errorMessage(error)}`, { cause: error })));
   }).finally(() => {
     settled = true;
     clearTimeout(timer);
@@ -202,7 +201,7 @@ async function resume(cluster: Cluster, name: string, dryRun: boolean): Promise<
     process.stdout.write(`${dryRun ? 'would run again' : 'running again'}: ${run.metadata!.name} (${runRow(run).harness} × ${runRow(run).model} · ${runRow(run).test_case} #${runRow(run).repeat}: ${run.status?.outcome ?? 'no outcome'})\n`);
     if (dryRun) continue;
     await cluster.custom.deleteNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: cluster.namespace, plural: RUNS, name: run.metadata!.name!, propagationPolicy: 'Background' }).catch((error: unknown) => {
-      if (statusCode(error) !== 404) throw new InfrastructureError(`cannot delete Run ${cluster.namespace}/${run.metadata!.name}: ${reasonOf(error)}`, { cause: error });
+      if (statusCode(error) !== 404) throw new InfrastructureError(`cannot delete Run ${cluster.namespace}/${run.metadata!.name}: ${errorMessage(error)}`, { cause: error });
     });
   }
   process.stdout.write(`${again.length} run(s) ${dryRun ? 'would be' : 'are'} run again; every scored run is kept${dryRun ? '' : ` (the controller makes the deleted ones again: tcab eval watch ${name})`}\n`);
