@@ -7,6 +7,7 @@
 import type { CustomObjectsApi } from '@kubernetes/client-node';
 import { stringify as stableStringify } from 'safe-stable-stringify';
 import type { Logger } from '../../shared/log.ts';
+import { concurrently } from '../../shared/concurrently.ts';
 import { errorMessage, isAlreadyExists, isConflict, isNotFound } from '../../kube/errors.ts';
 import { leanObject } from '../../kube/lean-transforms.ts';
 import { EVALUATIONS, GROUP, RUNS, VERSION } from '../../kube/resources.ts';
@@ -169,14 +170,8 @@ export class EvaluationController {
     ];
     if (jobs.length === 0) return;
     const errors: unknown[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < jobs.length) {
-        const job = jobs[next++]!;
-        await job().catch((error: unknown) => errors.push(error));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, jobs.length) }, worker));
+    // Every job is tried (a failure is kept, not thrown, so one bad create does not leave the rest undone).
+    await concurrently(jobs, WRITE_CONCURRENCY, (job) => job().catch((error: unknown) => errors.push(error)));
     this.deps.log.info({ evaluation: key, created: create.length, deleted: remove.length, failed: errors.length }, 'evaluation runs made');
     if (errors.length > 0) throw errors[0];
   }
