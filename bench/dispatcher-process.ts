@@ -1,5 +1,6 @@
 // The dispatcher benchmark's handle on its child (bench/dispatcher-child.ts): requests over IPC, and the child's
 // memory as the kernel sees it (/proc/<pid>/status: VmRSS now, VmHWM the peak), sampled while the bench runs.
+import { procStatusMb, sampleRss } from './rss-sampler.ts';
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -28,16 +29,6 @@ export const CHART_MALLOC_ENV = { MALLOC_ARENA_MAX: '2' };
 export function chartHeapArgs(valuesPath = join(import.meta.dirname, '..', 'charts', 'tcab', 'values.yaml')): string[] {
   const dispatcher = (parse(readFileSync(valuesPath, 'utf8')) as { dispatcher: { resources: { limits: { memory: string } }; heapPercentOfMemoryLimit: number } }).dispatcher;
   return [`--max-old-space-size=${Math.floor((quantityMb(dispatcher.resources.limits.memory) * dispatcher.heapPercentOfMemoryLimit) / 100)}`];
-}
-
-/** kB fields of /proc/<pid>/status, in MB; undefined once the process is gone. */
-export function procStatusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
-  try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Math.round(Number(match[1]) / 1024) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export interface DispatcherProcess {
@@ -80,17 +71,7 @@ export async function startDispatcherProcess(env: NodeJS.ProcessEnv, log: (m: st
     for (const waiter of pending.values()) waiter.reject(error);
   });
   const pid = child.pid!;
-  const t0 = performance.now();
-  let peak = 0;
-  const samples: [number, number][] = [];
-  const sampler = setInterval(() => {
-    const rss = procStatusMb(pid, 'VmRSS');
-    if (rss === undefined) return;
-    peak = Math.max(peak, rss);
-    const second = Math.floor((performance.now() - t0) / 1000);
-    if (samples.at(-1)?.[0] !== second) samples.push([second, rss]);
-  }, 100);
-  sampler.unref();
+  const rss = sampleRss(pid);
   const ask = <T>(request: ChildRequest) =>
     new Promise<T>((resolve, reject) => {
       const id = nextId++;
@@ -102,16 +83,16 @@ export async function startDispatcherProcess(env: NodeJS.ProcessEnv, log: (m: st
   return {
     ask,
     rss: () => procStatusMb(pid, 'VmRSS') ?? 0,
-    peak: () => ({ sampled: peak, vm_hwm: procStatusMb(pid, 'VmHWM') ?? peak }),
-    timeline: () => samples,
+    peak: rss.peak,
+    timeline: rss.timeline,
     async stop() {
       const reply = await ask<Record<string, unknown>>({ type: 'stop' });
-      clearInterval(sampler);
+      rss.stop();
       await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(undefined)));
       return reply;
     },
     kill: () => {
-      clearInterval(sampler);
+      rss.stop();
       child.kill('SIGKILL');
     },
   };

@@ -14,6 +14,7 @@
 // Evaluation's size at the end (status, and the whole object the apiserver stores: limit 1.5 MiB); the final status
 // checked against what the bench computes from the statuses it wrote; the child's RSS (idle, all Runs created, peak,
 // all final: after two forced GCs, as the dispatcher bench takes them); the time to Completed.
+import { sampleRss } from './rss-sampler.ts';
 import { execFileSync, fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -33,7 +34,7 @@ import { evaluationSlots } from '../shared/evaluation/slots.ts';
 import type { RunStatus } from '../shared/run-status.ts';
 import type { Outcome } from '../shared/run.ts';
 import { STATUS_WRITE_INTERVAL_MS } from '../dispatcher/evaluations/controller.ts';
-import { CHART_MALLOC_ENV, chartHeapArgs, procStatusMb } from './dispatcher-process.ts';
+import { CHART_MALLOC_ENV, chartHeapArgs } from './dispatcher-process.ts';
 import type { EvaluationChildProgress, EvaluationChildRequest } from './evaluation-child.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -159,17 +160,7 @@ async function startChild(env: NodeJS.ProcessEnv, log: (m: string) => void): Pro
     for (const waiter of pending.values()) waiter.reject(error);
   });
   const pid = child.pid!;
-  const t0 = performance.now();
-  let peak = 0;
-  const samples: [number, number][] = [];
-  const sampler = setInterval(() => {
-    const rss = procStatusMb(pid, 'VmRSS');
-    if (rss === undefined) return;
-    peak = Math.max(peak, rss);
-    const second = Math.floor((performance.now() - t0) / 1000);
-    if (samples.at(-1)?.[0] !== second) samples.push([second, rss]);
-  }, 100);
-  sampler.unref();
+  const rss = sampleRss(pid);
   await started;
   log(`evaluation controller child ${pid} synced`);
   return {
@@ -179,10 +170,10 @@ async function startChild(env: NodeJS.ProcessEnv, log: (m: string) => void): Pro
         pending.set(id, { resolve: resolve as (v: never) => void, reject });
         child.send({ id, ...request });
       }),
-    peak: () => ({ sampled: peak, vm_hwm: procStatusMb(pid, 'VmHWM') ?? peak }),
-    timeline: () => samples,
+    peak: rss.peak,
+    timeline: rss.timeline,
     kill: () => {
-      clearInterval(sampler);
+      rss.stop();
       child.kill('SIGKILL');
     },
     exited,
