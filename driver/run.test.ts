@@ -117,7 +117,7 @@ describe('executeRun', () => {
     }
   });
 
-  it('issue 35: an install npm ends with exit 0 but without an optional dependency it could not fetch (the registry\'s 503, a reset) is an incomplete install, retryable; with it fetched, the install completes', async () => {
+  it('issue 35: an install npm ends with exit 0 but without an optional dependency it could not fetch (the registry\'s 503, a reset, a tarball cut off mid-download) is an incomplete install, retryable; with it fetched, the install completes', async () => {
     // A real npm against a registry on 127.0.0.1 serving scripted-cli, whose optional dependency scripted-cli-native
     // (as Claude Code's per-platform binary) answers 503 or resets the connection while the test says so.
     const registry = await startScriptedRegistry();
@@ -127,11 +127,13 @@ describe('executeRun', () => {
     const fromRegistry = createScriptedHarness({ installFromRegistry: true });
     try {
       const attempt = { number: 1, of: 3 };
-      for (const down of ['503', 'reset'] as const) {
+      const gaveUp = { '503': `${url}scripted-cli-native (503)`, reset: `${url}scripted-cli-native (ECONNRESET)`, 'cut-tarball': '/prefix/node_modules/scripted-cli-native (its download or unpacking failed)' };
+      for (const down of ['503', 'reset', 'cut-tarball'] as const) {
         registry.fail('scripted-cli-native', down);
         const incomplete = await run({}, { harnessesRoot: fromRegistry.root, attemptNumber: attempt, env: { TCAB_NPM_REGISTRY: url } });
         expect(incomplete.result, down).toMatchObject({ outcome: 'infrastructure_failed', retryable: true, attempt, sessions: [] });
-        expect(incomplete.result.message, down).toContain(`npm ended the install of scripted with exit 0 but gave up fetching ${url}scripted-cli-native (${down === '503' ? '503' : 'ECONNRESET'})`);
+        expect(incomplete.result.message, down).toContain(`npm ended the install of scripted with exit 0 but gave up fetching ${down === 'cut-tarball' ? 'the optional dependency at ' : ''}`);
+        expect(incomplete.result.message, down).toContain(gaveUp[down]);
         expect(stages(incomplete.events), down).toEqual(['install_harness:started', 'install_harness:failed', 'teardown:started', 'teardown:completed']);
       }
       registry.fail('scripted-cli-native', 'up');

@@ -9,7 +9,7 @@ import { publishedRelease, resolveNewestInstallable } from './newest-version.ts'
 import { ReleaseCorrupt, StoreUnusable, discardRelease, pruneReleases, restoreRelease, saveRelease } from './release-store.ts';
 import type { ReleaseId } from '../../shared/release-store.ts';
 import { withNpmAuth } from './npm-auth.ts';
-import { isTransientInstallFailure, unfetchedInNpmLog } from './transient.ts';
+import { droppedOptionalInNpmLog, isTransientInstallFailure, unfetchedInNpmLog } from './transient.ts';
 import type { StageContext } from './context.ts';
 import { HeldDir, openRegularFileIn } from '../confined-fs.ts';
 import { emptyRunPrefix } from '../run-dirs.ts';
@@ -160,11 +160,13 @@ export async function installHarness(ctx: StageContext, manifest: HarnessManifes
       throw new StageFailure('install_harness', 'infrastructure', `install of ${what} failed (exit ${outcome.code ?? outcome.signal}): ${output || 'no output'}`, { transient: isTransientInstallFailure(output) });
     }
     // exit 0 is not the whole story: npm leaves out an optional dependency it could not fetch (Claude Code's
-    // per-platform binary package, when the registry answered 503 or the connection failed) without an error.
-    const unfetched = unfetchedInNpmLog(await readNpmLogs(ctx.dirs.tmp));
-    if (unfetched.length > 0) {
-      const list = unfetched.slice(0, 5).map((u) => `${u.url} (${u.error})`).join(', ');
-      throw new StageFailure('install_harness', 'infrastructure', `npm ended the install of ${what} with exit 0 but gave up fetching ${list}${unfetched.length > 5 ? ` and ${unfetched.length - 5} more` : ''}: npm leaves out an optional dependency it cannot fetch (a per-platform binary) without an error, so the install is incomplete`, { transient: true });
+    // per-platform binary package, when the registry answered 503, the connection failed, or the download was cut
+    // off mid-body) without an error.
+    const log = await readNpmLogs(ctx.dirs.tmp);
+    const missing = [...unfetchedInNpmLog(log).map((u) => `${u.url} (${u.error})`), ...droppedOptionalInNpmLog(log).map((path) => `the optional dependency at ${path} (its download or unpacking failed)`)];
+    if (missing.length > 0) {
+      const list = missing.slice(0, 5).join(', ');
+      throw new StageFailure('install_harness', 'infrastructure', `npm ended the install of ${what} with exit 0 but gave up fetching ${list}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}: npm leaves out an optional dependency it cannot fetch (a per-platform binary) without an error, so the install is incomplete`, { transient: true });
     }
     const installed = `installed ${what}${version ? `@${version} (newest${platform ? ` with ${platform}` : ''})` : ''} in ${(outcome.durationMs / 1000).toFixed(1)}s`;
     if (!release || !ctx.releaseStore) return { value: undefined, message: installed };

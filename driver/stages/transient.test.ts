@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isTransientInstallFailure, unfetchedInNpmLog } from './transient.ts';
+import { droppedOptionalInNpmLog, isTransientInstallFailure, unfetchedInNpmLog } from './transient.ts';
 import { MAX_LOG_BYTES, MAX_LOG_FILES, readNpmLogs } from './install.ts';
 
 describe('isTransientInstallFailure (an install worth another attempt)', () => {
@@ -75,6 +75,57 @@ describe('unfetchedInNpmLog (what an install that exited 0 could not fetch)', ()
           if (last) expect(last.ok).toBe(false);
         }
         expect(new Set(reported.map((r) => r.url)).size).toBe(reported.length);
+      }),
+    );
+  });
+});
+
+// Lines as npm 11.19 wrote them (measured against a registry on 127.0.0.1): wrap@1.0.0 with optional dependencies
+// plat-linux (os linux) and plat-darwin (os darwin); the install ends "added 1 package", exit 0, in each case.
+const PREFIX = '/tmp/npmexp/pfx/lib/node_modules/wrap/node_modules';
+const CUT_MID_BODY = [
+  '30 silly placeDep node_modules/wrap plat-linux@1.0.0 OK for: wrap@1.0.0 want: 1.0.0',
+  '35 silly tarball no local data for plat-linux@http://127.0.0.1:4999/plat-linux/-/plat-linux-1.0.0.tgz. Extracting by manifest.',
+  `37 verbose reify failed optional dependency ${PREFIX}/plat-linux`,
+  `38 silly reify mark deleted [ '${PREFIX}/plat-linux' ]`,
+];
+const SCRIPT_FAILED = [
+  '37 http fetch GET 200 http://127.0.0.1:4999/plat-linux/-/plat-linux-1.0.0.tgz 153ms (cache miss)',
+  '38 info run plat-linux@1.0.0 postinstall node_modules/wrap/node_modules/plat-linux echo boom; exit 3',
+  '39 info run plat-linux@1.0.0 postinstall { code: 3, signal: null }',
+  `40 verbose reify failed optional dependency ${PREFIX}/plat-linux`,
+];
+
+describe('droppedOptionalInNpmLog (an optional dependency npm dropped after its download or unpacking failed)', () => {
+  it.each([
+    ['its tarball cut off mid-body: dropped', CUT_MID_BODY, [`${PREFIX}/plat-linux`]],
+    ['its own postinstall failed: not a download, not counted', SCRIPT_FAILED, []],
+    ['a script of another dependency failed: this one still counts', [...SCRIPT_FAILED.slice(0, 3), `40 verbose reify failed optional dependency ${PREFIX}/other-native`], [`${PREFIX}/other-native`]],
+    ['a script that ended 0 does not hide a dropped download', ['38 info run plat-linux@1.0.0 postinstall node_modules/wrap/node_modules/plat-linux true', '39 info run plat-linux@1.0.0 postinstall { code: 0, signal: null }', ...CUT_MID_BODY], [`${PREFIX}/plat-linux`]],
+    ['a script killed by a signal counts as failed', ['38 info run plat-linux@1.0.0 install node_modules/wrap/node_modules/plat-linux sleep 9', '39 info run plat-linux@1.0.0 install { code: null, signal: SIGKILL }', ...CUT_MID_BODY.slice(2)], []],
+    ['an end line with no start line names no path', ['39 info run plat-linux@1.0.0 postinstall { code: 3, signal: null }', ...CUT_MID_BODY], [`${PREFIX}/plat-linux`]],
+    ['a dependency for another platform (skipped without the line) and a whole install', ['29 silly placeDep node_modules/wrap plat-darwin@1.0.0 OK for: wrap@1.0.0 want: 1.0.0', '39 silly ADD node_modules/wrap/node_modules/plat-linux', '48 verbose exit 0'], []],
+    ['the same path written twice is one', [...CUT_MID_BODY, ...CUT_MID_BODY], [`${PREFIX}/plat-linux`]],
+    ['no log at all', [], []],
+  ])('%s', (_, lines, dropped) => {
+    expect(droppedOptionalInNpmLog(lines.join('\n'))).toEqual(dropped);
+  });
+
+  it('never throws; reports each path once, only paths a line named, never one whose own script failed (property)', () => {
+    const path = fc.stringMatching(/^[a-z][a-z0-9-]{0,12}$/);
+    const line = fc.oneof(
+      path.map((p) => ({ dropped: p, text: `verbose reify failed optional dependency ${PREFIX}/${p}` })),
+      fc.tuple(path, fc.constantFrom('0', '1', '3')).map(([p, code]) => ({ script: code === '0' ? undefined : p, text: `info run ${p}@1.0.0 postinstall node_modules/wrap/node_modules/${p} ./build.sh\n0 info run ${p}@1.0.0 postinstall { code: ${code}, signal: null }` })),
+      fc.string({ maxLength: 200 }).map((text) => ({ text })),
+    );
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 30 }), (lines) => {
+        const reported = droppedOptionalInNpmLog(lines.map((l, i) => `${i} ${l.text}`).join('\n'));
+        expect(new Set(reported).size).toBe(reported.length);
+        for (const p of reported) {
+          expect(lines.some((l) => 'dropped' in l && `${PREFIX}/${l.dropped}` === p)).toBe(true);
+          expect(lines.some((l) => 'script' in l && l.script !== undefined && `${PREFIX}/${l.script}` === p)).toBe(false);
+        }
       }),
     );
   });

@@ -37,3 +37,44 @@ export function unfetchedInNpmLog(log: string): { url: string; error: string }[]
   }
   return [...last].flatMap(([url, error]) => (error === undefined ? [] : [{ url, error }]));
 }
+
+/**
+ * npm's lines around an install script: `info run <name>@<version> <event> <path relative to the prefix's lib>
+ * <command>` as it starts, `info run <name>@<version> <event> { code: <n>, signal: <s> }` as it ends.
+ */
+const SCRIPT_START = /\binfo run (\S+) (\S+) ([^{\s]\S*) /;
+const SCRIPT_END = /\binfo run (\S+) (\S+) \{ code: (\S+?), signal: (\S+?) \}/;
+const DROPPED_OPTIONAL = /\bverbose reify failed optional dependency (\S.*?)\s*$/;
+
+/**
+ * The optional dependencies npm dropped from an install that exited 0 because it could not download or unpack them,
+ * read from its debug log: npm's line `verbose reify failed optional dependency <absolute path>`, for a dependency no
+ * install script of which failed. Measured (npm 11.19): a tarball whose body is cut mid-download (the registry, or
+ * the cache in front of it, going away while it streams: Claude Code's per-platform binary is the big download)
+ * gives no "failed with" line, only that one, then "added 1 package", exit 0. The same line follows an optional
+ * dependency's own install script failing (its `info run` end line with a code other than 0 just before): not
+ * counted, as another attempt would run the same script. A dependency meant for another platform is skipped
+ * without the line.
+ */
+export function droppedOptionalInNpmLog(log: string): string[] {
+  const scriptPaths = new Map<string, string>();
+  const failedScripts: string[] = [];
+  const dropped: string[] = [];
+  for (const line of log.split('\n')) {
+    const end = SCRIPT_END.exec(line);
+    if (end) {
+      const path = scriptPaths.get(`${end[1]} ${end[2]}`);
+      if (path !== undefined && (end[3] !== '0' || end[4] !== 'null')) failedScripts.push(path);
+      continue;
+    }
+    const start = SCRIPT_START.exec(line);
+    if (start) {
+      scriptPaths.set(`${start[1]} ${start[2]}`, start[3]!);
+      continue;
+    }
+    const failed = DROPPED_OPTIONAL.exec(line);
+    if (failed) dropped.push(failed[1]!);
+  }
+  const scriptFailed = (path: string) => failedScripts.some((relative) => path === relative || path.endsWith(`/${relative}`));
+  return [...new Set(dropped)].filter((path) => !scriptFailed(path));
+}

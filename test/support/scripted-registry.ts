@@ -18,13 +18,17 @@ export interface ScriptedRegistry {
    * optionalDependencies, which its packument version says too) as the latest.
    */
   publish(name: string, version: string, files: Record<string, string>, bin?: Record<string, string>, fields?: Record<string, unknown>): void;
-  /** Every request for `name` (packument and tarballs) answers 503, has its connection reset or hangs; `up`: served again. */
+  /**
+   * Every request for `name` (packument and tarballs) answers 503, has its connection reset or hangs; `cut-tarball`:
+   * its packument is served, its tarball answered 200 with its whole length and cut off after half of it (a registry
+   * or cache going away mid-download); `up`: served again.
+   */
   fail(name: string, fault: RegistryFault): void;
   close(): Promise<void>;
 }
 
 /** 'hang': the request is read and never answered (a registry stuck behind a proxy). */
-export type RegistryFault = 'up' | '503' | 'reset' | 'hang';
+export type RegistryFault = 'up' | '503' | 'reset' | 'hang' | 'cut-tarball';
 
 function tarball(files: Record<string, string>): Buffer {
   const dir = mkdtempSync(join(tmpdir(), 'tcab-pkg-'));
@@ -57,6 +61,10 @@ export async function startScriptedRegistry(): Promise<ScriptedRegistry> {
     if (path.endsWith('.tgz')) {
       const version = /-([^-/]+)\.tgz$/.exec(path)?.[1];
       const found = version ? known.versions.get(version) : undefined;
+      if (found && fault === 'cut-tarball') {
+        res.writeHead(200, { 'content-length': found.bytes.length, 'content-type': 'application/octet-stream' });
+        return void res.write(found.bytes.subarray(0, found.bytes.length >> 1), () => req.socket.destroy());
+      }
       return void (found ? res.end(found.bytes) : res.writeHead(404).end());
     }
     const versions = Object.fromEntries([...known.versions].map(([v, { manifest }]) => [v, manifest]));
