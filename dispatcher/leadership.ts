@@ -1,5 +1,5 @@
-// The dispatcher's leadership, wired once: while this replica holds the lease it claims Runs and consumes results;
-// when it loses the lease it stops both. dispatcher/main.ts and the in-process cluster tests elect it the same way,
+// The dispatcher's leadership, wired once: while this replica holds the lease it claims Runs and consumes results
+// and the drivers' progress; when it loses the lease it stops all three. dispatcher/main.ts and the in-process cluster tests elect it the same way,
 // so a test's dispatcher behaves as the deployed one does when leadership moves.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { RunStream } from '../nats/result-consumer.ts';
@@ -22,6 +22,7 @@ export function electDispatcher(config: KubeConfig, options: LeadershipOptions):
     onStartedLeading: () => {
       dispatcher.setLeading(true);
       void stream.consumeResults((runId, result, ack) => dispatcher.onResult(runId, result, ack), (message) => natsLog.info(message)).catch((error: unknown) => natsLog.error({ err: errorMessage(error) }, 'results consumer failed'));
+      stream.followProgress((runId, progress) => dispatcher.onProgress(runId, progress), (message) => natsLog.info(message));
     },
     onStoppedLeading: () => {
       dispatcher.setLeading(false);

@@ -96,7 +96,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     // A model endpoint override: the offline stub, or an operator's gateway (TCAB_BASE_URL_<SLUG> wins).
     const route = await routeThroughGateway(run, spec, manifest, auth, options.stub?.baseUrl ?? baseUrlFor(settings, manifest.slug), options);
     await runSessions(run, ctx, spec, adapter, binary, route, options.recordDir);
-    if (spec.testCase?.check) await checkWorkspace(run, ctx, spec.testCase.check);
+    if (spec.testCase?.check) await checkWorkspace(run, ctx, spec.testCase.check, options.attemptNumber);
   } catch (error) {
     failRun(run, error);
   } finally {

@@ -6,7 +6,7 @@ import type { RunResult } from '../shared/run.ts';
 import { RUN_ID_PATTERN, clusterRunIdOf, clusterRunOf } from '../shared/run-id.ts';
 import { InvalidInputError } from '../shared/errors.ts';
 import {
-  ALL_RESULTS_SUBJECT, ALL_RUNS_SUBJECT, attemptOfResultMsgId, clusterEventEnvelope, driverMsgId, eventEnvelope, eventSubject, eventTypeSubject, parseSubject, resultEnvelope, resultSubject, runSubjects, runToken,
+  ALL_PROGRESS_SUBJECT, ALL_RESULTS_SUBJECT, ALL_RUNS_SUBJECT, attemptOfResultMsgId, progressSubject, runIdOfProgressSubject, clusterEventEnvelope, driverMsgId, eventEnvelope, eventSubject, eventTypeSubject, parseSubject, resultEnvelope, resultSubject, runSubjects, runToken,
 } from './envelope.ts';
 
 // Kubernetes namespaces are DNS labels; Run names are DNS subdomains (labels joined by '.').
@@ -120,6 +120,25 @@ describe('subjects parse back to run id and kind', () => {
       }),
       { seed: 21, numRuns: 2000 },
     );
+  });
+
+  it('a progress subject is outside the run stream and parses back to its run id; nothing else parses as one', () => {
+    fc.assert(
+      fc.property(runId, fc.string({ unit: 'binary', maxLength: 220 }), (id, other) => {
+        const subject = progressSubject(id);
+        expect(runIdOfProgressSubject(subject)).toBe(id);
+        expect(subject.startsWith('tcab.run.')).toBe(false); // the stream takes tcab.run.>: never stored
+        expect(parseSubject(subject)).toBeUndefined();
+        if (!RUN_ID_PATTERN.test(other)) {
+          expect(() => progressSubject(other)).toThrow(InvalidInputError);
+          expect(runIdOfProgressSubject(`tcab.progress.${other}`)).toBeUndefined();
+        }
+        expect(runIdOfProgressSubject(`tcab.run.${id}.result`)).toBeUndefined();
+      }),
+      { seed: 21, numRuns: 2000 },
+    );
+    expect(ALL_PROGRESS_SUBJECT).toBe('tcab.progress.*');
+    expect(runIdOfProgressSubject('tcab.progress.a.b')).toBeUndefined();
   });
 
   it('the wildcards cover the subjects they name', () => {

@@ -26,6 +26,21 @@ export const resultSubject = (runId: string) => `tcab.run.${runToken(runId)}.res
 export const runSubjects = (runId: string) => `tcab.run.${runToken(runId)}.>`;
 export const eventTypeSubject = (type: HarnessEventType) => `tcab.run.*.event.${type}`;
 
+/**
+ * A run's progress (shared/run-progress.ts): a core NATS subject outside the run stream's `tcab.run.>`, so it is
+ * never stored and no reader of events meets it. The dispatcher (leader) subscribes to ALL_PROGRESS_SUBJECT.
+ */
+export const progressSubject = (runId: string) => `tcab.progress.${runToken(runId)}`;
+export const ALL_PROGRESS_SUBJECT = 'tcab.progress.*';
+
+/** The run id of a progress subject; undefined for anything progressSubject cannot make. */
+export function runIdOfProgressSubject(subject: string): string | undefined {
+  const prefix = 'tcab.progress.';
+  if (!subject.startsWith(prefix)) return undefined;
+  const runId = subject.slice(prefix.length);
+  return isRunId(runId) ? runId : undefined;
+}
+
 export type ParsedSubject = { runId: string; kind: 'event'; type: HarnessEventType } | { runId: string; kind: 'result' };
 
 // Built from the run id grammar, so a subject parses exactly when the builders above could have made it.

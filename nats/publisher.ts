@@ -1,9 +1,10 @@
 // The driver's connection to the run stream: connect (nats/settings.ts), make sure the stream exists, publish one
 // enveloped message, wait for the Pod's start. What to retry, queue or give up is the caller's (driver/sinks/nats.ts).
 import type { NatsConnection } from '@nats-io/transport-node';
-import { headers as natsHeaders } from '@nats-io/transport-node';
+import { PermissionViolationError, headers as natsHeaders } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { JetStreamClient } from '@nats-io/jetstream';
+import { progressSubject } from './envelope.ts';
 import type { Envelope } from './envelope.ts';
 import { ensureRunStream } from './stream.ts';
 import { connectNats } from './settings.ts';
@@ -28,10 +29,21 @@ export class RunPublisher {
   private streamReady = false;
   private readonly duplicateWindowMs: number | undefined;
 
+  /** Subjects the server refused a core publish to (a few at most: the progress subject). */
+  private readonly refusedPublishes = new Set<string>();
+
   private constructor(nc: NatsConnection, duplicateWindowMs: number | undefined) {
     this.nc = nc;
     this.js = jetstream(nc, { timeout: REQUEST_TIMEOUT_MS });
     this.duplicateWindowMs = duplicateWindowMs;
+    void this.watchRefusals();
+  }
+
+  /** Until the connection closes: the publishes the server refused (its -ERR reaches the connection's status only). */
+  private async watchRefusals(): Promise<void> {
+    for await (const s of this.nc.status()) {
+      if (s.type === 'error' && s.error instanceof PermissionViolationError && s.error.operation === 'publish' && this.refusedPublishes.size < 16) this.refusedPublishes.add(s.error.subject);
+    }
   }
 
   /** @param duplicateWindowMs the dedup window of a stream this publisher creates (tests shorten it). */
@@ -62,6 +74,21 @@ export class RunPublisher {
       this.streamReady = false; // the server may have restarted without our stream
       throw error;
     }
+  }
+
+  /**
+   * The run's progress (shared/run-progress.ts) on its core subject: not stored, not acked, sent once (a lost one
+   * costs a phase shown late, nothing else). Resolves once the server has read it; rejects when the server refused
+   * it (the credential does not allow the subject): a core publish is never answered, so the refusal is read from
+   * the connection's status (watchRefusals), which the server's -ERR reaches before the PONG of the flush.
+   */
+  async publishProgress(runId: string, payload: string): Promise<void> {
+    const subject = progressSubject(runId);
+    this.nc.publish(subject, payload);
+    await this.nc.flush();
+    // The status watcher runs on microtasks queued as the -ERR was parsed: all have run by the next macrotask.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (this.refusedPublishes.has(subject)) throw new Error(`Permissions Violation for Publish to "${subject}"`);
   }
 
   waitForPodStart(runId: string, until: number, onWaiting?: () => void): Promise<'seen' | 'timed_out'> {

@@ -2,13 +2,14 @@
 // the run's subjects, forgets an earlier Run's messages, and, while leader, consumes the drivers' result messages
 // through a durable JetStream consumer, acknowledging each only after the Run status is written, so a restarted
 // dispatcher resumes there.
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import pRetry, { AbortError } from 'p-retry';
 import { AckPolicy, DeliverPolicy, JetStreamApiError, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ConsumerMessages } from '@nats-io/jetstream';
 import type { HarnessEvent } from '../shared/events.ts';
 import { RunResult } from '../shared/run.ts';
-import { ALL_RESULTS_SUBJECT, clusterEventEnvelope, parseSubject, resultSubject, runSubjects } from './envelope.ts';
+import { ALL_PROGRESS_SUBJECT, ALL_RESULTS_SUBJECT, clusterEventEnvelope, parseSubject, resultSubject, runIdOfProgressSubject, runSubjects } from './envelope.ts';
+import { RunProgress } from '../shared/run-progress.ts';
 import { STREAM_NAME, ensureRunStream } from './stream.ts';
 import { connectNats } from './settings.ts';
 import type { NatsSettings } from './settings.ts';
@@ -72,6 +73,7 @@ function jsonOf(data: Uint8Array): unknown {
 
 export class RunStream {
   private consuming: ConsumerMessages | undefined;
+  private progress: Subscription | undefined;
   private readonly nc: NatsConnection;
   /** Between a disconnect and the reconnect that ends it (the client retries forever: nats/settings.ts). */
   private reconnecting = false;
@@ -192,7 +194,27 @@ export class RunStream {
     })();
   }
 
+  /**
+   * Starts taking the drivers' progress messages (leader only): a core subscription to every run's progress subject
+   * (outside the stream: one missed while no leader listens is gone, and the phase waits for the result). What does
+   * not parse is dropped with a line; a subject that names no run id is dropped.
+   */
+  followProgress(onProgress: (runId: string, progress: RunProgress) => void, log: (m: string) => void): void {
+    if (this.progress) return;
+    this.progress = this.nc.subscribe(ALL_PROGRESS_SUBJECT, {
+      callback: (error, m) => {
+        if (error) return log(`progress subscription: ${error.message}`);
+        const runId = runIdOfProgressSubject(m.subject);
+        const parsed = RunProgress.safeParse(jsonOf(m.data));
+        if (runId === undefined || !parsed.success) return log(`message on ${m.subject.slice(0, 256)} is not a run's progress; dropped`);
+        onProgress(runId, parsed.data);
+      },
+    });
+  }
+
   async stopConsuming(): Promise<void> {
+    this.progress?.unsubscribe();
+    this.progress = undefined;
     await this.consuming?.close();
     this.consuming = undefined;
   }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { stringify } from 'yaml';
 import { HarnessEvent } from '../shared/events.ts';
 import { RunResult, RunSpec } from '../shared/run.ts';
+import { RunProgress } from '../shared/run-progress.ts';
 import { CRDS } from '../deploy/crds.ts';
 import { EvaluationSpec } from '../shared/evaluation/schema.ts';
 import { ChartValues } from '../shared/chart-values.ts';
@@ -32,6 +33,10 @@ export const GENERATED_FILES: GeneratedFile[] = [
   {
     path: 'deploy/schema/run-result.schema.json',
     render: () => jsonSchema(RunResult, 'https://tcab.dev/schema/run-result.schema.json', 'Run result'),
+  },
+  {
+    path: 'deploy/schema/run-progress.schema.json',
+    render: () => jsonSchema(RunProgress, 'https://tcab.dev/schema/run-progress.schema.json', 'Run progress'),
   },
   {
     path: 'deploy/schema/evaluation-spec.schema.json',

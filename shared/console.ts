@@ -108,7 +108,7 @@ export const HarnessRow = z.strictObject({
   maxParallelism: z.int().min(0).nullable(),
   /** true while no HarnessConfig object exists for the slug (defaults apply). */
   default: z.boolean(),
-  /** Runs of this harness holding a slot (Dispatched, Starting, Running). */
+  /** Runs of this harness holding a slot (Dispatched, Starting, Running, Checking). */
   occupied: z.int().nonnegative(),
   /** Runs of this harness still Pending. */
   queued: z.int().nonnegative(),

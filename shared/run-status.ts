@@ -5,7 +5,8 @@ import { OUTCOMES } from './run.ts';
 import { TokenUsage } from './usage.ts';
 import { RunEgress } from './egress.ts';
 
-export const RUN_PHASES = ['Pending', 'Dispatched', 'Starting', 'Running', 'Succeeded', 'Failed', 'Cancelled'] as const;
+/** Checking: the agent's sessions are over and the test case's check runs (the driver says so: shared/run-progress.ts). */
+export const RUN_PHASES = ['Pending', 'Dispatched', 'Starting', 'Running', 'Checking', 'Succeeded', 'Failed', 'Cancelled'] as const;
 export type RunPhase = (typeof RUN_PHASES)[number];
 /** A Run in one of these never changes again. */
 export const FINAL_PHASES: ReadonlySet<RunPhase> = new Set(['Succeeded', 'Failed', 'Cancelled']);
@@ -14,7 +15,7 @@ const time = z.string().describe('RFC 3339 time');
 
 export const RunCondition = z
   .strictObject({
-    type: z.string().min(1).describe('What the condition is about: Dispatched, Starting, Running or Finished'),
+    type: z.string().min(1).describe('What the condition is about: Dispatched, Checking, Finished, Retrying, ...'),
     status: z.enum(['True', 'False', 'Unknown']).describe('Whether the condition holds'),
     reason: z.string().optional().describe('Machine-readable reason in CamelCase, or the outcome for Finished'),
     message: z.string().optional().describe('Human-readable detail'),
@@ -42,7 +43,7 @@ export const RunStatus = z.strictObject({
   phase: z
     .enum(RUN_PHASES)
     .optional()
-    .describe('Pending (queued), Dispatched (driver Pod created), Starting, Running, then one of Succeeded, Failed or Cancelled, which never change'),
+    .describe("Pending (queued), Dispatched (driver Pod created), Starting, Running, Checking (the test case's check runs), then one of Succeeded, Failed or Cancelled, which never change"),
   conditions: z.array(RunCondition).optional().describe('The steps the Run went through, newest state of each'),
   outcome: z.enum(OUTCOMES).optional().describe("How the run ended (the driver's outcome, or the driver Pod's fate when it reported none)"),
   message: z.string().optional().describe('Why the run ended as it did, in words'),

@@ -6,7 +6,7 @@ import type { HarnessConfigSpec } from '../../shared/harness-config.ts';
 import type { HarnessRow, RunRow, ThrottleHoldRow } from '../../shared/console.ts';
 import type { HarnessCatalog } from './sources.ts';
 
-const HOLDS_SLOT: ReadonlySet<RunRow['phase']> = new Set(['Dispatched', 'Starting', 'Running']);
+const HOLDS_SLOT: ReadonlySet<RunRow['phase']> = new Set(['Dispatched', 'Starting', 'Running', 'Checking']);
 
 interface Tally {
   occupied: number;

@@ -22,6 +22,9 @@ describe('idle and stalled', () => {
     expect(isStalled(row('a', { lastEventAt: ago(299) }), clock)).toBe(false);
     expect(isStalled(row('a', { lastEventAt: ago(300) }), clock)).toBe(true);
     expect(isStalled(row('a', { phase: 'Failed', lastEventAt: ago(3000) }), clock)).toBe(false);
+    // A check prints no events: its silence is no stall (the idle time still shows).
+    expect(isStalled(row('a', { phase: 'Checking', lastEventAt: ago(3000) }), clock)).toBe(false);
+    expect(idleSeconds(row('a', { phase: 'Checking', lastEventAt: ago(3000) }), NOW)).toBe(3000);
   });
 });
 

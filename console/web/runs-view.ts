@@ -50,7 +50,9 @@ export function idleSeconds(row: RunRow, nowMs: number): number | undefined {
   return since === undefined ? undefined : Math.max(0, (nowMs - since) / 1000);
 }
 
+/** No event for a while, except while the check runs: a check prints no events, its silence is no stall. */
 export function isStalled(row: RunRow, clock: ViewClock): boolean {
+  if (row.phase === 'Checking') return false;
   const idle = idleSeconds(row, clock.nowMs);
   return idle !== undefined && idle >= clock.stalledAfterSeconds;
 }

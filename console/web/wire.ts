@@ -4,7 +4,7 @@
 import type { Outcome } from '../../shared/run.ts';
 import type { RunPhase } from '../../shared/run-status.ts';
 
-export const PHASES = ['Pending', 'Dispatched', 'Starting', 'Running', 'Succeeded', 'Failed', 'Cancelled'] as const satisfies readonly RunPhase[];
+export const PHASES = ['Pending', 'Dispatched', 'Starting', 'Running', 'Checking', 'Succeeded', 'Failed', 'Cancelled'] as const satisfies readonly RunPhase[];
 export const FINAL: ReadonlySet<RunPhase> = new Set<RunPhase>(['Succeeded', 'Failed', 'Cancelled']);
 export const OUTCOME_LIST = ['succeeded', 'harness_failed', 'infrastructure_failed', 'timed_out', 'cancelled', 'budget_exceeded'] as const satisfies readonly Outcome[];
 

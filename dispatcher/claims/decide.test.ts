@@ -25,6 +25,14 @@ describe('decideClaims', () => {
       waiting: { a2: 'harness-cap' },
     },
     {
+      name: 'a Run whose check runs (Checking) still holds its slot: its Pod is there until the result',
+      runs: [run('a0', 'a', 'Checking'), run('b0', 'b', 'Checking'), run('a1', 'a'), run('b1', 'b')],
+      limits: { a: 1 },
+      maxInFlight: 2,
+      claim: [],
+      waiting: { a1: 'harness-cap', b1: 'global-cap' },
+    },
+    {
       name: 'a capped harness never holds back another harness (no head-of-line blocking)',
       runs: [run('a0', 'a', 'Starting'), run('a1', 'a'), run('a2', 'a'), run('b1', 'b')],
       limits: { a: 1 },

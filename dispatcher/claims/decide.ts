@@ -1,5 +1,5 @@
 // The claim decision, pure (spec: "The backend's queue enforces the limit at claim time"). A pending run is
-// claimed only when its harness has fewer runs occupying a slot (Dispatched, Starting, Running) than its limit
+// claimed only when its harness has fewer runs occupying a slot (Dispatched, Starting, Running, Checking) than its limit
 // AND the dispatcher's in-flight count is below the global cap. Oldest first within a harness; a capped harness
 // never holds back another harness's runs (no head-of-line blocking); under the global cap, the harness holding
 // the fewest slots goes next, so a long queue of one harness never starves another. A run held for provider

@@ -36,7 +36,9 @@ import { ResultInbox, RunMemory } from './run-memory.ts';
 import { RunReconciler } from './run-reconciler.ts';
 import type { ResultStore } from './run-reconciler.ts';
 import { countSlots, setGauges } from './gauges.ts';
-import { effectiveStatus, objectKey, runKeyOfRunId, runRef } from './run-view.ts';
+import { effectiveStatus, objectKey, runKeyOfRunId, runRef, splitKey } from './run-view.ts';
+import type { RunProgress } from '../../shared/run-progress.ts';
+import { isFinal } from '../status/transitions.ts';
 import { StatusWriter } from './status-writer.ts';
 import { EvaluationController } from '../evaluations/controller.ts';
 import { systemClock, WorkQueue } from './work-queue.ts';
@@ -268,6 +270,20 @@ export class Dispatcher {
     const key = runKeyOfRunId(this.deps.settings.TCAB_NAMESPACE, runId);
     this.inbox.put(runId, result, ack, key === undefined);
     if (key) this.runQueue.add(key);
+  }
+
+  /**
+   * A driver's progress (its core NATS subject, leader only): the check of a Run in play has started. Noted for the
+   * Run's current uid and looked at by the reconciler, which writes Checking when it is the current attempt's.
+   */
+  onProgress(runId: string, progress: RunProgress): void {
+    const key = runKeyOfRunId(this.deps.settings.TCAB_NAMESPACE, runId);
+    if (!key) return;
+    const { namespace, name } = splitKey(key);
+    const run = this.runs.get(name, namespace);
+    if (!run || isFinal(run.status ?? {})) return;
+    this.memory.entry(key, run.metadata!.uid!).checking = { attempt: progress.attempt?.number ?? 1, at: progress.at };
+    this.runQueue.add(key);
   }
 
   /**

@@ -6,7 +6,7 @@ import { dispatcherMetrics } from './metrics.ts';
 describe('gauges', () => {
   it('queued = Pending, occupied = neither Pending nor final, final counts nowhere', () => {
     const runs = RUN_PHASES.map((phase) => ({ harness: 'claude', phase }));
-    expect(countSlots(runs)).toEqual({ queued: { claude: 1 }, occupied: { claude: 3 } });
+    expect(countSlots(runs)).toEqual({ queued: { claude: 1 }, occupied: { claude: 4 } }); // Dispatched, Starting, Running, Checking
   });
 
   it('counts per harness, "constructor" included, and the gauges forget harnesses that emptied', async () => {

@@ -36,6 +36,8 @@ export interface RunMemo {
   gatewayRetired?: boolean;
   /** When this dispatcher first saw the attempt's image failing to pull (ms): the pull grace runs from here. */
   pullFailingSince?: number;
+  /** The driver said the test case's check started (its progress message): on which attempt, and when. */
+  checking?: { attempt: number; at: string };
 }
 
 /**
@@ -43,7 +45,7 @@ export interface RunMemo {
  * and token is dropped (their revocations are already under way), so the next attempt starts clean.
  */
 export function startNextAttempt(memo: RunMemo): void {
-  for (const field of ['claimed', 'exitedAt', 'resultLookups', 'teardown', 'disruption', 'natsUser', 'natsRetired', 'gatewayToken', 'gatewayRetired', 'pullFailingSince'] as const) delete memo[field];
+  for (const field of ['claimed', 'exitedAt', 'resultLookups', 'teardown', 'disruption', 'natsUser', 'natsRetired', 'gatewayToken', 'gatewayRetired', 'pullFailingSince', 'checking'] as const) delete memo[field];
 }
 
 export class RunMemory {

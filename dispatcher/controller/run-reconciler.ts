@@ -236,7 +236,12 @@ export class RunReconciler {
     }
     if (entry?.pullFailingSince !== undefined) entry.pullFailingSince = undefined;
     if (phase === 'Failed' || phase === 'Unknown') return this.podFailed(run, status, pod, { phase, reason: pod.status?.reason, message: pod.status?.message, exitCode: terminated?.exitCode, node });
-    const written = await this.deps.write(run, { kind: 'pod', phase, scheduled, ...(node ? { node } : {}), reason: pod.status?.reason, message: pod.status?.message, exitCode: terminated?.exitCode, at: at() });
+    // The driver said its check started (progress message) on this attempt: Checking, once the Pod runs.
+    const checking = entry?.checking;
+    const observation: Observation = phase === 'Running' && checking !== undefined && checking.attempt === currentAttempt(status)
+      ? { kind: 'checking', ...(node ? { node } : {}), at: checking.at }
+      : { kind: 'pod', phase, scheduled, ...(node ? { node } : {}), reason: pod.status?.reason, message: pod.status?.message, exitCode: terminated?.exitCode, at: at() };
+    const written = await this.deps.write(run, observation);
     // Being deleted: looked at again when that is overdue (nothing else may ever happen to a lost node's Pod).
     return written !== 'conflict' && overdueIn !== undefined ? { requeueAfterMs: overdueIn } : after(written);
   }

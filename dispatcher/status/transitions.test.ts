@@ -42,6 +42,26 @@ describe('nextStatus', () => {
     expect(fold([{ kind: 'result', result: result({ check: null }), at }])).not.toHaveProperty('check');
   });
 
+  it("issue 39: Checking while the check runs (after Running, with its condition), then the result ends it; never backwards", () => {
+    const later = '2026-12-02T12:00:05.000Z';
+    const claimed: Observation = { kind: 'claimed', pod: 'tcab-run-a', eventsSubject: 'tcab.run.ns-a.>', at };
+    const checking = fold([claimed, { kind: 'pod', phase: 'Running', node: 'n1', at }, { kind: 'checking', node: 'n1', at: later }]);
+    expect(checking).toMatchObject({ phase: 'Checking', startTime: at, attempts: [{ number: 1, node: 'n1', startTime: at }] });
+    expect(checking.conditions).toContainEqual({ type: 'Checking', status: 'True', reason: 'CheckStarted', message: "the agent's sessions are over; the test case's check runs", lastTransitionTime: later });
+    // A later look at the Pod (still Running) does not move it back; a second word of the check changes nothing.
+    expect(nextStatus(checking, { kind: 'pod', phase: 'Running', at: later })).toBe(checking);
+    expect(nextStatus(checking, { kind: 'checking', at: later })).toBe(checking);
+    const done = nextStatus(checking, { kind: 'result', result: result({ check: { passed: true, exit_code: 0, reward: null, duration_ms: 5, output_tail: '' } }), at: later });
+    expect(done).toMatchObject({ phase: 'Succeeded', check: { passed: true } });
+    expect(done.conditions?.map((c) => c.type)).toEqual(['Dispatched', 'Checking', 'Finished']);
+    // A look that missed Running: Checking starts the Run (its start time is when it was seen).
+    expect(fold([claimed, { kind: 'checking', at: later }])).toMatchObject({ phase: 'Checking', startTime: later, attempts: [{ startTime: later }] });
+    // Final Runs and Pending ones (between attempts, before a claim) are not Checking.
+    expect(nextStatus(done, { kind: 'checking', at: later })).toBe(done);
+    const queued: RunStatus = { phase: 'Pending' };
+    expect(nextStatus(queued, { kind: 'checking', at: later })).toBe(queued);
+  });
+
   it('a result through the model gateway: wire usage, cost and requests in the status, and whether the harness\'s usage agrees with the wire (issue 34)', () => {
     const wire = { requests: 2, tokens: { input: 1, output: 2, cache_read: 0, cache_write: 0, reasoning: null }, cost_usd: 0.01, unmetered: 0, throttled: 0, refused: 0 };
     const agrees = fold([{ kind: 'result', result: result({ wire }), at }]);

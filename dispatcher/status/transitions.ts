@@ -40,7 +40,9 @@ export type Observation =
   | { kind: 'pod-gone'; disruption?: Disruption; noRetry?: NoRetry; at: string }
   /** disruption: set when the Pod was deleted, evicted or ended at its deadline while the driver ran. */
   | { kind: 'result'; result: RunResult; disruption?: Disruption; noRetry?: NoRetry; at: string }
-  | { kind: 'cancel'; at: string };
+  | { kind: 'cancel'; at: string }
+  /** The driver said its test case's check started (shared/run-progress.ts): the sessions are over. */
+  | { kind: 'checking'; node?: string; at: string };
 
 /** The phases before the end, in order (shared/run-status.ts lists every phase in order). */
 const ORDER: readonly string[] = RUN_PHASES.filter((p) => !FINAL_PHASES.has(p));
@@ -57,11 +59,13 @@ function withCondition(status: RunStatus, c: ReturnType<typeof condition>): RunS
   return [...(status.conditions ?? []).filter((x) => x.type !== c.type), c];
 }
 
-/** Never moves backwards (a late "Pending" pod update after "Running" changes nothing). */
-function advance(status: RunStatus, phase: 'Starting' | 'Running', at: string): RunStatus {
+/** Never moves backwards (a late "Pending" pod update after "Running", or "Running" after "Checking", changes nothing). */
+function advance(status: RunStatus, phase: 'Starting' | 'Running' | 'Checking', at: string): RunStatus {
   if (ORDER.indexOf(status.phase ?? 'Pending') >= ORDER.indexOf(phase)) return status;
-  const advanced = { ...status, phase, ...(phase === 'Running' && !status.startTime ? { startTime: at } : {}) };
-  return phase === 'Running' ? withCurrentAttempt(advanced, (a) => (a.startTime ? a : { ...a, startTime: at })) : advanced;
+  // Checking implies Running (a look that missed Running): the start is when it was first seen running either way.
+  const started = phase !== 'Starting';
+  const advanced = { ...status, phase, ...(started && !status.startTime ? { startTime: at } : {}) };
+  return started ? withCurrentAttempt(advanced, (a) => (a.startTime ? a : { ...a, startTime: at })) : advanced;
 }
 
 /** The node the current attempt's Pod is bound to, once known. */
@@ -208,6 +212,13 @@ function transition(status: RunStatus, observation: Observation): RunStatus {
       return finish(status, 'Failed', { outcome: 'infrastructure_failed', message: observation.reason }, at, 'Unavailable');
     case 'cancel':
       return finish(status, 'Cancelled', { outcome: 'cancelled', message: 'cancelled by request' }, at);
+    case 'checking': {
+      // Only an attempt in play checks: a queued Run (before its claim, between attempts) has no Pod to run one.
+      if (status.phase === undefined || status.phase === 'Pending') return status;
+      const checking = advance(onNode(status, observation.node), 'Checking', at);
+      if (checking === status) return status;
+      return { ...checking, conditions: withCondition(checking, condition('Checking', 'True', 'CheckStarted', "the agent's sessions are over; the test case's check runs", at)) };
+    }
     case 'pod-gone': {
       const disruption = observation.disruption ?? POD_DELETED;
       return finish(status, 'Failed', { outcome: disruption.outcome, message: disruption.message }, at, disruption.reason);

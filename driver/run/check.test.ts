@@ -9,6 +9,7 @@ import { executeRun } from '../run.ts';
 import { MemorySink } from '../sinks/sink.ts';
 import { resolveRunUser } from '../run-user.ts';
 import { RunResult, RunSpec } from '../../shared/run.ts';
+import { RunProgress } from '../../shared/run-progress.ts';
 import type { TestCaseCheck } from '../../shared/run.ts';
 import type { RunSpecInput } from '../../shared/run.ts';
 import { processRunning } from '../leftovers.ts';
@@ -71,7 +72,7 @@ async function run(prompt: string, check: TestCaseCheck | undefined, options: { 
     keep: true,
   });
   expect(RunResult.parse(result)).toEqual(result);
-  return { result, events: sink.events.map((e) => e.event), runRoot: join(base, 'runs', runId) };
+  return { result, events: sink.events.map((e) => e.event), progresses: sink.progresses, runRoot: join(base, 'runs', runId) };
 }
 
 describe("a test case's check", () => {
@@ -81,6 +82,26 @@ describe("a test case's check", () => {
     expect(result.check).toMatchObject({ passed: true, exit_code: 0, reward: 1 });
     expect(result.check!.output_tail).toBe('right answer');
     expect(result.check!.duration_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it("says once, as it starts, that the check runs (the Run's Checking phase): after the last event, with the command's first line, scrubbed", async () => {
+    const key = 'sk-ant-fake-check-0123456789';
+    const { result, events, progresses } = await run('answer:42', { command: `echo ${key} >/dev/null; sh tests/check.sh\necho second line`, timeoutSeconds: 60, files: SHIPPED.files });
+    expect(result.check?.passed).toBe(true);
+    expect(progresses).toHaveLength(1);
+    expect(progresses[0]).toEqual({ phase: 'Checking', at: expect.any(String), command: expect.stringContaining('sh tests/check.sh') });
+    expect(progresses[0]!.command).not.toContain(key);
+    expect(progresses[0]!.command).not.toContain('second line');
+    // Between the sessions' events and the teardown's.
+    const teardown = events.find((e) => e.type === 'system' && e.stage === 'teardown')!;
+    expect(Date.parse(progresses[0]!.at)).toBeLessThanOrEqual(Date.parse(teardown.timestamp));
+    expect(RunProgress.parse(progresses[0])).toEqual(progresses[0]);
+  });
+
+  it('a long check command is cut to 200 characters in the progress, never past the schema', async () => {
+    const { progresses } = await run('answer:42', { command: `true ${'x'.repeat(500)}`, timeoutSeconds: 60 });
+    expect(progresses[0]!.command).toHaveLength(200);
+    expect(progresses[0]!.command!.endsWith('…')).toBe(true);
   });
 
   it('fails on a wrong answer, with no reward and the output saying why', async () => {
@@ -153,8 +174,10 @@ describe("a test case's check", () => {
     const failed = await run('answer:42', SHIPPED, { harness: failingInstall });
     expect(failed.result.outcome).toBe('infrastructure_failed');
     expect(failed.result.check).toBeNull();
+    expect(failed.progresses).toEqual([]); // never said to be checking
     const none = await run('answer:42', undefined);
     expect(none.result).not.toHaveProperty('check');
+    expect(none.progresses).toEqual([]);
   });
 
   it('runs after a failed session too (the agent may have done the work before it failed)', async () => {

@@ -4,7 +4,7 @@
 // agent can edit or delete test files in its workspace; the shipped ones are what is run.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { Outcome, TestCaseCheck } from '../../shared/run.ts';
+import type { Outcome, RunAttemptNumber, TestCaseCheck } from '../../shared/run.ts';
 import { ConfinementError, HeldDir, openRegularFileIn, restoreConfinedFile } from '../confined-fs.ts';
 import { killRunLeftovers } from '../leftovers.ts';
 import { runProcess } from '../process.ts';
@@ -21,8 +21,11 @@ export const CHECK_OUTPUT_TAIL_CHARS = 4000;
 /** A reward file longer than this is not a number. */
 const REWARD_MAX_BYTES = 64;
 
-/** Runs the test case's check when the run's outcome is one that is judged; sets run.check (null: not run). */
-export async function checkWorkspace(run: RunState, ctx: StageContext, check: TestCaseCheck): Promise<void> {
+/**
+ * Runs the test case's check when the run's outcome is one that is judged; sets run.check (null: not run). As it
+ * starts, the run's progress says so (the Run's phase Checking; a line of `tcab run`). `attempt`: a cluster Run's.
+ */
+export async function checkWorkspace(run: RunState, ctx: StageContext, check: TestCaseCheck, attempt?: RunAttemptNumber): Promise<void> {
   run.check = null;
   if (!JUDGED.has(run.outcome) || run.sessions.length === 0) return;
   // Nothing of the agent may run on while its work is judged (a daemon rewriting the test files).
@@ -34,6 +37,7 @@ export async function checkWorkspace(run: RunState, ctx: StageContext, check: Te
     return;
   }
   const output = new OutputEnd(CHECK_OUTPUT_TAIL_CHARS);
+  run.progress({ phase: 'Checking', at: run.now(), ...(attempt ? { attempt } : {}), command: check.command.split('\n', 1)[0]! });
   const outcome = await runProcess({
     argv: ['/bin/sh', '-c', check.command],
     cwd: ctx.dirs.workspace,

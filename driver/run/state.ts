@@ -14,6 +14,7 @@ import type { FailedStage, StageContext, StageTimingRecord } from '../stages/con
 import type { HeldLogin } from '../login-lock.ts';
 import type { HostedGateway } from '../gateway-host.ts';
 import type { EventSink } from '../sinks/sink.ts';
+import type { RunProgress } from '../../shared/run-progress.ts';
 
 /** What of the caller's options the run's record is made from. */
 export interface RunStateOptions {
@@ -33,6 +34,8 @@ export interface RunState {
   readonly scrubber: SecretScrubber;
   /** The single exit of every event: scrubbed, numbered, to every sink. */
   readonly emit: (event: HarnessEvent) => void;
+  /** Where the run is between events (the check has started), scrubbed, to every sink that takes it. */
+  readonly progress: (progress: RunProgress) => void;
   readonly now: () => string;
   readonly timings: StageTimingRecord[];
   /** Absolute: the run's maximum runtime from its start. */
@@ -78,6 +81,11 @@ export function openRunState(spec: RunSpec, options: RunStateOptions): RunState 
       state.seq += 1;
       for (const sink of options.sinks) sink.event({ runId: options.runId, seq: state.seq, event: clean });
     },
+    progress: (progress) => {
+      // Scrubbed, then cut to the schema's 200 characters (a redaction may be longer than what it hides).
+      const clean = progress.command === undefined ? progress : { ...progress, command: cutTo(scrubber.text(progress.command), 200) };
+      for (const sink of options.sinks) sink.progress?.(options.runId, clean);
+    },
     now: () => clock.now().toISOString(),
     timings: [],
     deadline: Date.now() + spec.maxRuntimeSeconds * 1000,
@@ -95,4 +103,9 @@ export function openRunState(spec: RunSpec, options: RunStateOptions): RunState 
     wire: null,
   };
   return state;
+}
+
+/** At most `max` characters, an ellipsis marking a cut. */
+function cutTo(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

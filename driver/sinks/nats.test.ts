@@ -65,6 +65,38 @@ describe('NatsSink with a real nats-server', () => {
     await nc.close();
   });
 
+  it("sends the run's progress once on its core subject: the dispatcher's subscription gets it, the run stream never holds it; a malformed one is dropped with a line", async () => {
+    const dispatcher = await RunStream.connect(natsSettings(server.url));
+    const got: { runId: string; phase: string; attempt?: unknown }[] = [];
+    const notes: string[] = [];
+    let arrived!: () => void;
+    const twoArrived = new Promise<void>((resolve) => (arrived = resolve));
+    dispatcher.followProgress((runId, progress) => {
+      got.push({ runId, phase: progress.phase, attempt: progress.attempt });
+      if (got.length === 2) arrived();
+    }, (note) => notes.push(note));
+    try {
+      // What no driver would send: dropped, the subscription goes on.
+      const raw = await connect({ servers: server.url });
+      raw.publish('tcab.progress.run-progress', '{"phase":"Done"}');
+      raw.publish('tcab.progress.run-progress', 'not json');
+      await raw.flush();
+      await raw.close();
+      const sink = new NatsSink({ settings: natsSettings(server.url), deliverBy: Date.now() + 30_000 });
+      sink.event({ runId: 'run-progress', seq: 1, event: agent(1) });
+      sink.progress('run-progress', { phase: 'Checking', at: '2026-12-02T12:00:02.000Z', attempt: { number: 2, of: 3 } });
+      sink.progress('run-progress', { phase: 'Checking', at: '2026-12-02T12:00:03.000Z' });
+      sink.result(result('run-progress', 1));
+      await sink.close();
+      await twoArrived;
+      expect(got).toEqual([{ runId: 'run-progress', phase: 'Checking', attempt: { number: 2, of: 3 } }, { runId: 'run-progress', phase: 'Checking', attempt: undefined }]);
+      expect(notes).toEqual(["message on tcab.progress.run-progress is not a run's progress; dropped", "message on tcab.progress.run-progress is not a run's progress; dropped"]);
+      expect((await readAll('run-progress')).map((i) => i.kind)).toEqual(['event', 'result']);
+    } finally {
+      await dispatcher.close();
+    }
+  });
+
   it('keeps going while the server is down and delivers everything in order, without duplicates, after a restart', async () => {
     const sink = new NatsSink({ settings: natsSettings(server.url), deliverBy: Date.now() + 60_000, window: 8 });
     for (let i = 1; i <= 50; i++) sink.event({ runId: 'run-outage', seq: i, event: agent(i) });

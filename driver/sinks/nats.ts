@@ -13,6 +13,7 @@
 //   on the stream (nats/pod-start.ts says why), so the run's stream is in the order things happened.
 import { tmpdir } from 'node:os';
 import type { RunResult } from '../../shared/run.ts';
+import type { RunProgress } from '../../shared/run-progress.ts';
 import { eventEnvelope, resultEnvelope } from '../../nats/envelope.ts';
 import type { Envelope } from '../../nats/envelope.ts';
 import { RunPublisher } from '../../nats/publisher.ts';
@@ -76,6 +77,8 @@ export class NatsSink implements EventSink {
   private readonly queue: SpillQueue<Queued>;
   private publisher: RunPublisher | undefined;
   private pumping: Promise<void> | undefined;
+  /** A progress message on its way (close waits for it, so the connection is not closed under it). */
+  private progressing: Promise<void> = Promise.resolve();
   private closing = false;
   private wake: (() => void) | undefined;
   /** Counters for tests, the bench and the pod log. */
@@ -115,11 +118,21 @@ export class NatsSink implements EventSink {
     this.enqueue({ envelope: resultEnvelope(result, this.options.attempt, this.options.attemptNumber), runId: result.run_id, seq: result.event_count + 1, payload: JSON.stringify(result) });
   }
 
+  /** Sent once, beside the queue (it is no event of the stream); a failure is reported and otherwise costs nothing. */
+  progress(runId: string, progress: RunProgress): void {
+    if (this.closing || this.unusable) return;
+    const sending = this.ensureConnected()
+      .then(() => this.publisher!.publishProgress(runId, JSON.stringify(progress)))
+      .catch((error: unknown) => this.warn(`the run's progress (${progress.phase}) was not sent: ${(error as Error).message}`));
+    this.progressing = Promise.all([this.progressing, sending]).then(() => undefined);
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     this.options.signal?.removeEventListener('abort', this.onCancel);
     this.kick();
     await this.pumping;
+    await this.progressing;
     // Whatever could not be delivered by the deadline goes to the pod log, so it is never silently lost. The
     // payload is JSON text already: it is spliced in, not parsed and serialized again.
     const left = this.queue.drain();

@@ -2,6 +2,7 @@
 // enqueues (a slow sink never stalls translation), `close` waits until what it accepted is delivered or given up.
 import type { HarnessEvent } from '../../shared/events.ts';
 import type { RunResult } from '../../shared/run.ts';
+import type { RunProgress } from '../../shared/run-progress.ts';
 
 export interface SequencedEvent {
   runId: string;
@@ -14,6 +15,8 @@ export interface SequencedEvent {
 
 export interface EventSink {
   event(record: SequencedEvent): void;
+  /** Where the run is between events (the check has started): best effort, never holds the run up. */
+  progress?(runId: string, progress: RunProgress): void;
   result(result: RunResult): void;
   close(): Promise<void>;
 }
@@ -30,9 +33,13 @@ export function eventJson(record: SequencedEvent): string {
 export class MemorySink implements EventSink {
   readonly events: SequencedEvent[] = [];
   results: RunResult[] = [];
+  readonly progresses: RunProgress[] = [];
   closed = false;
   event(record: SequencedEvent): void {
     this.events.push(record);
+  }
+  progress(_runId: string, progress: RunProgress): void {
+    this.progresses.push(progress);
   }
   result(result: RunResult): void {
     this.results.push(result);

@@ -6,6 +6,8 @@ import { createEventWriter } from '../../shared/format/event-writer.ts';
 import type { EventFormat } from '../../shared/format/event-writer.ts';
 import type { EventSink, SequencedEvent } from './sink.ts';
 import { formatRunResult } from '../../shared/format/run-result.ts';
+import { formatProgress } from '../../shared/format/human.ts';
+import type { RunProgress } from '../../shared/run-progress.ts';
 
 export interface TerminalSinkOptions {
   format: EventFormat;
@@ -27,6 +29,11 @@ export class TerminalSink implements EventSink {
 
   event(record: SequencedEvent): void {
     this.writer.event(record.event);
+  }
+
+  /** On the human view, a line in order with the events; NDJSON stays events only (the result carries the check). */
+  progress(_runId: string, progress: RunProgress): void {
+    if (this.options.format === 'pretty') this.writer.line(formatProgress(progress, { color: this.out.isTTY === true && !process.env.NO_COLOR }));
   }
 
   result(result: RunResult): void {

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HARNESS_EVENT_TYPES } from '../../shared/events.ts';
-import { eventSubject, resultSubject } from '../envelope.ts';
+import { eventSubject, progressSubject, resultSubject } from '../envelope.ts';
 import { RESULTS_CONSUMER } from '../result-consumer.ts';
 import { READER_INBOX_PREFIX, dispatcherPermissions, permits, readerPermissions, runInboxPrefix, runUserPermissions, subjectMatches } from './permissions.ts';
 
@@ -29,6 +29,10 @@ describe('run user', () => {
   it.each([
     ['tcab.run.r1.event.message', true],
     ['tcab.run.r1.result', true],
+    ['tcab.progress.r1', true],
+    ['tcab.progress.r2', false],
+    ['tcab.progress.*', false],
+    ['tcab.progress.r1.x', false],
     ['$JS.API.INFO', true],
     ['$JS.API.STREAM.INFO.TCAB_RUNS', true],
     ['$JS.API.DIRECT.GET.TCAB_RUNS', true],
@@ -124,7 +128,7 @@ describe("one run's permissions never reach another run", () => {
       fc.property(runId, runId, fc.constantFrom(...HARNESS_EVENT_TYPES), (a, b, type) => {
         fc.pre(a !== b);
         const { pub, sub } = runUserPermissions(a);
-        const theirs = [eventSubject(b, type), resultSubject(b), `${runInboxPrefix(b)}.nuid.1`];
+        const theirs = [eventSubject(b, type), resultSubject(b), progressSubject(b), `${runInboxPrefix(b)}.nuid.1`];
         for (const subject of theirs) {
           expect(permits(pub, subject)).toBe(false);
           expect(permits(sub, subject)).toBe(false);

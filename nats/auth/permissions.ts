@@ -14,7 +14,7 @@
 //                                    and turn it into an ephemeral one (proven against the server), so it is not allowed.
 //   pull (consume)                -> $JS.API.CONSUMER.MSG.NEXT.<s>.<name>; messages and heartbeats to the inbox
 //   ordered consumer reset/stop   -> $JS.API.CONSUMER.DELETE.<s>.<name>, $JS.API.CONSUMER.INFO.<s>.<name>
-import { runSubjects } from '../envelope.ts';
+import { progressSubject, runSubjects } from '../envelope.ts';
 import { STREAM_NAME } from '../stream.ts';
 import { RESULTS_CONSUMER } from '../result-consumer.ts';
 
@@ -44,7 +44,8 @@ export const READER_INBOX_PREFIX = '_TCAB_READER_INBOX';
 const API = '$JS.API';
 
 /**
- * The driver of one run: publish that run's subjects (events, result) through JetStream; read its Pod's start back
+ * The driver of one run: publish that run's subjects (events, result) through JetStream, and its progress subject
+ * (core NATS, outside the stream: the check has started); read its Pod's start back
  * (direct get of the stored system events, a core subscription to the live ones); see its own replies.
  * Nothing else: no consumer, no stream change, no other run's subjects, no `tcab.run.>`.
  * One thing it could do beyond its run: a direct get by sequence (`{seq, next_by_subj}`, the form pod-start.ts
@@ -56,7 +57,7 @@ const API = '$JS.API';
 export function runUserPermissions(runId: string): UserPermissions {
   const own = runSubjects(runId);
   return {
-    pub: { allow: [own, `${API}.INFO`, `${API}.STREAM.INFO.${STREAM_NAME}`, `${API}.DIRECT.GET.${STREAM_NAME}`], deny: [] },
+    pub: { allow: [own, progressSubject(runId), `${API}.INFO`, `${API}.STREAM.INFO.${STREAM_NAME}`, `${API}.DIRECT.GET.${STREAM_NAME}`], deny: [] },
     sub: { allow: [own, `${runInboxPrefix(runId)}.>`], deny: [] },
   };
 }

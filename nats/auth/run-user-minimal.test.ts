@@ -1,6 +1,6 @@
 // The run user's permissions are exactly what the driver uses, each one proven against a real nats-server: the
 // driver's steps (nats/publisher.ts: make sure of the stream, hold for the Pod's start by direct get and a core
-// subscription, publish with JetStream acks) all work with the full set, and each step fails when any one entry of
+// subscription, publish with JetStream acks, send its progress on the core subject) all work with the full set, and each step fails when any one entry of
 // the set is taken away. Called directly, not through the sink, whose retries would hide a failing step.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunPublisher } from '../publisher.ts';
@@ -40,6 +40,7 @@ async function driverSteps(runId: string, permissions: UserPermissions): Promise
     const held = await step('waitForPodStart', () => publisher.waitForPodStart(runId, Date.now() + 60_000, () => void dispatcher.publish(runId, [startEvent('completed')])));
     if (held !== 'seen') return `waitForPodStart: ${String(held)}`;
     await step('publish', () => publisher.publish(resultEnvelope(runResult(runId, 'done', 0), 'a1'), '{}'));
+    await step('progress', () => publisher.publishProgress(runId, '{}'));
     return 'ok';
   } catch (error) {
     return (error as Error).message;
@@ -65,6 +66,7 @@ describe("the run user's permissions", () => {
     '$JS.API.INFO@pub': /^ensureStream: .*Permissions Violation for Publish to "\$JS\.API\.INFO"/,
     '$JS.API.STREAM.INFO.TCAB_RUNS@pub': /^ensureStream: .*Permissions Violation for Publish to "\$JS\.API\.STREAM\.INFO\.TCAB_RUNS"/,
     '$JS.API.DIRECT.GET.TCAB_RUNS@pub': /^waitForPodStart: .*Permissions Violation for Publish to "\$JS\.API\.DIRECT\.GET\.TCAB_RUNS"/,
+    'tcab.progress.cut@pub': /^progress: .*Permissions Violation for Publish to "tcab\.progress\.cut"/,
     'tcab.run.cut.>@sub': /^waitForPodStart: .*Permissions Violation for Subscription to "tcab\.run\.cut\.event\.system"/,
     '_INBOX_cut.>@sub': /^ensureStream: .*Permissions Violation for Subscription to "_INBOX_cut\./,
   };

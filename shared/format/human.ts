@@ -2,6 +2,7 @@
 // asked otherwise, colours only when the destination is a terminal. Formatting is pure; callers write the lines.
 import pc from 'picocolors';
 import type { HarnessEvent } from '../events.ts';
+import type { RunProgress } from '../run-progress.ts';
 
 export interface HumanFormatOptions {
   color: boolean;
@@ -77,4 +78,10 @@ export function formatEvent(event: HarnessEvent, options: HumanFormatOptions): s
       return `${time} ${label('unknown', p.warn)} ${p.dim(raw.length > 200 ? `${raw.slice(0, 200)}…` : raw)}`;
     }
   }
+}
+
+/** A run's progress between its events (shared/run-progress.ts): the check has started. */
+export function formatProgress(progress: RunProgress, options: Pick<HumanFormatOptions, 'color'>): string {
+  const p = painter(options.color);
+  return `${p.dim(progress.at.slice(11, 19))} ${p.magenta('check'.padEnd(13))} the sessions are over; running the test case's check${progress.command ? `: ${progress.command}` : ''}`;
 }

@@ -1,6 +1,7 @@
 // A Dispatcher in this process against the test control plane and the real node, as the dispatcher tests that
 // watch one Run's life need it: its own namespace with the CRDs, a real nats-server, the stub model (one shell
-// call, then a reply), a fake provider key, gg driver Pods, the only replica (leading), its results consumer on.
+// call, then a reply), a fake provider key, gg driver Pods, the only replica (leading), its results consumer and
+// progress subscription on.
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { startStubModelServer } from '../../driver/stub-models/server.ts';
@@ -50,6 +51,7 @@ export async function startDispatcherFixture(name: string): Promise<DispatcherFi
   await dispatcher.start();
   dispatcher.setLeading(true); // the only replica: no election needed
   await stream.consumeResults((runId, result, ack) => dispatcher.onResult(runId, result, ack), (m) => logs.push(m));
+  stream.followProgress((runId, progress) => dispatcher.onProgress(runId, progress), (m) => logs.push(m));
   return {
     ns,
     nats,

@@ -4,7 +4,7 @@ import type { RunRow } from '../../../../shared/console.ts';
 import type { RunResult } from '../../../../shared/run.ts';
 import { formatIdle } from '../../format.ts';
 import { runTimes } from '../../run-times.ts';
-import { idleSeconds, isFinal } from '../../runs-view.ts';
+import { idleSeconds, isFinal, isStalled } from '../../runs-view.ts';
 import { PATHS } from '../../wire.ts';
 import { OutcomeBadge, PhaseBadge } from '../common.tsx';
 import { CancelRun } from './CancelRun.tsx';
@@ -13,7 +13,7 @@ import type { RunInfo } from './store.ts';
 export function RunHead({ namespace, name, info, result, nowMs }: { namespace: string; name: string; info: RunInfo; result: RunResult | null; nowMs: number }) {
   const row = info.row;
   const idle = idleSeconds(row, nowMs);
-  const stalled = idle !== undefined && idle >= info.stalledAfterSeconds;
+  const stalled = isStalled(row, { nowMs, stalledAfterSeconds: info.stalledAfterSeconds });
   return (
     <div class="run-head">
       <RunHeadFacts row={row} harnessVersion={row.harnessVersion ?? info.status?.harnessVersion ?? result?.harness_version ?? ''} idle={idle} stalled={stalled} nowMs={nowMs} />
