@@ -28,7 +28,7 @@ import type { ListPageFn } from '../kube/lean-informer.ts';
 import { leanObject } from '../kube/lean-transforms.ts';
 import { EVALUATIONS, evaluationsPath, GROUP, RUNS, VERSION } from '../kube/resources.ts';
 import type { EvaluationObject, RunObject } from '../kube/resources.ts';
-import { EvaluationSpec } from '../shared/evaluation/schema.ts';
+import { InlineEvaluationSpec } from '../shared/evaluation/schema.ts';
 import type { EvaluationSpecInput, EvaluationStatus } from '../shared/evaluation/schema.ts';
 import { evaluationSlots } from '../shared/evaluation/slots.ts';
 import type { RunStatus } from '../shared/run-status.ts';
@@ -195,7 +195,7 @@ export async function benchEvaluation(total = 10_000, ratePerS = 200, log: (m: s
     phaseStart = performance.now();
   };
   const specInput = benchEvaluationSpec(total);
-  const spec = EvaluationSpec.parse(specInput);
+  const spec = InlineEvaluationSpec.parse(specInput);
   const slots = evaluationSlots(NAME, spec);
   const runs = slots.length;
   const dir = mkdtempSync(join(tmpdir(), 'tcab-bench-eval-'));

@@ -36,7 +36,7 @@ export class RunPublisher {
     this.nc = nc;
     this.js = jetstream(nc, { timeout: REQUEST_TIMEOUT_MS });
     this.duplicateWindowMs = duplicateWindowMs;
-    void this.watchRefusals();
+    this.watchRefusals().catch(() => undefined); // ends with the connection
   }
 
   /** Until the connection closes: the publishes the server refused (its -ERR reaches the connection's status only). */

@@ -26,6 +26,14 @@ describe('evaluationRowOf', () => {
     expect(row.label).not.toBe(name);
   });
 
+  it('test cases from ConfigMaps are counted from the status total (cells x test cases x repeats); before a status, the inline ones', () => {
+    const e = evaluation('nightly', [cell('claude', 'sonnet'), cell('codex', 'sonnet')]);
+    const fromConfigMaps = { ...e, spec: { ...e.spec, testCases: [{ name: 'inline' }], testCasesFrom: [{ configMap: { name: 'cases' } }] } };
+    expect(evaluationRowOf(fromConfigMaps).matrix).toEqual({ cells: 2, testCases: 5, repeats: 2 }); // status total 20 = 2 x 5 x 2
+    expect(evaluationRowOf({ ...fromConfigMaps, status: undefined }).matrix).toEqual({ cells: 2, testCases: 1, repeats: 2 });
+    expect(evaluationRowOf(slimEvaluation({ ...fromConfigMaps, metadata: { ...e.metadata, resourceVersion: '1' } })).matrix.testCases).toBe(5);
+  });
+
   it('a slim Evaluation keeps what the row shows and drops the test cases but their names', () => {
     const e = { ...evaluation('nightly', [cell('claude', 'sonnet')]), metadata: { ...evaluation('nightly', []).metadata, resourceVersion: '9', managedFields: [{}] } };
     const slim = slimEvaluation(e);

@@ -11,17 +11,17 @@ export function evaluationRowOf(evaluation: ConsoleEvaluation): EvaluationRow {
   const { metadata: m, spec, status: s } = evaluation;
   const namespace = m.namespace ?? '';
   const name = m.name ?? '';
+  const cells = (spec.matrix ?? []).reduce((n, h) => n + h.models.length, 0);
+  const repeats = spec.repeats ?? 1;
+  // Test cases from ConfigMaps are not in the spec: the controller's total (cells x test cases x repeats) tells them.
+  const fromStatus = spec.testCasesFrom?.length && s?.runs && cells > 0 ? s.runs.total / (cells * repeats) : undefined;
   const row: EvaluationRow = {
     key: evaluationKey(namespace, name),
     namespace,
     name,
     label: evaluationLabelValue(name),
     createdAt: iso(m.creationTimestamp) ?? new Date(0).toISOString(),
-    matrix: {
-      cells: (spec.matrix ?? []).reduce((n, h) => n + h.models.length, 0),
-      testCases: spec.testCases?.length ?? 0,
-      repeats: spec.repeats ?? 1,
-    },
+    matrix: { cells, testCases: fromStatus ?? spec.testCases?.length ?? 0, repeats },
     cells: (s?.cells ?? []).map((cell) => ({ ...cell, key: cellKey(cell) })),
     comparisons: s?.comparisons ?? [],
   };
@@ -41,7 +41,7 @@ export function slimEvaluation<T extends ConsoleEvaluation & { metadata: { resou
   const { metadata: m, spec, status } = evaluation;
   const slim = {
     metadata: { namespace: m.namespace, name: m.name, uid: m.uid, creationTimestamp: m.creationTimestamp, generation: m.generation, resourceVersion: m.resourceVersion },
-    spec: { matrix: spec.matrix, repeats: spec.repeats, testCases: spec.testCases?.map((t) => ({ name: (t as { name?: unknown }).name })) },
+    spec: { matrix: spec.matrix, repeats: spec.repeats, testCases: spec.testCases?.map((t) => ({ name: (t as { name?: unknown }).name })), ...(spec.testCasesFrom ? { testCasesFrom: spec.testCasesFrom } : {}) },
     status,
   };
   return slim as unknown as T;

@@ -36,7 +36,7 @@ export interface RunsSource {
  */
 export interface ConsoleEvaluation {
   metadata: { namespace?: string; name?: string; uid?: string; creationTimestamp?: Date | string; generation?: number };
-  spec: { matrix?: readonly { harness: string; models: readonly string[] }[]; testCases?: readonly unknown[]; repeats?: number };
+  spec: { matrix?: readonly { harness: string; models: readonly string[] }[]; testCases?: readonly unknown[]; testCasesFrom?: readonly unknown[]; repeats?: number };
   status?: EvaluationStatus;
 }
 

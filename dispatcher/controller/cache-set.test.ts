@@ -21,7 +21,7 @@ class FakeInformer extends EventEmitter {
 }
 
 function cacheSet(answers: Partial<Record<keyof Caches, 'ok' | number>>) {
-  const names = ['runs', 'configs', 'pods', 'kubeEvents', 'secrets', 'evaluations'] as const;
+  const names = ['runs', 'configs', 'pods', 'kubeEvents', 'secrets', 'evaluations', 'testCaseConfigMaps'] as const;
   const informers = Object.fromEntries(names.map((n) => [n, new FakeInformer(answers[n] ?? 'ok')])) as unknown as Caches;
   const lines: string[] = [];
   const log = createLogger({ component: 'test', destination: { write: (line: string) => lines.push(line) } });
@@ -35,6 +35,7 @@ describe('CacheSet.synced', () => {
     ['Evaluations forbidden (403): not ready', { evaluations: 403 }, false],
     ['Evaluations failing (500): not ready', { evaluations: 500 }, false],
     ['no Run CRD (404): never ready', { runs: 404 }, false],
+    ['test-case ConfigMaps forbidden (403): not ready (a core resource, never absent)', { testCaseConfigMaps: 403 }, false],
   ])('%s', async (_, answers, ready) => {
     const { set, lines } = cacheSet(answers);
     await set.start();

@@ -174,7 +174,7 @@ export class Dispatcher {
       ),
       { name: 'runs', concurrency: CLAIM_CONCURRENCY, clock, onError },
     );
-    this.evaluationController = new EvaluationController({ custom, runs: caches.runs, evaluations: caches.evaluations, leadership: this.leadership, clock, log, onStatusWrittenLag: deps.onEvaluationStatusLag });
+    this.evaluationController = new EvaluationController({ custom, runs: caches.runs, evaluations: caches.evaluations, testCaseConfigMaps: caches.testCaseConfigMaps, leadership: this.leadership, clock, log, onStatusWrittenLag: deps.onEvaluationStatusLag });
     this.watchRunsAndCapacity(caches, capacityChanged);
     metrics.countSlotsWith(() => setGauges(metrics, countSlots(caches.runs.list().map((r) => ({ harness: String(r.spec.harness ?? ''), phase: statusOf(r).phase ?? 'Pending' })))));
   }

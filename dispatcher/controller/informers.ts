@@ -9,7 +9,8 @@
 //     carry no labels, so "Events about our driver Pods" is kind=Pod here plus the pod-name filter in
 //     pod-lifecycle.ts. Without it the cache held every Event of the namespace, including the dispatcher's own
 //     Events on Runs (one per transition: more Events than Runs);
-//   - Secrets: the configured names only, metadata only (kube/metadata-only.ts).
+//   - Secrets: the configured names only, metadata only (kube/metadata-only.ts);
+//   - ConfigMaps of test cases: labelSelector tcab.dev/test-cases (any value), so no other ConfigMap is held.
 //
 // Fields each controller reads (what a slim cached object must keep, besides metadata.name/namespace/
 // resourceVersion):
@@ -25,11 +26,12 @@
 //   HarnessConfig (claim-pass): metadata.name, spec.maxParallelism. Secret (claim-pass): metadata.name.
 //   Evaluation (evaluations/controller): metadata.uid, generation, deletionTimestamp; spec (whole); status (whole:
 //     a status PUT sends the cached object back). Run, for it: metadata.ownerReferences (kept whole above).
+//   ConfigMap of test cases (evaluations/controller): metadata.resourceVersion; data (binaryData is dropped).
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { makeLeanInformer } from '../../kube/lean-informer.ts';
 import type { ListPageFn } from '../../kube/lean-informer.ts';
 import { leanEvent, leanObject, leanPod } from '../../kube/lean-transforms.ts';
-import type { CoreV1Event, Informer, KubeConfig, KubernetesObject, ObjectCache, V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Event, Informer, KubeConfig, KubernetesObject, ObjectCache, V1ConfigMap, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/log.ts';
 import type { DispatcherConfig } from '../config.ts';
 import { errorMessage, statusCode } from '../../kube/errors.ts';
@@ -37,6 +39,7 @@ import { configuredSecretNames, secretMetadataInformer } from '../../kube/metada
 import { EVALUATIONS, evaluationsPath, GROUP, HARNESS_CONFIGS, harnessConfigsPath, RUNS, runsPath, VERSION } from '../../kube/resources.ts';
 import type { EvaluationObject, HarnessConfigObject, RunObject } from '../../kube/resources.ts';
 import { RUN_LABEL } from '../pods/driver-pod.ts';
+import { TEST_CASES_LABEL } from '../../shared/evaluation/test-case-sources.ts';
 
 export type Cache<T extends KubernetesObject> = Informer<T> & Pick<ObjectCache<T>, 'get' | 'list'>;
 
@@ -50,6 +53,14 @@ export interface Caches {
   kubeEvents: Cache<CoreV1Event>;
   secrets: Cache<KubernetesObject>;
   evaluations: Cache<EvaluationObject>;
+  /** ConfigMaps labelled tcab.dev/test-cases: an Evaluation's spec.testCasesFrom. */
+  testCaseConfigMaps: Cache<V1ConfigMap>;
+}
+
+/** A ConfigMap of test cases as the Evaluation controller reads it: its identity, version and data. */
+export function leanTestCaseConfigMap(configMap: V1ConfigMap): V1ConfigMap {
+  const { binaryData: _, ...kept } = leanObject(configMap);
+  return kept;
 }
 
 export function buildCaches(config: KubeConfig, settings: DispatcherConfig): Caches {
@@ -67,6 +78,7 @@ export function buildCaches(config: KubeConfig, settings: DispatcherConfig): Cac
     // Which of the configured Secrets exist, never what they hold: listed and watched by name, as metadata only.
     secrets: secretMetadataInformer(config, ns, configuredSecretNames(settings)) as unknown as Cache<KubernetesObject>,
     evaluations: lean<EvaluationObject>(evaluationsPath(ns), (page) => custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: EVALUATIONS, ...page }), leanObject),
+    testCaseConfigMaps: lean<V1ConfigMap>(`/api/v1/namespaces/${ns}/configmaps`, (page) => core.listNamespacedConfigMap({ namespace: ns, labelSelector: TEST_CASES_LABEL, ...page }), leanTestCaseConfigMap, TEST_CASES_LABEL),
   };
 }
 

@@ -2,9 +2,11 @@
 // no dispatcher: Runs stay queued, and this test writes their final statuses as the dispatcher would. What the chart
 // test (test/e2e/helm-real-node.test.ts) does not: a spec edited (only the Runs of the slots it changed are replaced),
 // a spec refused (Invalid, the field named, no Run), a slot whose name another Run holds, a status that follows
-// each Run's end, and a replica that starts leading late.
+// each Run's end, a replica that starts leading late, and test cases from a labelled ConfigMap (missing, then made,
+// then a key edited).
 import { join } from 'node:path';
-import { CustomObjectsApi } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import type { V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeLeanInformer } from '../../kube/lean-informer.ts';
 import type { ListPageFn } from '../../kube/lean-informer.ts';
@@ -15,6 +17,8 @@ import { createLogger } from '../../shared/log.ts';
 import type { EvaluationSpecInput } from '../../shared/evaluation/schema.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
 import { clusterConfig, createNamespace, kubectl, waitFor } from '../../test/cluster/support.ts';
+import { TEST_CASES_LABEL } from '../../shared/evaluation/test-case-sources.ts';
+import { leanTestCaseConfigMap } from '../controller/informers.ts';
 import type { Cache } from '../controller/informers.ts';
 import { Leadership } from '../controller/leader-aware.ts';
 import { EvaluationController } from './controller.ts';
@@ -25,22 +29,27 @@ let removeNs: () => Promise<void>;
 let custom: CustomObjectsApi;
 let leadership: Leadership;
 let controller: EvaluationController;
-const informers: Cache<RunObject | EvaluationObject>[] = [];
+const informers: { stop: () => Promise<void> }[] = [];
 
-const spec: EvaluationSpecInput = {
+const spec = {
   matrix: [{ harness: 'gg', models: ['m-a', 'm-b'] }],
   testCases: [
     { name: 'one', prompt: 'first', testCase: { check: { command: 'true' } } },
     { name: 'two', prompt: 'second', testCase: { check: { command: 'true' } } },
   ],
   repeats: 2,
-};
+} satisfies EvaluationSpecInput;
 
 const evaluationsOf = () => waitFor<EvaluationObject>(evaluationsPath(ns), () => true, 1000);
 const evaluationWhen = async (name: string, done: (e: EvaluationObject) => boolean) => (await waitFor<EvaluationObject>(evaluationsPath(ns), (all) => all.length === 1 && done(all[0]!), 60_000, { fieldSelector: `metadata.name=${name}` }))[0]!;
 const runsWhen = (name: string, done: (runs: RunObject[]) => boolean) => waitFor<RunObject>(runsPath(ns), done, 60_000, { labelSelector: `tcab.dev/evaluation=${name}` });
 const apply = async (name: string, s: unknown) => {
   const out = await kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify({ apiVersion: `${GROUP}/${VERSION}`, kind: 'Evaluation', metadata: { name }, spec: s }));
+  expect(out.code, out.stderr).toBe(0);
+};
+/** A ConfigMap of test cases, labelled so the controller reads it. */
+const applyConfigMap = async (name: string, data: Record<string, string>) => {
+  const out = await kubectl(['apply', '-n', ns, '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { [TEST_CASES_LABEL]: '' } }, data }));
   expect(out.code, out.stderr).toBe(0);
 };
 /** What the dispatcher writes when a Run ends: its phase, outcome and the check's verdict. */
@@ -59,10 +68,13 @@ beforeAll(async () => {
     makeLeanInformer<T>(config, path, ((page) => custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural, ...page })) as ListPageFn<T>, { transform: leanObject });
   const runs = lean<RunObject>(runsPath(ns), RUNS) as unknown as Cache<RunObject>;
   const evaluations = lean<EvaluationObject>(evaluationsPath(ns), EVALUATIONS) as unknown as Cache<EvaluationObject>;
-  informers.push(runs as Cache<RunObject | EvaluationObject>, evaluations as Cache<RunObject | EvaluationObject>);
+  // As the dispatcher caches them (informers.ts): the namespace's ConfigMaps labelled tcab.dev/test-cases.
+  const core = config.makeApiClient(CoreV1Api);
+  const testCaseConfigMaps = makeLeanInformer<V1ConfigMap>(config, `/api/v1/namespaces/${ns}/configmaps`, ((page) => core.listNamespacedConfigMap({ namespace: ns, labelSelector: TEST_CASES_LABEL, ...page })) as ListPageFn<V1ConfigMap>, { transform: leanTestCaseConfigMap, labelSelector: TEST_CASES_LABEL }) as unknown as Cache<V1ConfigMap>;
+  informers.push(runs, evaluations, testCaseConfigMaps);
   leadership = new Leadership(() => controller.enqueueAll());
-  controller = new EvaluationController({ custom, runs, evaluations, leadership, log: createLogger({ component: 'test', level: 'silent' }) });
-  await Promise.all([runs.start(), evaluations.start()]);
+  controller = new EvaluationController({ custom, runs, evaluations, testCaseConfigMaps, leadership, log: createLogger({ component: 'test', level: 'silent' }) });
+  await Promise.all([runs.start(), evaluations.start(), testCaseConfigMaps.start()]);
 });
 
 afterAll(async () => {
@@ -126,5 +138,30 @@ describe('the Evaluation controller on a real apiserver', () => {
     const left = await runsWhen('taken', (all) => all.length === 0);
     expect(left).toEqual([]);
     expect((await kubectl(['get', 'run', squatted, '-n', ns, '-o', 'name'])).stdout.trim()).toBe(`run.tcab.dev/${squatted}`);
+  });
+  it('test cases from a labelled ConfigMap: Invalid with the field named while it is missing, its Runs once it is made; an edited key replaces exactly its Runs', async () => {
+    leadership.set(true);
+    await apply('from-map', { matrix: spec.matrix, testCasesFrom: [{ configMap: { name: 'cases' } }] });
+    const missing = await evaluationWhen('from-map', (e) => e.status?.phase === 'Invalid');
+    expect(missing.status!.message).toBe('spec refused, no Run made: spec.testCasesFrom[0].configMap "cases": not found (or not labelled tcab.dev/test-cases)');
+    expect((await runsWhen('from-map', () => true)).length).toBe(0);
+
+    // Made: two test cases (README.md is not one) in two cells, once each.
+    const cases = { 'add.yaml': 'prompt: Write add.py\ntestCase: { check: { command: "test -f add.py" } }\n', 'sum.json': '{"prompt": "Write sum.py"}', 'README.md': 'notes' };
+    await applyConfigMap('cases', cases);
+    const runs = await runsWhen('from-map', (all) => all.length === 4);
+    const testCaseOf = (r: RunObject) => r.metadata!.labels!['tcab.dev/test-case'];
+    expect(runs.map((r) => [testCaseOf(r), r.spec.prompt]).sort()).toEqual([['add', 'Write add.py'], ['add', 'Write add.py'], ['sum', 'Write sum.py'], ['sum', 'Write sum.py']]);
+    const valid = await evaluationWhen('from-map', (e) => e.status?.phase === 'Running');
+    expect(valid.status!.message).toBeUndefined();
+    expect(valid.status!.runs!.total).toBe(4);
+
+    // sum.json edited (the Evaluation is not): its two Runs are replaced, add's two stay.
+    const before = new Map(runs.map((r) => [r.metadata!.name!, r.metadata!.uid]));
+    await applyConfigMap('cases', { ...cases, 'sum.json': '{"prompt": "Write sum.py, tested"}' });
+    const after = await runsWhen('from-map', (all) => all.length === 4 && all.filter((r) => !before.has(r.metadata!.name!)).length === 2);
+    expect(after.filter((r) => before.get(r.metadata!.name!) === r.metadata!.uid).map(testCaseOf)).toEqual(['add', 'add']);
+    expect(after.filter((r) => !before.has(r.metadata!.name!)).map((r) => [testCaseOf(r), r.spec.prompt])).toEqual([['sum', 'Write sum.py, tested'], ['sum', 'Write sum.py, tested']]);
+    expect((await evaluationWhen('from-map', (e) => e.status?.phase === 'Running')).metadata!.generation).toBe(1);
   });
 });

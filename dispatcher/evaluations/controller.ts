@@ -4,7 +4,10 @@
 // list, no second watch of Runs), and each change enqueues its Evaluation's key, so a burst of Runs ending costs one
 // reconcile per Evaluation at a time (the work queue dedupes), whose summary is over the index in memory. The
 // dispatcher's caps still decide what runs: an Evaluation only creates Runs. Leader only, like every write.
-import type { CustomObjectsApi } from '@kubernetes/client-node';
+// Test cases from ConfigMaps (spec.testCasesFrom) are read from the cache of ConfigMaps labelled tcab.dev/test-cases:
+// a change to one enqueues the Evaluations of its namespace that name it (an index kept from the Evaluation events),
+// and the slots are kept per generation and versions of those ConfigMaps, so an edited key replaces its Runs.
+import type { CustomObjectsApi, V1ConfigMap } from '@kubernetes/client-node';
 import { stringify as stableStringify } from 'safe-stable-stringify';
 import type { Logger } from '../../shared/log.ts';
 import { concurrently } from '../../shared/concurrently.ts';
@@ -18,6 +21,7 @@ import type { Leadership } from '../controller/leader-aware.ts';
 import { systemClock, WorkQueue } from '../controller/work-queue.ts';
 import type { Clock, ReconcileResult } from '../controller/work-queue.ts';
 import { invalidStatus, planEvaluation, slotsOf } from './plan.ts';
+import { configMapNamesOf } from '../../shared/evaluation/test-case-sources.ts';
 import { evaluationOwnerOf } from '../../kube/evaluation-owner.ts';
 import type { EvaluationSlots } from './plan.ts';
 
@@ -30,6 +34,11 @@ export interface EvaluationControllerDeps {
   custom: CustomObjectsApi;
   runs: Cache<RunObject>;
   evaluations: Cache<EvaluationObject>;
+  /**
+   * The ConfigMaps labelled tcab.dev/test-cases (informers.ts): where spec.testCasesFrom is read. Without it, every
+   * Evaluation naming a ConfigMap is Invalid (not found).
+   */
+  testCaseConfigMaps?: Cache<V1ConfigMap>;
   leadership: Leadership;
   clock?: Clock;
   log: Logger;
@@ -45,8 +54,11 @@ export class EvaluationController {
   private readonly queue: WorkQueue;
   /** Runs by owning Evaluation uid, then by name: kept from the Run informer's events. */
   private readonly owned = new Map<string, Map<string, RunObject>>();
-  /** The slots of each Evaluation's current generation (by uid). */
-  private readonly slotMemo = new Map<string, { generation: number | undefined; slots: EvaluationSlots }>();
+  /** The slots of each Evaluation's current generation and versions of the ConfigMaps it reads (by uid). */
+  private readonly slotMemo = new Map<string, { generation: number | undefined; sources: string; slots: EvaluationSlots }>();
+  /** Evaluation keys by the ConfigMap key (namespace/name) they read test cases from, and the other way round. */
+  private readonly readers = new Map<string, Set<string>>();
+  private readonly readsOf = new Map<string, string[]>();
   /** Per Evaluation key: when its status was last written, and when a Run of it last changed (not yet written). */
   private readonly lastWrite = new Map<string, number>();
   /** Per Evaluation key: the object the last status write returned, and the resourceVersion it replaced. */
@@ -61,15 +73,47 @@ export class EvaluationController {
     deps.runs.on('add', (run) => this.onRun(run));
     deps.runs.on('update', (run) => this.onRun(run));
     deps.runs.on('delete', (run) => this.onRun(run, true));
-    deps.evaluations.on('add', (e) => this.queue.add(keyOf(e.metadata!.namespace!, e.metadata!.name!)));
-    deps.evaluations.on('update', (e) => this.queue.add(keyOf(e.metadata!.namespace!, e.metadata!.name!)));
+    deps.testCaseConfigMaps?.on('add', (c) => this.onConfigMap(c));
+    deps.testCaseConfigMaps?.on('update', (c) => this.onConfigMap(c));
+    deps.testCaseConfigMaps?.on('delete', (c) => this.onConfigMap(c));
+    deps.evaluations.on('add', (e) => this.onEvaluation(e));
+    deps.evaluations.on('update', (e) => this.onEvaluation(e));
     deps.evaluations.on('delete', (e) => {
       this.slotMemo.delete(e.metadata!.uid!);
       const key = keyOf(e.metadata!.namespace!, e.metadata!.name!);
+      this.indexReads(key, e.metadata!.namespace!, []);
       this.lastWrite.delete(key);
       this.lastWritten.delete(key);
       this.pendingSince.delete(key);
     });
+  }
+
+  private onEvaluation(e: EvaluationObject): void {
+    const key = keyOf(e.metadata!.namespace!, e.metadata!.name!);
+    this.indexReads(key, e.metadata!.namespace!, configMapNamesOf(e.spec));
+    this.queue.add(key);
+  }
+
+  /** Records which ConfigMaps the Evaluation `key` reads (none: forgets it). */
+  private indexReads(key: string, namespace: string, names: readonly string[]): void {
+    for (const old of this.readsOf.get(key) ?? []) {
+      const keys = this.readers.get(old);
+      keys?.delete(key);
+      if (keys?.size === 0) this.readers.delete(old);
+    }
+    const reads = [...new Set(names)].map((name) => keyOf(namespace, name));
+    if (reads.length === 0) this.readsOf.delete(key);
+    else this.readsOf.set(key, reads);
+    for (const read of reads) {
+      let keys = this.readers.get(read);
+      if (!keys) this.readers.set(read, (keys = new Set()));
+      keys.add(key);
+    }
+  }
+
+  /** A ConfigMap of test cases added, edited or deleted: the Evaluations that read it look again. */
+  private onConfigMap(configMap: V1ConfigMap): void {
+    for (const key of this.readers.get(keyOf(configMap.metadata!.namespace!, configMap.metadata!.name!)) ?? []) this.queue.add(key);
   }
 
   /** Every Evaluation looked at again: a replica that starts leading missed what happened while it followed. */
@@ -79,6 +123,11 @@ export class EvaluationController {
 
   async shutDown(): Promise<void> {
     await this.queue.shutDown();
+  }
+
+  /** Resolves once no Evaluation waits or is being reconciled (timers may be pending): for tests. */
+  idle(): Promise<void> {
+    return this.queue.idle();
   }
 
   /** Runs owned per Evaluation, for tests and the bench. */
@@ -107,11 +156,15 @@ export class EvaluationController {
 
   private slotsFor(evaluation: EvaluationObject): EvaluationSlots {
     const uid = evaluation.metadata!.uid!;
+    const namespace = evaluation.metadata!.namespace!;
     const generation = evaluation.metadata!.generation;
+    const configMap = (name: string) => this.deps.testCaseConfigMaps?.get(name, namespace);
+    // What the slots follow from besides the spec: each ConfigMap it names, at its version (or absent).
+    const sources = configMapNamesOf(evaluation.spec).map((name) => `${name}@${configMap(name)?.metadata?.resourceVersion ?? ''}`).join(',');
     const memo = this.slotMemo.get(uid);
-    if (memo && memo.generation === generation) return memo.slots;
-    const slots = slotsOf(evaluation);
-    this.slotMemo.set(uid, { generation, slots });
+    if (memo && memo.generation === generation && memo.sources === sources) return memo.slots;
+    const slots = slotsOf(evaluation, configMap);
+    this.slotMemo.set(uid, { generation, sources, slots });
     return slots;
   }
 

@@ -6,6 +6,7 @@ import { CELL_LABEL, EVALUATION_LABEL, cellKey } from '../../shared/evaluation/s
 import type { RunStatus } from '../../shared/run-status.ts';
 import { RunSpec } from '../../shared/run.ts';
 import { planEvaluation, slotStateOf, slotsOf } from './plan.ts';
+import type { ConfigMapLookup } from '../../shared/evaluation/test-case-sources.ts';
 import { evaluationOwnerOf } from '../../kube/evaluation-owner.ts';
 
 const spec: EvaluationSpecInput = {
@@ -25,8 +26,8 @@ const evaluation = (s: unknown = spec, generation = 3): EvaluationObject => ({
   spec: s as EvaluationSpecInput,
 });
 
-const valid = (e: EvaluationObject) => {
-  const slots = slotsOf(e);
+const valid = (e: EvaluationObject, configMaps?: ConfigMapLookup) => {
+  const slots = slotsOf(e, configMaps);
   if (!slots.valid) throw new Error(slots.message);
   return slots;
 };
@@ -103,6 +104,31 @@ describe('slotsOf', () => {
     const slots = slotsOf(evaluation(bad));
     expect(slots.valid).toBe(false);
     expect((slots as { message: string }).message).toMatch(new RegExp(`^spec refused, no Run made: .*${field.replace(/[[\].]/g, '\\$&')}: `));
+  });
+
+  describe('test cases from ConfigMaps', () => {
+    const fromMap = { ...spec, testCases: [spec.testCases![0]!], testCasesFrom: [{ configMap: { name: 'cases' } }] };
+    const cases = { 'fail.yaml': 'prompt: "answer:1"\ntestCase: { check: { command: "false" } }\n' };
+
+    it('make the slots they would make inline (inline first): the same Runs', () => {
+      const slots = valid(evaluation(fromMap), (name) => (name === 'cases' ? { data: cases } : undefined));
+      expect(slots.slots.map((s) => s.testCase)).toEqual(['pass', 'pass', 'fail', 'fail', 'pass', 'pass', 'fail', 'fail']);
+      expect(slots.slots.map((s) => s.name)).toEqual(valid(evaluation()).slots.map((s) => s.name));
+      const plan = planEvaluation(evaluation(fromMap), slots, new Map(), () => undefined);
+      expect(plan.create.filter((r) => r.metadata!.labels!['tcab.dev/test-case'] === 'fail').map((r) => RunSpec.parse(r.spec).testCase?.check?.command)).toEqual(['false', 'false', 'false', 'false']);
+      expect(plan.status.runs!.total).toBe(8);
+    });
+
+    it('a missing ConfigMap: Invalid, naming the field and the ConfigMap, no slot', () => {
+      const slots = slotsOf(evaluation(fromMap), () => undefined);
+      expect(slots).toEqual({ valid: false, message: 'spec refused, no Run made: spec.testCasesFrom[0].configMap "cases": not found (or not labelled tcab.dev/test-cases)' });
+    });
+
+    it('a bad key: Invalid, naming the field, the ConfigMap and the key', () => {
+      const slots = slotsOf(evaluation(fromMap), () => ({ data: { 'fail.yaml': 'prompt: x\ntestCase: { check: { command: "" } }' } }));
+      expect(slots.valid).toBe(false);
+      expect((slots as { message: string }).message).toMatch(/^spec refused, no Run made: spec\.testCasesFrom\[0\]\.configMap "cases" key "fail\.yaml": testCase\.check\.command: /);
+    });
   });
 
   test.prop([fc.jsonValue()])('any spec the apiserver could hold is either slots or a refusal, never a throw', (value) => {

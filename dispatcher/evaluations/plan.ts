@@ -1,4 +1,5 @@
-// What an Evaluation's controller does next, decided from its spec and the Runs it owns (the Run cache's view), and
+// What an Evaluation's controller does next, decided from its spec (with the test cases of the ConfigMaps it names,
+// test-case-sources.ts) and the Runs it owns (the Run cache's view), and
 // what its status says: the Runs to create (a slot without its Run: first apply, a Run deleted, a test case added),
 // the Runs to delete (owned, but no slot of the current spec names them: a test case edited or removed), the slots
 // a Run of another owner holds, and the summary over every slot. Pure: the controller (controller.ts) does the I/O.
@@ -6,7 +7,9 @@ import { FINAL_PHASES } from '../../shared/run-status.ts';
 import type { RunPhase } from '../../shared/run-status.ts';
 import { formatIssues } from '../../shared/zod-issues.ts';
 import { EvaluationSpec } from '../../shared/evaluation/schema.ts';
-import type { EvaluationStatus } from '../../shared/evaluation/schema.ts';
+import type { EvaluationStatus, ResolvedEvaluationSpec } from '../../shared/evaluation/schema.ts';
+import { resolveEvaluationSpec } from '../../shared/evaluation/test-case-sources.ts';
+import type { ConfigMapLookup } from '../../shared/evaluation/test-case-sources.ts';
 import { evaluationSlots } from '../../shared/evaluation/slots.ts';
 import type { RunSlot } from '../../shared/evaluation/slots.ts';
 import { summarizeEvaluation } from '../../shared/evaluation/summary.ts';
@@ -15,13 +18,19 @@ import { GROUP, VERSION } from '../../kube/resources.ts';
 import { ownerReferenceOf } from '../../kube/evaluation-owner.ts';
 import type { EvaluationObject, RunObject } from '../../kube/resources.ts';
 
-/** The spec's slots, or why the spec is refused. Costly at 10,000 slots (a hash each): the controller keeps it per generation. */
-export type EvaluationSlots = { valid: true; spec: EvaluationSpec; slots: RunSlot[] } | { valid: false; message: string };
+/**
+ * The spec's slots, or why the spec is refused. Costly at 10,000 slots (a hash each): the controller keeps it per
+ * generation and versions of the ConfigMaps the spec reads.
+ */
+export type EvaluationSlots = { valid: true; spec: ResolvedEvaluationSpec; slots: RunSlot[] } | { valid: false; message: string };
 
-export function slotsOf(evaluation: EvaluationObject): EvaluationSlots {
+/** `configMaps`: the ConfigMaps of test cases in the Evaluation's namespace, by name (none by default). */
+export function slotsOf(evaluation: EvaluationObject, configMaps: ConfigMapLookup = () => undefined): EvaluationSlots {
   const parsed = EvaluationSpec.safeParse(evaluation.spec);
   if (!parsed.success) return { valid: false, message: `spec refused, no Run made: ${formatIssues(parsed.error, 'spec')}` };
-  return { valid: true, spec: parsed.data, slots: evaluationSlots(evaluation.metadata!.name!, parsed.data) };
+  const resolved = resolveEvaluationSpec(parsed.data, configMaps);
+  if ('problem' in resolved) return { valid: false, message: `spec refused, no Run made: ${resolved.problem}` };
+  return { valid: true, spec: resolved.spec, slots: evaluationSlots(evaluation.metadata!.name!, resolved.spec) };
 }
 
 export interface EvaluationPlan {

@@ -6,6 +6,7 @@ import { TerminalSink } from './terminal.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
 
 const event: HarnessEvent = { type: 'agent', timestamp: '2026-12-02T12:00:00.000Z', message: 'done' };
+const after: HarnessEvent = { type: 'agent', timestamp: '2026-12-02T12:00:02.000Z', message: 'after' };
 const progress = { phase: 'Checking' as const, at: '2026-12-02T12:00:01.000Z', command: 'npm test' };
 
 async function written(format: 'pretty' | 'json'): Promise<string> {
@@ -15,7 +16,7 @@ async function written(format: 'pretty' | 'json'): Promise<string> {
   const sink = new TerminalSink(out, { format });
   sink.event({ runId: 'r', seq: 1, event });
   sink.progress('r', progress);
-  sink.event({ runId: 'r', seq: 2, event: { ...event, message: 'after' } });
+  sink.event({ runId: 'r', seq: 2, event: after });
   await sink.close();
   return text;
 }

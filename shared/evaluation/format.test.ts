@@ -1,6 +1,6 @@
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { EvaluationCell, EvaluationSpec, EvaluationStatus } from './schema.ts';
+import { EvaluationCell, EvaluationStatus, InlineEvaluationSpec } from './schema.ts';
 import { EVALUATION_CSV_COLUMNS, evaluationCsv, formatEvaluationTable } from './format.ts';
 import { summarizeEvaluation } from './summary.ts';
 import { finishedSlot, pendingSlot } from './slot-states.test-support.ts';
@@ -12,7 +12,7 @@ const testCases = [
   { name: 't1', prompt: 'one' },
   { name: 't2', prompt: 'two' },
 ];
-const spec = EvaluationSpec.parse({
+const spec = InlineEvaluationSpec.parse({
   matrix: [
     { harness: 'claude', models: ['m1', 'm2'] },
     { harness: 'gg', models: ['m1'] },
@@ -64,7 +64,7 @@ describe('formatEvaluationTable', () => {
   });
 
   it('has no PASS@K or PASS^K column when each test case runs once', () => {
-    const once = EvaluationSpec.parse({ matrix: [{ harness: 'claude', models: ['m1'] }], testCases, repeats: 1 });
+    const once = InlineEvaluationSpec.parse({ matrix: [{ harness: 'claude', models: ['m1'] }], testCases, repeats: 1 });
     const s = EvaluationStatus.parse(summarizeEvaluation(once, [done('claude', 'm1', 't1', 'succeeded', { passed: true }, { seconds: 4 }), done('claude', 'm1', 't2', 'succeeded', { passed: false }, { seconds: 12 })]));
     expect(formatEvaluationTable(s, { color: false })).toBe(
       [
@@ -78,7 +78,7 @@ describe('formatEvaluationTable', () => {
   });
 
   it('names each significant difference: the better cell, the other, what they share and the p-value', () => {
-    const wide = EvaluationSpec.parse({ matrix: [{ harness: 'claude', models: ['m1', 'm2'] }, { harness: 'gg', models: ['m1'] }], testCases: Array.from({ length: 20 }, (_, i) => ({ name: `t${i}`, prompt: 'x' })) });
+    const wide = InlineEvaluationSpec.parse({ matrix: [{ harness: 'claude', models: ['m1', 'm2'] }, { harness: 'gg', models: ['m1'] }], testCases: Array.from({ length: 20 }, (_, i) => ({ name: `t${i}`, prompt: 'x' })) });
     const runs = (harness: string, model: string, passes: number) => Array.from({ length: 20 }, (_, i) => done(harness, model, `t${i}`, 'succeeded', { passed: i < passes }));
     const s = EvaluationStatus.parse(summarizeEvaluation(wide, [...runs('claude', 'm1', 4), ...runs('claude', 'm2', 19), ...runs('gg', 'm1', 18)]));
     const lines = formatEvaluationTable(s, { color: false }).split('\n');

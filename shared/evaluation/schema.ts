@@ -9,6 +9,8 @@ import { RunSpec, TestCase } from '../run.ts';
 const TEST_CASE_NAME = /^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/;
 
 export const MAX_EVALUATION_RUNS = 100_000;
+/** Test cases of one Evaluation, inline and from ConfigMaps together. */
+export const MAX_TEST_CASES = 10_000;
 
 export const EvaluationTestCase = z
   .strictObject({
@@ -18,6 +20,17 @@ export const EvaluationTestCase = z
   })
   .describe('One task: its prompt, and the workspace and check of its Runs');
 export type EvaluationTestCase = z.infer<typeof EvaluationTestCase>;
+
+/** A ConfigMap's name: a DNS subdomain, as Kubernetes names objects. */
+const CONFIG_MAP_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+export const TestCasesFrom = z
+  .strictObject({
+    configMap: z
+      .strictObject({ name: z.string().regex(CONFIG_MAP_NAME, 'must be a ConfigMap name (a lower case DNS name: letters, digits, "-" and ".")').describe('The ConfigMap, in the namespace of the Evaluation') })
+      .describe('A ConfigMap labelled tcab.dev/test-cases: each key ending .yaml, .yml or .json is a test case (its prompt and testCase), named by the key without the extension'),
+  })
+  .describe('Where more test cases come from');
 
 export const EvaluationHarness = z
   .strictObject({
@@ -34,15 +47,27 @@ export const EvaluationTemplate = RunSpec.pick({ maxRuntimeSeconds: true, authMo
 export const EvaluationSpec = z
   .strictObject({
     matrix: z.array(EvaluationHarness).min(1).max(50).describe('The harnesses, each with the models it runs with'),
-    testCases: z.array(EvaluationTestCase).min(1).max(10_000).describe('The tasks every cell runs, each `repeats` times'),
+    testCases: z.array(EvaluationTestCase).min(1).max(MAX_TEST_CASES).optional().describe('The tasks every cell runs, each `repeats` times (with testCasesFrom: these first)'),
+    testCasesFrom: z
+      .array(TestCasesFrom)
+      .min(1)
+      .max(20)
+      .optional()
+      .describe('ConfigMaps of test cases, in the namespace of the Evaluation and labelled tcab.dev/test-cases: each key ending .yaml, .yml or .json is one test case (the key without the extension is its name)'),
     repeats: z.int().min(1).max(100).default(1).describe('Runs of each test case in each cell: pass@k and pass^k need more than one'),
     template: EvaluationTemplate.optional(),
   })
   .superRefine((spec, ctx) => {
+    if (spec.testCases === undefined && spec.testCasesFrom === undefined) ctx.addIssue({ code: 'custom', path: ['testCases'], message: 'give the test cases: testCases (inline), testCasesFrom (ConfigMaps), or both' });
     const names = new Set<string>();
-    spec.testCases.forEach((t, i) => {
+    spec.testCases?.forEach((t, i) => {
       if (names.has(t.name)) ctx.addIssue({ code: 'custom', path: ['testCases', i, 'name'], message: `"${t.name}" names two test cases` });
       names.add(t.name);
+    });
+    const configMaps = new Set<string>();
+    spec.testCasesFrom?.forEach(({ configMap: { name } }, i) => {
+      if (configMaps.has(name)) ctx.addIssue({ code: 'custom', path: ['testCasesFrom', i, 'configMap', 'name'], message: `ConfigMap "${name}" is named twice` });
+      configMaps.add(name);
     });
     const cells = new Set<string>();
     spec.matrix.forEach((h, i) =>
@@ -52,12 +77,29 @@ export const EvaluationSpec = z
         cells.add(cell);
       }),
     );
-    const runs = cells.size * spec.testCases.length * spec.repeats;
+    // The inline test cases only: the ConfigMaps' are counted when they are read (test-case-sources.ts).
+    const runs = cells.size * (spec.testCases?.length ?? 0) * spec.repeats;
     if (runs > MAX_EVALUATION_RUNS) ctx.addIssue({ code: 'custom', path: ['repeats'], message: `the matrix makes ${runs} Runs; at most ${MAX_EVALUATION_RUNS}` });
   })
   .describe('What to evaluate: each harness with each of its models (a cell) on every test case, `repeats` times');
 export type EvaluationSpec = z.infer<typeof EvaluationSpec>;
 export type EvaluationSpecInput = z.input<typeof EvaluationSpec>;
+
+/** A spec with every test case at hand: its inline ones and those of its ConfigMaps (test-case-sources.ts), in order. */
+export type ResolvedEvaluationSpec = Omit<EvaluationSpec, 'testCases' | 'testCasesFrom'> & { testCases: EvaluationTestCase[] };
+
+/**
+ * A spec whose test cases are all inline: what a workstation (`tcab eval run FILE`, its results directory) reads,
+ * where no ConfigMap is. testCasesFrom is refused with the field named.
+ */
+export const InlineEvaluationSpec = EvaluationSpec.transform((spec, ctx): ResolvedEvaluationSpec => {
+  const { testCases } = spec;
+  if (spec.testCasesFrom !== undefined || testCases === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['testCasesFrom'], message: 'a ConfigMap is read on a cluster (kubectl apply the Evaluation); here, put the test cases inline in testCases' });
+    return z.NEVER;
+  }
+  return { ...spec, testCases };
+});
 
 const Interval = z.strictObject({ low: z.number().min(0).max(1).describe('Lower bound'), high: z.number().min(0).max(1).describe('Upper bound') });
 const AtK = z.strictObject({ k: z.int().min(1).describe('k: the repeats'), value: z.number().min(0).max(1).nullable().describe('null when no test case has k scored runs') });

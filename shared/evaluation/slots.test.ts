@@ -1,11 +1,11 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { RunSpec } from '../run.ts';
-import { EvaluationSpec } from './schema.ts';
+import { EvaluationSpec, InlineEvaluationSpec } from './schema.ts';
 import type { EvaluationSpecInput } from './schema.ts';
 import { CELL_LABEL, EVALUATION_LABEL, MODEL_ANNOTATION, REPEAT_LABEL, TEST_CASE_LABEL, cellKey, evaluationLabelValue, evaluationSlots } from './slots.ts';
 
-const input: EvaluationSpecInput = {
+const input = {
   matrix: [
     { harness: 'claude', models: ['claude-sonnet-4-5', 'anthropic/claude-opus-4.1'] },
     { harness: 'gg', models: ['stub'] },
@@ -16,8 +16,8 @@ const input: EvaluationSpecInput = {
   ],
   repeats: 2,
   template: { maxRuntimeSeconds: 600, retries: 1 },
-};
-const spec = EvaluationSpec.parse(input);
+} satisfies EvaluationSpecInput;
+const spec = InlineEvaluationSpec.parse(input);
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
@@ -42,16 +42,16 @@ describe('evaluationSlots', () => {
     expect(evaluationSlots('compare-claude', spec).map((s) => s.name)).toEqual(names);
     // Another evaluation, or the same slot in another position of the matrix, is its own Run / the same Run.
     expect(evaluationSlots('other', spec).map((s) => s.name).filter((n) => names.includes(n))).toEqual([]);
-    const reordered = EvaluationSpec.parse({ ...input, matrix: [...input.matrix].reverse() });
+    const reordered = InlineEvaluationSpec.parse({ ...input, matrix: [...input.matrix].reverse() });
     expect(new Set(evaluationSlots('compare-claude', reordered).map((s) => s.name))).toEqual(new Set(names));
   });
 
   it('a test case or the template edited renames exactly the Runs it changes; a long name shared to 40 characters does not collide', () => {
-    const edited = EvaluationSpec.parse({ ...input, testCases: [input.testCases[0]!, { ...input.testCases[1]!, prompt: 'Write sum.py, tested' }] });
+    const edited = InlineEvaluationSpec.parse({ ...input, testCases: [input.testCases[0]!, { ...input.testCases[1]!, prompt: 'Write sum.py, tested' }] });
     const before = new Map(slots.map((s) => [`${s.cell.harness}/${s.cell.model}/${s.testCase}/${s.repeat}`, s.name]));
     const renamed = evaluationSlots('compare-claude', edited).filter((s) => before.get(`${s.cell.harness}/${s.cell.model}/${s.testCase}/${s.repeat}`) !== s.name);
     expect(renamed.map((s) => s.testCase)).toEqual(Array(6).fill('sum'));
-    const retried = EvaluationSpec.parse({ ...input, template: { ...input.template, retries: 2 } });
+    const retried = InlineEvaluationSpec.parse({ ...input, template: { ...input.template, retries: 2 } });
     expect(evaluationSlots('compare-claude', retried).filter((s) => before.get(`${s.cell.harness}/${s.cell.model}/${s.testCase}/${s.repeat}`) === s.name)).toEqual([]);
     const long = 'a'.repeat(40);
     const a = evaluationSlots(`${long}-one`, spec).map((s) => s.name);
@@ -68,7 +68,7 @@ describe('evaluationSlots', () => {
   });
 
   test.prop([fc.stringMatching(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/)])('any Evaluation name gives DNS-label Run names and a valid label value', (name) => {
-    for (const slot of evaluationSlots(name, EvaluationSpec.parse({ ...input, repeats: 1 }))) expect(slot.name).toMatch(DNS_LABEL);
+    for (const slot of evaluationSlots(name, InlineEvaluationSpec.parse({ ...input, repeats: 1 }))) expect(slot.name).toMatch(DNS_LABEL);
     expect(evaluationLabelValue(name)).toMatch(LABEL_VALUE);
     expect(evaluationLabelValue(name).length).toBeLessThanOrEqual(63);
   });

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { stringify as stableStringify } from 'safe-stable-stringify';
 import type { RunSpecInput } from '../run.ts';
 import { GROUP } from '../api-group.ts';
-import type { EvaluationSpec } from './schema.ts';
+import type { ResolvedEvaluationSpec } from './schema.ts';
 
 export const EVALUATION_LABEL = `${GROUP}/evaluation`;
 export const CELL_LABEL = `${GROUP}/cell`;
@@ -46,12 +46,15 @@ export function evaluationLabelValue(evaluation: string): string {
 }
 
 /** The cells in matrix order: each harness with each of its models. */
-export function evaluationCells(spec: Pick<EvaluationSpec, 'matrix'>): Cell[] {
+export function evaluationCells(spec: Pick<ResolvedEvaluationSpec, 'matrix'>): Cell[] {
   return spec.matrix.flatMap(({ harness, models }) => models.map((model) => ({ harness, model })));
 }
 
-/** Every slot of the matrix, cell by cell, test case by test case, repeat by repeat. */
-export function evaluationSlots(evaluation: string, spec: EvaluationSpec): RunSlot[] {
+/**
+ * Every slot of the matrix, cell by cell, test case by test case, repeat by repeat. A test case's slots are the same
+ * wherever it comes from (inline or a ConfigMap, test-case-sources.ts): the name hashes what its Run runs.
+ */
+export function evaluationSlots(evaluation: string, spec: ResolvedEvaluationSpec): RunSlot[] {
   const prefix = evaluation.slice(0, 40).replaceAll('.', '-').replace(/[^a-z0-9]+$/, '');
   return evaluationCells(spec).flatMap((cell) =>
     spec.testCases.flatMap((testCase) =>

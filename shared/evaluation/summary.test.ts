@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { EvaluationSpec, EvaluationStatus } from './schema.ts';
+import { EvaluationStatus, InlineEvaluationSpec } from './schema.ts';
 import { summarizeEvaluation } from './summary.ts';
 import type { SlotState } from './summary.ts';
 import { finishedSlot, pendingSlot } from './slot-states.test-support.ts';
@@ -8,7 +8,7 @@ import { finishedSlot, pendingSlot } from './slot-states.test-support.ts';
 const done = finishedSlot;
 const pending = pendingSlot;
 
-const spec = EvaluationSpec.parse({
+const spec = InlineEvaluationSpec.parse({
   matrix: [
     { harness: 'claude', models: ['m1', 'm2'] },
     { harness: 'gg', models: ['m1'] },
@@ -81,7 +81,7 @@ describe('summarizeEvaluation', () => {
   });
 
   it('marks pairs of cells sharing a model or a harness whose pass rates differ significantly, higher first; not others', () => {
-    const wide = EvaluationSpec.parse({ matrix: [{ harness: 'a', models: ['m', 'n'] }, { harness: 'b', models: ['m'] }], testCases: Array.from({ length: 20 }, (_, i) => ({ name: `t${i}`, prompt: 'x' })) });
+    const wide = InlineEvaluationSpec.parse({ matrix: [{ harness: 'a', models: ['m', 'n'] }, { harness: 'b', models: ['m'] }], testCases: Array.from({ length: 20 }, (_, i) => ({ name: `t${i}`, prompt: 'x' })) });
     const runs = (harness: string, model: string, passes: number) => Array.from({ length: 20 }, (_, i) => done(harness, model, `t${i}`, 'succeeded', { passed: i < passes }));
     const s = summarizeEvaluation(wide, [...runs('a', 'm', 4), ...runs('a', 'n', 19), ...runs('b', 'm', 18)]);
     expect(s.phase).toBe('Completed');

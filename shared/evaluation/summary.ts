@@ -4,7 +4,7 @@
 // (cancelled, over budget, no check) are final but unscored. Pure.
 import type { CheckResult, Outcome } from '../run.ts';
 import type { TokenUsage } from '../usage.ts';
-import type { EvaluationCell, EvaluationSpec, EvaluationStatus } from './schema.ts';
+import type { EvaluationCell, EvaluationStatus, ResolvedEvaluationSpec } from './schema.ts';
 import { evaluationCells } from './slots.ts';
 import type { Cell } from './slots.ts';
 import { comparePassRates, passAtK, passHatK, quantile, wilsonInterval } from './stats.ts';
@@ -56,7 +56,7 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
 
 const cellId = (cell: Cell) => `${cell.harness}\u0000${cell.model}`;
 
-export function summarizeEvaluation(spec: EvaluationSpec, slots: readonly SlotState[]): EvaluationStatus {
+export function summarizeEvaluation(spec: ResolvedEvaluationSpec, slots: readonly SlotState[]): EvaluationStatus {
   const byCell = groupBy(slots, (s) => cellId(s.cell));
   const cells = evaluationCells(spec).map((cell) => summarizeCell(cell, spec, byCell.get(cellId(cell)) ?? []));
   const byOutcome: Record<string, number> = {};
@@ -75,7 +75,7 @@ export function summarizeEvaluation(spec: EvaluationSpec, slots: readonly SlotSt
   };
 }
 
-function summarizeCell(cell: Cell, spec: EvaluationSpec, slots: readonly SlotState[]): EvaluationCell {
+function summarizeCell(cell: Cell, spec: ResolvedEvaluationSpec, slots: readonly SlotState[]): EvaluationCell {
   const verdicts = slots.map(verdictOf);
   const count = (v: Verdict) => verdicts.filter((x) => x === v).length;
   const passed = count('passed');

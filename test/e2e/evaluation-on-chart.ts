@@ -7,7 +7,7 @@
 import { expect } from 'vitest';
 import type { RunObject, EvaluationObject } from '../../kube/resources.ts';
 import type { RunResult } from '../../shared/run.ts';
-import { EvaluationSpec } from '../../shared/evaluation/schema.ts';
+import { InlineEvaluationSpec } from '../../shared/evaluation/schema.ts';
 import type { EvaluationCell, EvaluationSpecInput } from '../../shared/evaluation/schema.ts';
 import { evaluationSlots } from '../../shared/evaluation/slots.ts';
 import type { RunSlot } from '../../shared/evaluation/slots.ts';
@@ -68,7 +68,7 @@ export function evaluationObject(namespace: string): { apiVersion: string; kind:
 
 export function slotsOfEvaluation(namespace: string): RunSlot[] {
   const object = evaluationObject(namespace);
-  return evaluationSlots(object.metadata.name, EvaluationSpec.parse(object.spec));
+  return evaluationSlots(object.metadata.name, InlineEvaluationSpec.parse(object.spec));
 }
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);

@@ -412,6 +412,9 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     expect(await canI('get', `secrets/${RELEASE}-tcab-api-token`)).toBe('no');
     expect(await canI('get', `serviceaccounts/${RELEASE}-tcab-dispatcher`)).toBe('yes');
     expect(await canI('list', 'serviceaccounts')).toBe('no');
+    // The Evaluation controller reads ConfigMaps of test cases (spec.testCasesFrom) and never writes one.
+    expect(await canI('watch', 'configmaps')).toBe('yes');
+    expect(await canI('update', 'configmaps')).toBe('no');
     // The keys: made by the dispatcher at its first start (no Helm object), the three keys, immutable, owned by the
     // dispatcher's ServiceAccount (so they go with helm uninstall); the NATS Pod mounts only auth.conf.
     const authSecret = await getJson<V1Secret>('secret', NATS_AUTH_SECRET, '-n', ns);

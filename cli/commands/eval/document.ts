@@ -1,19 +1,21 @@
 // An evaluation file: YAML or JSON, either an Evaluation object as `kubectl apply` takes it (apiVersion, kind,
 // metadata.name, spec) or a bare spec, named then after the file. One reader for `tcab eval run` and its tests.
+// Its test cases are inline: spec.testCasesFrom (ConfigMaps) is refused, a ConfigMap is read on a cluster.
 import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { InvalidInputError } from '../../../shared/errors.ts';
 import { formatIssues } from '../../../shared/zod-issues.ts';
-import { EvaluationSpec } from '../../../shared/evaluation/schema.ts';
+import { InlineEvaluationSpec } from '../../../shared/evaluation/schema.ts';
+import type { ResolvedEvaluationSpec } from '../../../shared/evaluation/schema.ts';
 
 /** The name an Evaluation gets (it prefixes its Runs' names): a DNS subdomain, as Kubernetes names objects. */
 const EVALUATION_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
 export interface EvaluationDocument {
   name: string;
-  spec: EvaluationSpec;
+  spec: ResolvedEvaluationSpec;
 }
 
 const Wrapped = z.looseObject({
@@ -43,7 +45,7 @@ export function parseEvaluationDocument(text: string, file: string): EvaluationD
   const wrapped = typeof document === 'object' && document !== null && 'kind' in document ? Wrapped.safeParse(document) : undefined;
   if (wrapped && !wrapped.success) throw new InvalidInputError(file, formatIssues(wrapped.error));
   const name = wrapped?.data.metadata.name ?? nameFromFile(file);
-  const spec = EvaluationSpec.safeParse(wrapped ? wrapped.data.spec : document);
+  const spec = InlineEvaluationSpec.safeParse(wrapped ? wrapped.data.spec : document);
   if (!spec.success) throw new InvalidInputError(file, formatIssues(spec.error, wrapped ? 'spec' : ''));
   return { name, spec: spec.data };
 }

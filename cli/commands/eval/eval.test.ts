@@ -79,6 +79,11 @@ describe('an evaluation file', () => {
     expect(() => parseEvaluationDocument('kind: Evaluation\nmetadata: { name: Bad_Name }\nspec: {}\n', 'e.yaml')).toThrow(/^e\.yaml: metadata\.name: must be a lower case DNS name/);
     expect(() => parseEvaluationDocument(FILE.replace('repeats: 2', 'repeats: 0'), 'e.yaml')).toThrow(/^e\.yaml: spec\.repeats: /);
     expect(() => parseEvaluationDocument('matrix: [', 'e.yaml')).toThrow(/^e\.yaml: not YAML or JSON/);
+    // Test cases from a ConfigMap are read on a cluster: here, with or without inline ones, refused naming the field.
+    const fromMap = 'matrix: [{ harness: gg, models: [stub] }]\ntestCasesFrom: [{ configMap: { name: cases } }]\n';
+    expect(() => parseEvaluationDocument(fromMap, 'e.yaml')).toThrow(/^e\.yaml: testCasesFrom: a ConfigMap is read on a cluster/);
+    expect(() => parseEvaluationDocument(FILE.replace('  repeats: 2', '  testCasesFrom: [{ configMap: { name: cases } }]\n  repeats: 2'), 'e.yaml')).toThrow(/^e\.yaml: spec\.testCasesFrom: a ConfigMap is read on a cluster/);
+    expect(() => parseEvaluationDocument('matrix: [{ harness: gg, models: [stub] }]\n', 'e.yaml')).toThrow(/^e\.yaml: testCases: give the test cases/);
   });
 });
 
@@ -164,6 +169,16 @@ describe('tcab eval run', () => {
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = execFile(process.execPath, [join(ROOT, 'cli/main.ts'), 'eval', 'run', ...args], { env: { PATH: process.env.PATH ?? '', HOME: sandbox, TCAB_RUN_ROOT: base }, timeout: 120_000 }, (_e, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
     });
+
+  it('refuses test cases from a ConfigMap (read on a cluster): exit 2, the field named, nothing written', async () => {
+    const file = join(sandbox, 'from-map.yaml');
+    writeFileSync(file, 'kind: Evaluation\nmetadata: { name: from-map }\nspec:\n  matrix: [{ harness: gg, models: [stub] }]\n  testCases: [{ name: x, prompt: y }]\n  testCasesFrom: [{ configMap: { name: cases } }]\n');
+    const out = join(sandbox, 'from-map-out');
+    const { code, stderr } = await tcab([file, '--stub', '--out', out]);
+    expect(code).toBe(2);
+    expect(stderr).toContain(`${file}: spec.testCasesFrom: a ConfigMap is read on a cluster (kubectl apply the Evaluation); here, put the test cases inline in testCases`);
+    expect(existsSync(out)).toBe(false);
+  });
 
   it('runs gg against the stub: NDJSON per run then the summary, the results directory, summary.json and summary.csv', async () => {
     const file = join(sandbox, 'gg.yaml');

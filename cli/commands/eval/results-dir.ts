@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { InvalidInputError } from '../../../shared/errors.ts';
 import { RunResult } from '../../../shared/run.ts';
-import { EvaluationSpec } from '../../../shared/evaluation/schema.ts';
+import { InlineEvaluationSpec } from '../../../shared/evaluation/schema.ts';
 import type { RunSlot } from '../../../shared/evaluation/slots.ts';
 import type { EvaluationDocument } from './document.ts';
 
-const Stored = z.strictObject({ name: z.string(), spec: EvaluationSpec });
+const Stored = z.strictObject({ name: z.string(), spec: InlineEvaluationSpec });
 
 /**
  * Outcomes a resume runs again: a cancel (the user's Ctrl-C, or the evaluation killed) and an infrastructure
