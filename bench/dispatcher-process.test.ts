@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CHART_MALLOC_ENV, chartHeapArgs, quantityMb } from './dispatcher-process.ts';
+import { CHART_MALLOC_ENV, chartHeapArgs, quantityMb } from './chart-process.ts';
 
 const CHART = join(import.meta.dirname, '..', 'charts', 'tcab');
 

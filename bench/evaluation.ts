@@ -14,9 +14,7 @@
 // Evaluation's size at the end (status, and the whole object the apiserver stores: limit 1.5 MiB); the final status
 // checked against what the bench computes from the statuses it wrote; the child's RSS (idle, all Runs created, peak,
 // all final: after two forced GCs, as the dispatcher bench takes them); the time to Completed.
-import { sampleRss } from './rss-sampler.ts';
-import { execFileSync, fork } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,7 +32,8 @@ import { evaluationSlots } from '../shared/evaluation/slots.ts';
 import type { RunStatus } from '../shared/run-status.ts';
 import type { Outcome } from '../shared/run.ts';
 import { STATUS_WRITE_INTERVAL_MS } from '../dispatcher/evaluations/controller.ts';
-import { CHART_MALLOC_ENV, chartHeapArgs } from './dispatcher-process.ts';
+import { startBenchChild } from './child-process.ts';
+import type { BenchChild } from './child-process.ts';
 import type { EvaluationChildProgress, EvaluationChildRequest } from './evaluation-child.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -121,63 +120,12 @@ function interleaved(n: number): number[] {
   return Array.from({ length: n }, (_, i) => (i * stride) % n);
 }
 
-interface ChildHandle {
-  ask<T>(request: EvaluationChildRequest): Promise<T>;
-  peak(): { sampled: number; vm_hwm: number };
-  timeline(): [number, number][];
-  kill(): void;
-  exited: Promise<void>;
-}
+type ChildHandle = BenchChild<EvaluationChildRequest>;
 
 async function startChild(env: NodeJS.ProcessEnv, log: (m: string) => void): Promise<ChildHandle> {
-  const child: ChildProcess = fork(join(import.meta.dirname, 'evaluation-child.ts'), [], {
-    env: { ...process.env, ...CHART_MALLOC_ENV, ...env },
-    // TCAB_BENCH_CPU_PROF=<dir>: the child writes a V8 CPU profile there when it exits (where its time goes).
-    execArgv: ['--expose-gc', ...chartHeapArgs(), ...(process.env.TCAB_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.TCAB_BENCH_CPU_PROF}`] : [])],
-    stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
-  });
-  let stderrTail = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderrTail = (stderrTail + chunk.toString()).slice(-4000)));
-  const pending = new Map<number, { resolve: (v: never) => void; reject: (e: Error) => void }>();
-  let nextId = 0;
-  let ready!: () => void;
-  let failed!: (e: Error) => void;
-  const started = new Promise<void>((resolve, reject) => ([ready, failed] = [resolve, reject]));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.on('message', (message: { id?: number; type?: string; error?: string }) => {
-    if (message.type === 'ready') return ready();
-    const waiter = pending.get(message.id!);
-    pending.delete(message.id!);
-    if (message.error) waiter?.reject(new Error(`evaluation child: ${message.error}`));
-    else {
-      const { id: _id, ...reply } = message;
-      waiter?.resolve(reply as never);
-    }
-  });
-  child.on('exit', (code, signal) => {
-    const error = new Error(`evaluation child exited (${code ?? signal}); its stderr ended with:\n${stderrTail}`);
-    failed(error);
-    for (const waiter of pending.values()) waiter.reject(error);
-  });
-  const pid = child.pid!;
-  const rss = sampleRss(pid);
-  await started;
-  log(`evaluation controller child ${pid} synced`);
-  return {
-    ask: <T>(request: EvaluationChildRequest) =>
-      new Promise<T>((resolve, reject) => {
-        const id = nextId++;
-        pending.set(id, { resolve: resolve as (v: never) => void, reject });
-        child.send({ id, ...request });
-      }),
-    peak: rss.peak,
-    timeline: rss.timeline,
-    kill: () => {
-      rss.stop();
-      child.kill('SIGKILL');
-    },
-    exited,
-  };
+  const child = await startBenchChild<EvaluationChildRequest>(join(import.meta.dirname, 'evaluation-child.ts'), 'evaluation', env);
+  log(`evaluation controller child ${child.pid} synced`);
+  return child;
 }
 
 interface EvaluationEvent {
