@@ -56,6 +56,28 @@ describe('codex adapter: recorded transcripts', () => {
   });
 });
 
+
+describe('codex adapter: issue 41 (hand-written snippet in 0.171.0 exec --json format)', () => {
+  it('a subagent wait becomes an orchestration event for each agent whose state it changes; one that reports no change is kept as unknown, never dropped', () => {
+    const { events } = translateFixture(adapter, fixture('codex-0.171.0-handwritten-collab-wait.jsonl'));
+    const [T1, T2] = ['01a2391c-6a02-7d11-9f4b-2c8e7a1d0b53', '01a2391c-8e15-7f32-b6c0-4d9a3e2f1c67'];
+    const wait = (id: string) => ({ type: 'unknown', raw: expect.objectContaining({ id, type: 'collab_tool_call', tool: 'wait' }) });
+    expect(strip(events)).toEqual([
+      { type: 'orchestration', action: 'subagent_started', subagent_id: T1 },
+      { type: 'orchestration', action: 'subagent_completed', subagent_id: T1, is_success: true },
+      // A resume (Codex prints resume_agent as tool "wait") of an ended agent: running again.
+      { type: 'orchestration', action: 'subagent_started', subagent_id: T1 },
+      // Interrupted: it stopped without completing; Codex reports no failure of its own, so no is_success.
+      { type: 'orchestration', action: 'subagent_failed', subagent_id: T1 },
+      { type: 'orchestration', action: 'subagent_started', subagent_id: T2 },
+      // A wait that timed out on a running agent, and one that reports no state at all: nothing ended or started.
+      wait('item_5'),
+      wait('item_6'),
+      { type: 'orchestration', action: 'subagent_failed', subagent_id: T2 },
+      { type: 'agent', message: 'All done.' },
+    ]);
+  });
+});
 describe('codex adapter: every item type has a mapping', () => {
   const completed = (item: object) => translateText(adapter, lines({ type: 'thread.started', thread_id: 't' }, { type: 'item.completed', item: { id: 'i', ...item } })).events;
   it.each([

@@ -66,30 +66,60 @@ function fileChangeEvents(item: JsonObject): DraftEvent[] {
   });
 }
 
-/** Subagents (multi-agent tools): spawn starts them; a finished wait reports each agent's final state. */
-function collabEvents(item: JsonObject): DraftEvent[] {
+/**
+ * What the stream has reported of each subagent so far, by thread id: started (running) or ended. Kept by the
+ * translator for the session, so a wait reports what changed (issue 41).
+ */
+export type SubagentLifecycle = Map<string, 'running' | 'ended'>;
+
+/** Agent states (CollabAgentStatus) that end a subagent: with Codex's verdict, or stopped without one. */
+const ENDED_WITH_VERDICT = new Map([['completed', true], ['errored', false], ['not_found', false]]);
+const STOPPED = new Set(['interrupted', 'shutdown']);
+const RUNNING = new Set(['pending_init', 'running']);
+
+/**
+ * Subagents (multi-agent tools): spawn starts them; wait and close_agent report each agent's last known state.
+ * A wait (Codex prints resume_agent as a wait too) becomes an orchestration event for each agent whose state it
+ * changes: a verdict ends it (completed / failed), an agent stopped without one (interrupted, shutdown) has failed
+ * to complete, with no is_success since Codex reports no failure, and an agent running that was not (resumed, or
+ * its spawn unseen) has started. A wait that changes nothing (timed out on a running agent, or a wait reporting no
+ * states) has no orchestration action of its own: it is kept as `unknown`, never dropped.
+ */
+function collabEvents(item: JsonObject, lifecycle: SubagentLifecycle): DraftEvent[] {
   const parsed = CollabToolCall.safeParse(item);
   if (!parsed.success) return [unknownValue(item)];
   const { tool, receiver_thread_ids: receivers = [], agents_states: states } = parsed.data;
   if (tool === 'spawn_agent' && receivers.length > 0) {
+    for (const id of receivers) lifecycle.set(id, 'running');
     return receivers.map((id) => ({ type: 'orchestration', action: 'subagent_started', subagent_id: id }));
   }
   if (tool === 'wait' || tool === 'close_agent') {
     if (!states) return [unknownValue(item)];
     const out: DraftEvent[] = [];
-    // States still running (pending_init, running) report nothing yet.
     for (const [id, { status }] of Object.entries(states)) {
-      if (status === 'completed') out.push({ type: 'orchestration', action: 'subagent_completed', subagent_id: id, is_success: true });
-      else if (status === 'errored' || status === 'not_found') out.push({ type: 'orchestration', action: 'subagent_failed', subagent_id: id, is_success: false });
+      const verdict = ENDED_WITH_VERDICT.get(status);
+      if (verdict !== undefined) {
+        out.push({ type: 'orchestration', action: verdict ? 'subagent_completed' : 'subagent_failed', subagent_id: id, is_success: verdict });
+        lifecycle.set(id, 'ended');
+      } else if (tool === 'wait' && STOPPED.has(status) && lifecycle.get(id) !== 'ended') {
+        out.push({ type: 'orchestration', action: 'subagent_failed', subagent_id: id });
+        lifecycle.set(id, 'ended');
+      } else if (tool === 'wait' && RUNNING.has(status) && lifecycle.get(id) !== 'running') {
+        out.push({ type: 'orchestration', action: 'subagent_started', subagent_id: id });
+        lifecycle.set(id, 'running');
+      }
     }
-    return out;
+    return out.length > 0 || tool === 'close_agent' ? out : [unknownValue(item)];
   }
   if (tool === 'send_input') return [];
   return [unknownValue(item)];
 }
 
-/** A completed item -> events. `warning` for Codex's non-fatal error items (fallback metadata, transport). */
-export function mapCompletedItem(item: JsonObject): DraftEvent[] {
+/**
+ * A completed item -> events. `warning` for Codex's non-fatal error items (fallback metadata, transport).
+ * `lifecycle` is the session's subagent record (a fresh one reads the item on its own).
+ */
+export function mapCompletedItem(item: JsonObject, lifecycle: SubagentLifecycle = new Map()): DraftEvent[] {
   switch (item.type) {
     case 'agent_message':
     case 'reasoning': {
@@ -103,7 +133,7 @@ export function mapCompletedItem(item: JsonObject): DraftEvent[] {
     case 'file_change':
       return fileChangeEvents(item);
     case 'collab_tool_call':
-      return collabEvents(item);
+      return collabEvents(item, lifecycle);
     case 'error': {
       const parsed = Message.safeParse(item);
       return parsed.success ? [{ type: 'warning', message: parsed.data.message }] : [unknownValue(item)];
@@ -115,8 +145,8 @@ export function mapCompletedItem(item: JsonObject): DraftEvent[] {
 }
 
 /** An item that never completed (killed mid-command): what it was doing, without an outcome. */
-export function mapUnfinishedItem(item: JsonObject): DraftEvent[] {
-  return mapCompletedItem({ ...item, status: 'in_progress', exit_code: null }).map((event) =>
+export function mapUnfinishedItem(item: JsonObject, lifecycle: SubagentLifecycle = new Map()): DraftEvent[] {
+  return mapCompletedItem({ ...item, status: 'in_progress', exit_code: null }, lifecycle).map((event) =>
     event.type === 'orchestration' ? compact({ ...event, is_success: undefined }) : event,
   );
 }
@@ -137,6 +167,8 @@ export function itemIdentity(item: JsonObject): string {
     case 'file_change':
       return `file_change\0${Array.isArray(item.changes) ? item.changes.map((c) => text((c as JsonObject | null)?.path)).join('\0') : ''}`;
     case 'collab_tool_call':
+      // A spawn's receivers exist only once it completed (its start lists none): it is identified by its prompt.
+      if (item.tool === 'spawn_agent') return `collab_tool_call\0spawn_agent\0${text(item.prompt)}`;
       return `collab_tool_call\0${text(item.tool)}\0${Array.isArray(item.receiver_thread_ids) ? item.receiver_thread_ids.map(text).join('\0') : ''}`;
     default:
       return String(item.type);

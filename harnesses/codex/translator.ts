@@ -12,6 +12,7 @@ import { unknownLine } from '../../shared/translate/best-effort.ts';
 import { PendingCalls } from '../../shared/translate/pending-calls.ts';
 import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
 import { itemIdentity, mapCompletedItem, mapUnfinishedItem } from './map-codex-items.ts';
+import type { SubagentLifecycle } from './map-codex-items.ts';
 import { readCodexUsage } from './usage.ts';
 
 // z.object: extra keys are accepted and left out of the parsed copy; what is passed on (an item, the usage) is the
@@ -31,6 +32,9 @@ export class CodexTranslator extends StructuredTranslator {
    */
   private readonly items = new PendingCalls<JsonObject, string>();
   private lastError: string | undefined;
+  /** Each subagent's last reported state, so a wait reports what it changed (issue 41). */
+  private readonly subagents: SubagentLifecycle = new Map();
+  private readonly unfinished = (item: JsonObject): DraftEvent[] => mapUnfinishedItem(item, this.subagents);
 
   line(line: StdoutLine): DraftEvent[] {
     const record = obj(line.json);
@@ -55,7 +59,7 @@ export class CodexTranslator extends StructuredTranslator {
         if (!parsed.success) return [unknownLine(line)];
         const item = record.item as JsonObject;
         const id = parsed.data.id;
-        return id === undefined ? mapCompletedItem(item) : this.completed(id, item);
+        return id === undefined ? mapCompletedItem(item, this.subagents) : this.completed(id, item);
       }
       case 'turn.completed': {
         const parsed = TurnCompleted.safeParse(record);
@@ -89,7 +93,7 @@ export class CodexTranslator extends StructuredTranslator {
   finish(): { events: DraftEvent[]; result: SessionResult } {
     // Items that never completed (killed mid-command): reported without an outcome. Completions whose start never
     // came were reported when they arrived.
-    const events = this.items.drain().calls.flatMap(mapUnfinishedItem);
+    const events = this.items.drain().calls.flatMap(this.unfinished);
     return this.summary(events);
   }
 
@@ -99,9 +103,9 @@ export class CodexTranslator extends StructuredTranslator {
     if (answered && itemIdentity(answered) === itemIdentity(item)) return []; // progress printed again after completion
     const { displaced, result: completed } = this.items.open(id, item);
     const out: DraftEvent[] = [];
-    if (displaced && itemIdentity(displaced) !== itemIdentity(item)) out.push(...mapUnfinishedItem(displaced));
+    if (displaced && itemIdentity(displaced) !== itemIdentity(item)) out.push(...this.unfinished(displaced));
     // Completed before it started: already reported, unless this start describes a different operation.
-    if (completed !== undefined && completed !== itemIdentity(item)) out.push(...mapUnfinishedItem(item));
+    if (completed !== undefined && completed !== itemIdentity(item)) out.push(...this.unfinished(item));
     return out;
   }
 
@@ -111,8 +115,8 @@ export class CodexTranslator extends StructuredTranslator {
     const identity = itemIdentity(item);
     const { call: started } = this.items.close(id, identity);
     const out: DraftEvent[] = [];
-    if (started && itemIdentity(started) !== identity) out.push(...mapUnfinishedItem(started));
-    out.push(...mapCompletedItem(item));
+    if (started && itemIdentity(started) !== identity) out.push(...this.unfinished(started));
+    out.push(...mapCompletedItem(item, this.subagents));
     return out;
   }
 }

@@ -16,7 +16,8 @@ describe('gemini adapter: recorded transcripts', () => {
     const { events, summary } = translateFixture(adapter, fixture('gemini-0.61.0-stream-json.jsonl'));
     expect(strip(events)).toEqual([
       { type: 'agent', message: 'Let me list files.' },
-      { type: 'command', command: 'ls -la && echo hi', is_success: true, tool_name: 'run_shell_command' },
+      // A command that printed output: Gemini reports no outcome for it (issue 41), so none is claimed.
+      { type: 'command', command: 'ls -la && echo hi', tool_name: 'run_shell_command' },
       { type: 'write', path: `${W}/hello.txt`, is_success: true, tool_name: 'write_file' },
       { type: 'read', path: `${W}/hello.txt`, start_line: 1, end_line: 2, is_success: true, tool_name: 'read_file' },
       { type: 'write', path: `${W}/hello.txt`, is_success: true, tool_name: 'replace' },
@@ -43,6 +44,21 @@ describe('gemini adapter: recorded transcripts', () => {
     const { events, summary } = translateFixture(adapter, fixture('gemini-0.61.0-error.jsonl'), { exitCode: 144 });
     expect(strip(events)[0]).toEqual({ type: 'error', message: '[API Error: {"type":"error","error":{"type":"invalid_request_error","message":"mock bad request"}}]', code: 'unknown' });
     expect(summary.result.is_error).toBe(true);
+  });
+});
+
+describe('gemini adapter: issue 41 (hand-written snippets in 0.61.0 format)', () => {
+  it('a shell command’s is_success/exit_code come only from what reports the command’s outcome, never from the tool status', () => {
+    const { events } = translateFixture(adapter, fixture('gemini-0.61.0-handwritten-shell-outcomes.jsonl'));
+    expect(strip(events).filter((e) => e.type === 'command')).toEqual([
+      // Output of a failing command: Gemini prints only the output, with status "success": no outcome is reported.
+      { type: 'command', command: 'ls nonexistent', tool_name: 'run_shell_command' },
+      { type: 'command', command: 'echo hi', tool_name: 'run_shell_command' },
+      // The outcome text inside the command's own output is output, not Gemini's report.
+      { type: 'command', command: 'cat build.log', tool_name: 'run_shell_command' },
+      { type: 'command', command: 'sleep 100', is_success: false, tool_name: 'run_shell_command' },
+      { type: 'command', command: 'exit 3', exit_code: 3, is_success: false, tool_name: 'run_shell_command' },
+    ]);
   });
 });
 
@@ -109,7 +125,7 @@ describe('gemini adapter: fields that fail their type are never guessed (issue 1
     const { events } = translateText(adapter, lines(shell('T1', 'rm -rf /important'), shell('T1', 'echo harmless'), { type: 'tool_result', tool_id: 'T1', status: 'success', output: 'harmless' }));
     expect(strip(events)).toEqual([
       { type: 'command', command: 'rm -rf /important', tool_name: 'run_shell_command' },
-      { type: 'command', command: 'echo harmless', is_success: true, tool_name: 'run_shell_command' },
+      { type: 'command', command: 'echo harmless', tool_name: 'run_shell_command' },
     ]);
   });
 });

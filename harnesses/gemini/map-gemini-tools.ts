@@ -1,5 +1,7 @@
 // Gemini CLI tool_use + tool_result -> one event (tool names: reference section 3). Gemini marks failed shell
-// commands `status: "success"`: the exit code is only in the documented output text "Command exited with code: N".
+// commands `status: "success"`: a shell command's outcome is reported only by the tool's own display text, which
+// is the whole output when the command printed nothing ("Command exited with code: N", "Command terminated by
+// signal: S"); a command that printed something gets its output only, so its outcome is not reported (issue 41).
 // Skill files are named only in the documented "Resources loaded from `<dir>`" text.
 import type { DraftEvent } from '../../shared/events.ts';
 import { z } from 'zod';
@@ -57,6 +59,35 @@ export interface GeminiOutcome {
   raw: JsonObject;
 }
 
+/** Gemini's display texts for a shell command that printed nothing (run_shell_command's returnDisplay): whole output. */
+const EXITED = /^Command exited with code: (-?\d+)$/;
+const SIGNALLED = /^Command terminated by signal: \S+$/;
+
+/**
+ * A shell command's own outcome, from what reports it (issue 41): a tool that failed (`status: "error"`: the
+ * command could not run) is a failure; with `status: "success"` only Gemini's outcome text is read. Anything else
+ * (the command's own output, which may even contain such a line) reports no outcome: no exit code, no verdict.
+ */
+function shellOutcome(result: ToolResult | undefined): ShellOutcome {
+  if (!result) return {};
+  return result.status === 'error' ? { isSuccess: false } : reportedShellOutcome(result.output);
+}
+
+interface ShellOutcome {
+  exitCode?: number;
+  isSuccess?: boolean;
+}
+
+/** What a successful run_shell_command result's output reports of the command: nothing when it is its output. */
+export function reportedShellOutcome(output: string | undefined = ''): ShellOutcome {
+  const exit = EXITED.exec(output);
+  if (exit) {
+    const exitCode = Number(exit[1]);
+    return { exitCode, isSuccess: exitCode === 0 };
+  }
+  return SIGNALLED.test(output) ? { isSuccess: false } : {};
+}
+
 /** `outcome` is undefined when the call's result never came. */
 export function mapGeminiCall(call: GeminiCall, outcome: GeminiOutcome | undefined, cwd: string | undefined): DraftEvent | undefined {
   const result = outcome?.result;
@@ -68,14 +99,13 @@ export function mapGeminiCall(call: GeminiCall, outcome: GeminiOutcome | undefin
     case 'command': {
       const p = PARAMETERS.command.safeParse(call.parameters);
       if (!p.success) return unknown();
-      const exit = /Command exited with code: (-?\d+)/.exec(output);
-      const exitCode = exit ? Number(exit[1]) : undefined;
+      const { exitCode, isSuccess } = shellOutcome(result);
       return compact({
         type: 'command',
         command: p.data.command,
         working_directory: at(p.data.dir_path),
         exit_code: exitCode,
-        is_success: statusOk === undefined ? undefined : statusOk && (exitCode === undefined || exitCode === 0),
+        is_success: isSuccess,
         tool_name: call.name,
       });
     }

@@ -46,6 +46,23 @@ describe('opencode adapter: recorded transcripts', () => {
   });
 });
 
+describe('opencode adapter: issue 41 (hand-written snippet in 1.18.33 format)', () => {
+  it('a read whose output says <type>directory</type> is a listing of that directory; a file read stays a read', () => {
+    const { events } = translateFixture(adapter, fixture('opencode-1.18.33-handwritten-read-directory.jsonl'));
+    expect(strip(events)).toEqual([
+      { type: 'list', path: W, is_success: true, tool_name: 'read' },
+      { type: 'list', path: `${W}/src`, is_success: true, tool_name: 'read' },
+      { type: 'read', path: `${W}/hello.txt`, start_line: 1, end_line: 1, is_success: true, tool_name: 'read' },
+      { type: 'agent', message: 'All done.' },
+    ]);
+  });
+
+  it('a bash call whose metadata reports no exit code claims no outcome: "completed" says the tool ran, not that the command succeeded', () => {
+    const { events } = translateFixture(adapter, fixture('opencode-1.18.33-handwritten-bash-without-exit.jsonl'));
+    expect(strip(events)).toEqual([{ type: 'command', command: 'make test', tool_name: 'bash' }]);
+  });
+});
+
 describe('opencode adapter: tools, usage, invocation', () => {
   it.each([
     ['bash', 'command'], ['read', 'read'], ['write', 'write'], ['edit', 'write'], ['multiedit', 'write'], ['patch', 'write'], ['apply_patch', 'write'], ['grep', 'search'], ['glob', 'search'],

@@ -1,6 +1,7 @@
 // OpenCode `tool_use` records -> events. Each record arrives once, after the tool finished, carrying input, output
 // and metadata together. A shell command that failed is still `status: "completed"`: its exit code is
-// `state.metadata.exit`; `status: "error"` means the tool itself failed.
+// `state.metadata.exit`; `status: "error"` means the tool itself failed. `read` also reads directories: its output
+// then starts with the documented `<path>…</path>\n<type>directory</type>` header, and the call is a listing.
 // Each tool's fields are read through a zod schema (extra keys are fine): a part that fails it is `unknown` with
 // the raw part, never a default (a float exit code, a numeric status, a string line number).
 import { z } from 'zod';
@@ -32,13 +33,16 @@ const line = z.int().nonnegative();
 const ToolName = z.string().min(1);
 
 /** A tool part whose state has these input and metadata fields (extra keys are fine): one parse per record. */
-const toolPart = <I extends z.ZodRawShape, M extends z.ZodRawShape>(input: I, metadata: M) =>
-  z.object({ callID: text.optional(), state: z.object({ status: text, input: z.object(input), metadata: z.object(metadata).optional() }) });
+const toolPart = <I extends z.ZodRawShape, M extends z.ZodRawShape, S extends z.ZodRawShape = Record<never, never>>(input: I, metadata: M, state?: S) =>
+  z.object({ callID: text.optional(), state: z.object({ status: text, input: z.object(input), metadata: z.object(metadata).optional(), ...(state as S) }) });
+
+/** The header OpenCode's read tool puts before a directory's entries (a file's says `<type>file</type>`). */
+const DIRECTORY_READ = /^<path>[^\n]*<\/path>\n<type>directory<\/type>(?:\n|$)/;
 
 /** Per kind: the fields the mapping reads. */
 const PARTS = {
   command: toolPart({ command: text, workdir: text.optional() }, { exit: z.int().nullable().optional() }),
-  read: toolPart({ filePath: text }, { display: z.object({ lineStart: line.optional(), lineEnd: line.optional() }).optional() }),
+  read: toolPart({ filePath: text }, { display: z.object({ lineStart: line.optional(), lineEnd: line.optional() }).optional() }, { output: text.optional() }),
   write: toolPart({ filePath: text.optional() }, { filediff: z.object({ file: text.optional() }).optional() }),
   search: toolPart({ pattern: text, path: text.optional() }, {}),
   list: toolPart({ path: text.optional() }, {}),
@@ -64,14 +68,16 @@ export function mapToolPart(part: JsonObject, cwd: string | undefined): DraftEve
     case 'command': {
       const { input, metadata } = state as z.infer<typeof PARTS.command>['state'];
       const exit = metadata?.exit ?? undefined;
-      // A null exit is a command that ended without an exit code (OpenCode passes on the process's exitCode, null
-      // when a signal ended it): `completed` then says the tool ran, not that the command succeeded (fuzz seed
-      // 328713745). A failed tool is a failure either way.
-      const success = ok === undefined ? undefined : !ok ? false : metadata?.exit === null ? undefined : exit === undefined || exit === 0;
+      // The command's outcome is its exit code: `completed` says the tool ran, not that the command succeeded. A null
+      // exit (OpenCode passes on the process's exitCode, null when a signal ended it; fuzz seed 328713745) or none at
+      // all reports no outcome (issue 41). A failed tool is a failure either way.
+      const success = ok === undefined ? undefined : !ok ? false : exit === undefined ? undefined : exit === 0;
       return [compact({ type: 'command', command: input.command, working_directory: abs(input.workdir), exit_code: exit, is_success: success, tool_name: tool })];
     }
     case 'read': {
-      const { input, metadata } = state as z.infer<typeof PARTS.read>['state'];
+      const { input, metadata, output } = state as z.infer<typeof PARTS.read>['state'];
+      // A directory read lists it (issue 41): known only from the output's header, so only for a finished read.
+      if (output !== undefined && DIRECTORY_READ.test(output)) return [compact({ type: 'list', path: abs(input.filePath), is_success: ok, tool_name: tool })];
       const display = metadata?.display;
       return [compact({ type: 'read', path: abs(input.filePath)!, start_line: display?.lineStart, end_line: display?.lineEnd, is_success: ok, tool_name: tool })];
     }

@@ -47,6 +47,27 @@ describe('qwen adapter: recorded transcripts', () => {
   });
 });
 
+describe('qwen adapter: issue 41 (hand-written snippet in 0.24.4 format)', () => {
+  it('a subagent’s start is emitted before any of its events, even when its own records (parent_tool_use_id) come before task_started', () => {
+    const { events } = translateFixture(adapter, fixture('qwen-0.24.4-handwritten-subagent-command-before-start.jsonl'));
+    expect(strip(events)).toEqual([
+      { type: 'orchestration', action: 'subagent_started', subagent_id: 'general-purpose-call_mock2', subagent_name: 'general-purpose' },
+      { type: 'command', command: 'ls', is_success: true, tool_name: 'run_shell_command' },
+      { type: 'read', path: `${W}/hello.txt`, start_line: 1, end_line: 1, is_success: true, tool_name: 'read_file' },
+      { type: 'orchestration', action: 'subagent_completed', subagent_id: 'general-purpose-call_mock2', subagent_name: 'general-purpose', is_success: true },
+      { type: 'agent', message: 'All done.' },
+    ]);
+  });
+
+  it('a shell command’s exit code comes only from Qwen’s own result block, never from the command’s output', () => {
+    const { events } = translateFixture(adapter, fixture('qwen-0.24.4-handwritten-shell-output-with-exit-text.jsonl'));
+    expect(strip(events).filter((e) => e.type === 'command')).toEqual([
+      { type: 'command', command: 'cat ci.log', is_success: true, tool_name: 'run_shell_command' },
+      { type: 'command', command: 'cat ci.log && exit 2', exit_code: 2, is_success: false, tool_name: 'run_shell_command' },
+    ]);
+  });
+});
+
 describe('qwen adapter: tools and records', () => {
   it.each([
     ['run_shell_command', 'command'], ['read_file', 'read'], ['read_many_files', 'read'], ['write_file', 'write'], ['edit', 'write'], ['notebook_edit', 'write'],

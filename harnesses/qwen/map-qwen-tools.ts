@@ -1,6 +1,8 @@
 // Qwen Code tool call + result -> one event (tool names: reference section 4, "Tool names -> category").
-// Shell results carry their facts in a fixed text block ("Command: …\nDirectory: …\nExit Code: N"); that
-// documented format is the only text parsed. Reading, searching or listing through the shell stays `command`.
+// Shell results carry their facts in a fixed text block ("Command: …\nDirectory: …\nOutput: …\nError: …\nExit Code:
+// N\n…"); that documented format is the only text parsed, and only when the result is that block: a successful
+// command's result is its bare output, which may hold any text (issue 41). The block's own Exit Code line follows the
+// output, so the last one is Qwen's. Reading, searching or listing through the shell stays `command`.
 import type { DraftEvent } from '../../shared/events.ts';
 import { z } from 'zod';
 import { absolutePath, compact, contentText } from '../../shared/translate/json.ts';
@@ -54,6 +56,9 @@ export function subagentType(call: QwenCall): string | undefined {
   return parsed.success ? parsed.data.subagent_type : undefined;
 }
 
+/** The start of Qwen's shell result block (a failed command's result): "Command: …" then "Directory: …". */
+const SHELL_BLOCK = /^Command: [\s\S]*?\nDirectory: .*\nOutput: /;
+
 export function mapQwenCall(call: QwenCall, outcome: QwenOutcome | undefined, cwd: string | undefined): DraftEvent | undefined {
   const is_success = outcome ? !outcome.isError : undefined;
   const at = (p: string | undefined) => (p === undefined ? undefined : absolutePath(p, cwd));
@@ -63,8 +68,9 @@ export function mapQwenCall(call: QwenCall, outcome: QwenOutcome | undefined, cw
     case 'command': {
       const parsed = INPUTS.command.safeParse(call.input);
       if (!parsed.success) return unknown();
-      const exit = /^Exit Code: (-?\d+)$/m.exec(text);
-      const dir = /^Directory: (.+)$/m.exec(text)?.[1];
+      const block = SHELL_BLOCK.test(text) ? text : '';
+      const exit = [...block.matchAll(/^Exit Code: (-?\d+)$/gm)].at(-1);
+      const dir = /^Directory: (.+)$/m.exec(block)?.[1];
       return compact({
         type: 'command',
         command: parsed.data.command,

@@ -1,6 +1,8 @@
 // Qwen Code `-o stream-json` -> normalized events. Claude-Code-shaped records (system/init, assistant, user,
 // result) with `system/*` payloads under `data`, and subagents that run in the background: the `agent` result
-// only says it launched; task_notification reports the end.
+// only says it launched; task_notification reports the end. A subagent's own records (parent_tool_use_id = the
+// `agent` call) may come before its task_started: their events are held until its start is reported (issue 41).
+import { z } from 'zod';
 import type { DraftEvent } from '../../shared/events.ts';
 import type { SessionResult, StdoutLine } from '../../shared/adapter.ts';
 import { StructuredTranslator } from '../../shared/translate/structured-translator.ts';
@@ -19,6 +21,9 @@ const readAssistantContent = assistantContentReader(CompatibleBlock);
 
 type Rec = Record<string, unknown>;
 
+/** The `agent` call a subagent's record belongs to; any other value names no subagent. */
+const ParentToolUseId = z.string().min(1);
+
 /** The documented text of an `agent` result whose subagent runs on in the background (reference section 4). */
 const BACKGROUND_LAUNCH = /^Background agent launched/;
 
@@ -34,6 +39,11 @@ export class QwenTranslator extends StructuredTranslator implements ToolUseSink,
   /** Tool calls waiting for their result, by id; a reused id reports the earlier call first (finding 9). */
   private readonly calls = new PendingCalls<QwenCall, QwenOutcome>();
   private readonly tasks = new Map<string, Task>();
+  /** `agent` calls seen, and those whose subagent_started was emitted: a subagent's events never precede it. */
+  private readonly agentCalls = new Set<string>();
+  private readonly started = new Set<string>();
+  /** Events of subagents not started yet, by their `agent` call id, in arrival order. */
+  private readonly held = new Map<string, DraftEvent[]>();
 
   line(line: StdoutLine): DraftEvent[] {
     const parsed = QwenRecord.safeParse(line.json);
@@ -41,6 +51,19 @@ export class QwenTranslator extends StructuredTranslator implements ToolUseSink,
     // The schema's copy holds only the fields it names: the record itself goes on to the record's own schema.
     const record = line.json as Rec;
     this.session = parsed.data.session_id ?? this.session;
+    const events = this.record(record, line);
+    // A subagent's own record before its start was reported: held until then (or the end of the stream).
+    const parent = ParentToolUseId.safeParse(record.parent_tool_use_id);
+    if (parent.success && this.agentCalls.has(parent.data) && !this.started.has(parent.data) && events.length > 0) {
+      const held = this.held.get(parent.data);
+      if (held) held.push(...events);
+      else this.held.set(parent.data, events);
+      return [];
+    }
+    return events;
+  }
+
+  private record(record: Rec, line: StdoutLine): DraftEvent[] {
     switch (record.type) {
       case 'system':
         return this.system(record, line);
@@ -60,7 +83,19 @@ export class QwenTranslator extends StructuredTranslator implements ToolUseSink,
 
   finish(): { events: DraftEvent[]; result: SessionResult } {
     const events = this.calls.flush([], (call, out) => out.push(...this.unfinished(call)), (outcome) => outcome.block);
+    // Subagents whose start never came: their events are reported all the same, never lost.
+    for (const held of this.held.values()) events.push(...held);
+    this.held.clear();
     return this.summary(events);
+  }
+
+  /** A subagent_started for the `agent` call `toolUseId`, followed by the subagent's events held until now. */
+  private startSubagent(toolUseId: string | undefined, start: DraftEvent): DraftEvent[] {
+    if (toolUseId === undefined) return [start];
+    this.started.add(toolUseId);
+    const held = this.held.get(toolUseId) ?? [];
+    this.held.delete(toolUseId);
+    return [start, ...held];
   }
 
   /** A call that gets no result: its event without an outcome; a subagent its task records already report. */
@@ -87,7 +122,7 @@ export class QwenTranslator extends StructuredTranslator implements ToolUseSink,
         const { task_id: taskId, tool_use_id: toolUseId } = started.data.data;
         const name = started.data.data.subagent_type ?? started.data.data.description;
         if (toolUseId) this.tasks.set(toolUseId, { taskId, name, ended: false });
-        return [compact({ type: 'orchestration', action: 'subagent_started', subagent_id: taskId, subagent_name: name })];
+        return this.startSubagent(toolUseId, compact({ type: 'orchestration', action: 'subagent_started', subagent_id: taskId, subagent_name: name }));
       }
       case 'task_notification': {
         const ended = TaskNotificationRecord.safeParse(record);
@@ -116,6 +151,7 @@ export class QwenTranslator extends StructuredTranslator implements ToolUseSink,
 
   /** A call opens: an earlier call still pending under its id is reported first, without outcome (finding 9). */
   toolUse(call: ToolUse, out: DraftEvent[]): void {
+    if (qwenToolKind(call.name) === 'subagent') this.agentCalls.add(call.id);
     const { displaced, result } = this.calls.open(call.id, call);
     if (displaced) out.push(...this.unfinished(displaced));
     if (result) out.push(...this.finishCall(call, result));
@@ -158,7 +194,7 @@ export class QwenTranslator extends StructuredTranslator implements ToolUseSink,
     const ok = !outcome.isError;
     const end: DraftEvent = compact({ type: 'orchestration', action: ok ? 'subagent_completed' : 'subagent_failed', subagent_id: task?.taskId ?? call.id, subagent_name: name, is_success: ok });
     if (task) return [end];
-    return [compact({ type: 'orchestration', action: 'subagent_started', subagent_id: call.id, subagent_name: name }), end];
+    return [...this.startSubagent(call.id, compact({ type: 'orchestration', action: 'subagent_started', subagent_id: call.id, subagent_name: name })), end];
   }
 
   private terminal(record: Rec, line: StdoutLine): DraftEvent[] {
