@@ -131,6 +131,22 @@ describe('slotsOf', () => {
     });
   });
 
+  describe('test cases from a directory or git (read by tcab eval apply, never by the dispatcher)', () => {
+    it.each([
+      [{ directory: 'cases' }, 'spec.testCasesFrom[1].directory "cases": a directory is read by tcab'],
+      [{ git: { url: 'https://example.com/evals.git', ref: 'main', path: 'cases' } }, 'spec.testCasesFrom[1].git "https://example.com/evals.git" path "cases": a git repository is read by tcab'],
+    ])('applied with kubectl: Invalid, naming the field and saying to use tcab eval apply, no slot (%#)', (source, start) => {
+      // A ConfigMap before it that is there and right: the refusal is for the source, not a missing neighbour.
+      const slots = slotsOf(evaluation({ ...spec, testCasesFrom: [{ configMap: { name: 'cases' } }, source] }), () => ({ data: { 'extra.yaml': 'prompt: x' } }));
+      expect(slots.valid).toBe(false);
+      const { message } = slots as { message: string };
+      expect(message.startsWith(`spec refused, no Run made: ${start}`)).toBe(true);
+      expect(message).toContain('never by the cluster: apply the file with `tcab eval apply FILE`');
+      const plan = planEvaluation(evaluation(), valid(evaluation()), new Map(), () => undefined);
+      expect(plan.create).toHaveLength(8); // the same spec without the source is fine: only the source is refused
+    });
+  });
+
   test.prop([fc.jsonValue()])('any spec the apiserver could hold is either slots or a refusal, never a throw', (value) => {
     const slots = slotsOf(evaluation(value));
     if (slots.valid) expect(slots.slots.length).toBeGreaterThan(0);

@@ -24,7 +24,11 @@ import type { EvaluationObject, RunObject } from '../../kube/resources.ts';
  */
 export type EvaluationSlots = { valid: true; spec: ResolvedEvaluationSpec; slots: RunSlot[] } | { valid: false; message: string };
 
-/** `configMaps`: the ConfigMaps of test cases in the Evaluation's namespace, by name (none by default). */
+/**
+ * `configMaps`: the ConfigMaps of test cases in the Evaluation's namespace, by name (none by default). A directory or
+ * git source is never read here (the dispatcher clones nothing): the spec is Invalid, naming the field and saying to
+ * apply the file with `tcab eval apply`, which puts those test cases in ConfigMaps.
+ */
 export function slotsOf(evaluation: EvaluationObject, configMaps: ConfigMapLookup = () => undefined): EvaluationSlots {
   const parsed = EvaluationSpec.safeParse(evaluation.spec);
   if (!parsed.success) return { valid: false, message: `spec refused, no Run made: ${formatIssues(parsed.error, 'spec')}` };

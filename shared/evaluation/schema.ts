@@ -24,13 +24,88 @@ export type EvaluationTestCase = z.infer<typeof EvaluationTestCase>;
 /** A ConfigMap's name: a DNS subdomain, as Kubernetes names objects. */
 const CONFIG_MAP_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
-export const TestCasesFrom = z
+/**
+ * A path with no NUL (it goes to the file system and to git) and no line break (it goes into an annotation and a
+ * message). A refinement, not a pattern: the CRD keeps patterns, and the apiserver's regexps have no \u escape.
+ */
+const isPathText = (text: string) => !text.includes('\0') && !text.includes('\n') && !text.includes('\r');
+/** A git ref's characters: none git refuses in a ref name (git check-ref-format), nor a space or control character. */
+const isRefText = (ref: string) => [...ref].every((c) => c > ' ' && c !== '\u007f' && !'~^:?*[\\'.includes(c));
+
+const ConfigMapSource = z
   .strictObject({
     configMap: z
       .strictObject({ name: z.string().regex(CONFIG_MAP_NAME, 'must be a ConfigMap name (a lower case DNS name: letters, digits, "-" and ".")').describe('The ConfigMap, in the namespace of the Evaluation') })
       .describe('A ConfigMap labelled tcab.dev/test-cases: each key ending .yaml, .yml or .json is a test case (its prompt and testCase), named by the key without the extension'),
   })
-  .describe('Where more test cases come from');
+  .describe('Test cases from a ConfigMap (read by the dispatcher)');
+
+const DirectorySource = z
+  .strictObject({
+    directory: z
+      .string()
+      .min(1)
+      .max(4096)
+      .refine(isPathText, 'must be a path (no NUL or line break)')
+      .describe('A directory, relative to the evaluation file or absolute: each regular file in it ending .yaml, .yml or .json is a test case named by the file without the extension. Read by tcab (tcab eval run, tcab eval apply), never by the cluster'),
+  })
+  .describe('Test cases from a directory next to the evaluation file (read by tcab)');
+
+/** A path inside a git repository: relative, and never out of it (no ".." segment). */
+const REPO_PATH = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine(isPathText, 'must be a path (no NUL or line break)')
+  .refine((path) => !path.startsWith('/'), 'must be relative to the root of the repository')
+  .refine((path) => !path.split(/[\\/]/).includes('..'), 'must stay inside the repository (no ".." segment)');
+
+const GitSource = z
+  .strictObject({
+    git: z
+      .strictObject({
+        url: z
+          .string()
+          .min(1)
+          .max(2048)
+          .refine(isPathText, 'must be a git URL (no NUL or line break)')
+          .refine((url) => !url.startsWith('-'), 'must be a git URL, not an option (it starts with "-")')
+          .refine((url) => !/^[A-Za-z][A-Za-z0-9+.-]*::/.test(url), 'must be a git URL, not a remote helper ("<transport>::<address>")')
+          .describe('What `git clone` takes: https://, ssh://, git://, file://, user@host:path, or a local path (relative to the evaluation file)'),
+        ref: z
+          .string()
+          .min(1)
+          .max(255)
+          .refine(isRefText, 'must be a branch, tag or commit (no space, control character or ~^:?*[\\)')
+          .refine((ref) => !ref.startsWith('-'), 'must be a branch, tag or commit, not an option (it starts with "-")')
+          .optional()
+          .describe('A branch, tag or commit (default: the remote HEAD); the commit it resolves to is recorded'),
+        path: REPO_PATH.optional().describe('The directory of test cases inside the repository (default: its root)'),
+      })
+      .describe('A directory of a git repository, as a directory source'),
+  })
+  .describe('Test cases from a directory of a git repository (cloned by tcab)');
+
+export const TestCasesFrom = z
+  .union([ConfigMapSource, DirectorySource, GitSource], {
+    // A union's own message says only "Invalid input": say which source was meant and what is wrong with it.
+    error: (issue) => {
+      if (issue.code !== 'invalid_union') return undefined;
+      const input = issue.input;
+      if (typeof input !== 'object' || input === null || Array.isArray(input)) return 'must be an object with one of configMap, directory or git';
+      const given = SOURCE_KINDS.filter((kind) => Object.hasOwn(input, kind));
+      if (given.length !== 1) return given.length === 0 ? 'give one of configMap, directory or git' : `give one of configMap, directory or git, not ${given.join(' and ')}`;
+      // The issues of the variant the key names, the first one (its path is inside the entry).
+      const first = issue.errors[SOURCE_KINDS.indexOf(given[0]!)]?.[0];
+      if (!first) return undefined;
+      return first.path.length > 0 ? `${first.path.map(String).join('.')}: ${first.message}` : first.message;
+    },
+  })
+  .describe('Where more test cases come from: exactly one of configMap, directory or git');
+export type TestCasesFrom = z.infer<typeof TestCasesFrom>;
+export type DirectorySource = z.infer<typeof DirectorySource>;
+export type GitSource = z.infer<typeof GitSource>;
+const SOURCE_KINDS = ['configMap', 'directory', 'git'] as const;
 
 export const EvaluationHarness = z
   .strictObject({
@@ -53,19 +128,21 @@ export const EvaluationSpec = z
       .min(1)
       .max(20)
       .optional()
-      .describe('ConfigMaps of test cases, in the namespace of the Evaluation and labelled tcab.dev/test-cases: each key ending .yaml, .yml or .json is one test case (the key without the extension is its name)'),
+      .describe('More test cases, each entry one of: a ConfigMap (in the namespace of the Evaluation, labelled tcab.dev/test-cases), a directory or a directory of a git repository (read by tcab: `tcab eval run`, or `tcab eval apply` which puts them in ConfigMaps). In each, every key or file ending .yaml, .yml or .json is one test case (the name without the extension is its name)'),
     repeats: z.int().min(1).max(100).default(1).describe('Runs of each test case in each cell: pass@k and pass^k need more than one'),
     template: EvaluationTemplate.optional(),
   })
   .superRefine((spec, ctx) => {
-    if (spec.testCases === undefined && spec.testCasesFrom === undefined) ctx.addIssue({ code: 'custom', path: ['testCases'], message: 'give the test cases: testCases (inline), testCasesFrom (ConfigMaps), or both' });
+    if (spec.testCases === undefined && spec.testCasesFrom === undefined) ctx.addIssue({ code: 'custom', path: ['testCases'], message: 'give the test cases: testCases (inline), testCasesFrom (ConfigMaps, directories, git), or both' });
     const names = new Set<string>();
     spec.testCases?.forEach((t, i) => {
       if (names.has(t.name)) ctx.addIssue({ code: 'custom', path: ['testCases', i, 'name'], message: `"${t.name}" names two test cases` });
       names.add(t.name);
     });
     const configMaps = new Set<string>();
-    spec.testCasesFrom?.forEach(({ configMap: { name } }, i) => {
+    spec.testCasesFrom?.forEach((source, i) => {
+      if (!('configMap' in source)) return;
+      const { name } = source.configMap;
       if (configMaps.has(name)) ctx.addIssue({ code: 'custom', path: ['testCasesFrom', i, 'configMap', 'name'], message: `ConfigMap "${name}" is named twice` });
       configMaps.add(name);
     });
@@ -77,7 +154,7 @@ export const EvaluationSpec = z
         cells.add(cell);
       }),
     );
-    // The inline test cases only: the ConfigMaps' are counted when they are read (test-case-sources.ts).
+    // The inline test cases only: the sources' are counted when they are read (test-case-sources.ts).
     const runs = cells.size * (spec.testCases?.length ?? 0) * spec.repeats;
     if (runs > MAX_EVALUATION_RUNS) ctx.addIssue({ code: 'custom', path: ['repeats'], message: `the matrix makes ${runs} Runs; at most ${MAX_EVALUATION_RUNS}` });
   })
@@ -85,17 +162,17 @@ export const EvaluationSpec = z
 export type EvaluationSpec = z.infer<typeof EvaluationSpec>;
 export type EvaluationSpecInput = z.input<typeof EvaluationSpec>;
 
-/** A spec with every test case at hand: its inline ones and those of its ConfigMaps (test-case-sources.ts), in order. */
+/** A spec with every test case at hand: its inline ones and those of its sources (test-case-sources.ts), in order. */
 export type ResolvedEvaluationSpec = Omit<EvaluationSpec, 'testCases' | 'testCasesFrom'> & { testCases: EvaluationTestCase[] };
 
 /**
- * A spec whose test cases are all inline: what a workstation (`tcab eval run FILE`, its results directory) reads,
- * where no ConfigMap is. testCasesFrom is refused with the field named.
+ * A spec whose test cases are all inline: what a results directory of `tcab eval run` stores (the test cases of a
+ * directory or git already read into testCases). testCasesFrom is refused with the field named.
  */
 export const InlineEvaluationSpec = EvaluationSpec.transform((spec, ctx): ResolvedEvaluationSpec => {
   const { testCases } = spec;
   if (spec.testCasesFrom !== undefined || testCases === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['testCasesFrom'], message: 'a ConfigMap is read on a cluster (kubectl apply the Evaluation); here, put the test cases inline in testCases' });
+    ctx.addIssue({ code: 'custom', path: ['testCasesFrom'], message: 'must be resolved first: a ConfigMap is read on a cluster (kubectl apply the Evaluation), a directory or git by tcab eval run; here, put the test cases inline in testCases' });
     return z.NEVER;
   }
   return { ...spec, testCases };

@@ -7,15 +7,15 @@ import { EvaluationSpec, InlineEvaluationSpec } from './schema.ts';
 import type { EvaluationSpecInput } from './schema.ts';
 import { evaluationSlots } from './slots.ts';
 import { configMapNamesOf, resolveEvaluationSpec, resolveTestCases } from './test-case-sources.ts';
-import type { ConfigMapLookup } from './test-case-sources.ts';
+import type { ConfigMapLookup, LocalSources } from './test-case-sources.ts';
 
 const ADD = 'prompt: Write add.py\ntestCase:\n  check:\n    command: python3 -c "import add"\n';
 const SUM = '{"prompt": "Write sum.py"}';
 
 const spec = (input: Partial<EvaluationSpecInput>) => EvaluationSpec.parse({ matrix: [{ harness: 'gg', models: ['stub'] }], ...input });
 const maps = (all: Record<string, Record<string, string> | undefined>): ConfigMapLookup => (name) => (Object.hasOwn(all, name) ? { data: all[name] } : undefined);
-const problemOf = (s: EvaluationSpec, lookup: ConfigMapLookup) => {
-  const resolved = resolveTestCases(s, lookup);
+const problemOf = (s: EvaluationSpec, lookup: ConfigMapLookup, local?: LocalSources) => {
+  const resolved = resolveTestCases(s, lookup, local);
   if (!('problem' in resolved)) throw new Error(`expected a problem, got ${JSON.stringify(resolved)}`);
   return resolved.problem;
 };
@@ -60,7 +60,7 @@ describe('resolveTestCases', () => {
     ['a name given inline too', { testCases: [{ name: 'z', prompt: 'x' }, { name: 'add', prompt: 'x' }], testCasesFrom: [{ configMap: { name: 'cases' } }] }, { cases: { 'add.yaml': 'prompt: x' } }, 'spec.testCasesFrom[0].configMap "cases" key "add.yaml": test case "add" is also spec.testCases[1]'],
     ['a name in two ConfigMaps', { testCasesFrom: [{ configMap: { name: 'a' } }, { configMap: { name: 'b' } }] }, { a: { 'add.yml': 'prompt: x' }, b: { 'add.yaml': 'prompt: y' } }, 'spec.testCasesFrom[1].configMap "b" key "add.yaml": test case "add" is also spec.testCasesFrom[0].configMap "a" key "add.yml"'],
     ['a name twice in one ConfigMap', { testCasesFrom: [{ configMap: { name: 'a' } }] }, { a: { 'add.yaml': 'prompt: x', 'add.json': '{"prompt": "y"}' } }, 'spec.testCasesFrom[0].configMap "a" key "add.yaml": test case "add" is also spec.testCasesFrom[0].configMap "a" key "add.json"'],
-    ['too many Runs', { matrix: [{ harness: 'gg', models: Array.from({ length: 50 }, (_, i) => `m${i}`) }], repeats: 100, testCasesFrom: [{ configMap: { name: 'a' } }] }, { a: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`t${i}.yaml`, 'prompt: x'])) }, 'spec.testCasesFrom: the matrix makes 105000 Runs with the ConfigMaps\' test cases; at most 100000'],
+    ['too many Runs', { matrix: [{ harness: 'gg', models: Array.from({ length: 50 }, (_, i) => `m${i}`) }], repeats: 100, testCasesFrom: [{ configMap: { name: 'a' } }] }, { a: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`t${i}.yaml`, 'prompt: x'])) }, 'spec.testCasesFrom: the matrix makes 105000 Runs with the test cases of testCasesFrom; at most 100000'],
   ])('%s: the problem names the field and the key', (_, input, all, problem) => {
     expect(problemOf(spec(input), maps(all))).toContain(problem);
     expect(problemOf(spec(input), maps(all)).startsWith(problem.slice(0, 20))).toBe(true);
@@ -80,7 +80,7 @@ describe('resolveTestCases', () => {
 
 describe('EvaluationSpec with testCasesFrom', () => {
   it.each<[string, unknown, string, string]>([
-    ['neither testCases nor testCasesFrom', { matrix: [{ harness: 'gg', models: ['stub'] }] }, 'testCases', 'give the test cases: testCases (inline), testCasesFrom (ConfigMaps), or both'],
+    ['neither testCases nor testCasesFrom', { matrix: [{ harness: 'gg', models: ['stub'] }] }, 'testCases', 'give the test cases: testCases (inline), testCasesFrom (ConfigMaps, directories, git), or both'],
     ['a ConfigMap named twice', { matrix: [{ harness: 'gg', models: ['stub'] }], testCasesFrom: [{ configMap: { name: 'a' } }, { configMap: { name: 'a' } }] }, 'testCasesFrom.1.configMap.name', 'ConfigMap "a" is named twice'],
     ['a ConfigMap name that is not one', { matrix: [{ harness: 'gg', models: ['stub'] }], testCasesFrom: [{ configMap: { name: 'Cases' } }] }, 'testCasesFrom.0.configMap.name', 'must be a ConfigMap name'],
     ['more than 20 ConfigMaps', { matrix: [{ harness: 'gg', models: ['stub'] }], testCasesFrom: Array.from({ length: 21 }, (_, i) => ({ configMap: { name: `c${i}` } })) }, 'testCasesFrom', '<=20'],
@@ -95,6 +95,65 @@ describe('EvaluationSpec with testCasesFrom', () => {
     expect(EvaluationSpec.parse(input).testCasesFrom).toEqual([{ configMap: { name: 'cases' } }]);
     const inline = InlineEvaluationSpec.safeParse({ ...input, testCases: [{ name: 'a', prompt: 'x' }] });
     expect(inline.error!.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['testCasesFrom', expect.stringContaining('a ConfigMap is read on a cluster')]]);
+  });
+});
+
+describe('test cases from a directory or git (read by tcab, given as LocalSources)', () => {
+  const none: ConfigMapLookup = () => undefined;
+
+  it('are read with the ConfigMap rules, in source order, inline first; a problem names the source and the file', () => {
+    const s = spec({ testCases: [{ name: 'inline', prompt: 'x' }], testCasesFrom: [{ git: { url: 'file:///r.git', path: 'cases' } }, { configMap: { name: 'm' } }, { directory: 'cases' }] });
+    const resolved = resolveTestCases(s, maps({ m: { 'zeta.yml': 'prompt: z' } }), new Map<number, Record<string, string>>([[0, { 'sum.json': SUM, 'README.md': '#' }], [2, { 'add.yaml': ADD }]]));
+    expect(resolved).toEqual({ testCases: [{ name: 'inline', prompt: 'x' }, { name: 'sum', prompt: 'Write sum.py' }, { name: 'zeta', prompt: 'z' }, { name: 'add', prompt: 'Write add.py', testCase: { check: { command: 'python3 -c "import add"', timeoutSeconds: 600 } } }] });
+    expect(problemOf(s, maps({ m: { 'sum.yaml': 'prompt: y' } }), new Map<number, Record<string, string>>([[0, { 'sum.json': SUM }], [2, { 'add.yaml': ADD }]]))).toBe('spec.testCasesFrom[1].configMap "m" key "sum.yaml": test case "sum" is also spec.testCasesFrom[0].git "file:///r.git" path "cases" file "sum.json"');
+    expect(problemOf(spec({ testCasesFrom: [{ directory: 'cases' }] }), none, new Map([[0, { 'notes.txt': 'x' }]]))).toBe('spec.testCasesFrom[0].directory "cases": no file ending .yaml, .yml or .json (each such file is a test case)');
+    expect(problemOf(spec({ testCasesFrom: [{ directory: 'cases' }] }), none, new Map([[0, { 'Add.yaml': 'prompt: x' }]]))).toMatch(/^spec\.testCasesFrom\[0\]\.directory "cases" file "Add\.yaml": the name "Add" \(the file without its extension\) must be 1-40 lower case/);
+  });
+
+  it.each([
+    [{ directory: '../cases' }, 'spec.testCasesFrom[0].directory "../cases": a directory is read by tcab where the evaluation file is, never by the cluster: apply the file with `tcab eval apply FILE`'],
+    [{ git: { url: 'https://example.com/e.git' } }, 'spec.testCasesFrom[0].git "https://example.com/e.git": a git repository is read by tcab where the evaluation file is, never by the cluster'],
+  ])('not read (the dispatcher): refused, naming the field and tcab eval apply (%#)', (source, problem) => {
+    expect(problemOf(spec({ testCasesFrom: [source] }), none)).toContain(problem);
+  });
+
+  test.prop([fc.dictionary(fc.oneof(fc.constantFrom('a.yaml', 'b.yml', 'c.json', 'A.yaml', '.yaml', 'x.txt'), fc.string({ maxLength: 12 })), fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('prompt: p', '{"prompt": "q"}', 'prompt: [', 'testCase: {}')), { maxKeys: 5 })])(
+    'a ConfigMap and a directory with the same files give the same test cases, or the same problem but for the words',
+    (files) => {
+      const fromMap = resolveTestCases(spec({ testCasesFrom: [{ configMap: { name: 'm' } }] }), maps({ m: files }));
+      const fromDir = resolveTestCases(spec({ testCasesFrom: [{ directory: 'm' }] }), none, new Map([[0, files]]));
+      if ('problem' in fromMap) expect('problem' in fromDir && fromDir.problem.replace('.directory "m"', '.configMap "m"').replaceAll(' file', ' key')).toBe(fromMap.problem.replaceAll(' file', ' key'));
+      else expect(fromDir).toEqual(fromMap);
+    },
+  );
+});
+
+describe('TestCasesFrom: exactly one of configMap, directory or git', () => {
+  const parse = (source: unknown) => EvaluationSpec.safeParse({ matrix: [{ harness: 'gg', models: ['stub'] }], testCasesFrom: [source] });
+  it.each<[unknown, string, string]>([
+    [{}, 'testCasesFrom.0', 'give one of configMap, directory or git'],
+    [{ directory: 'a', git: { url: 'u' } }, 'testCasesFrom.0', 'give one of configMap, directory or git, not directory and git'],
+    [{ directory: 5 }, 'testCasesFrom.0', 'directory: Invalid input: expected string'],
+    [{ directory: '' }, 'testCasesFrom.0.directory', 'Too small'],
+    [{ directory: 'a\u0000b' }, 'testCasesFrom.0.directory', 'must be a path (no NUL or line break)'],
+    [{ directory: 'a', extra: 1 }, 'testCasesFrom.0', 'Unrecognized key: "extra"'],
+    ['cases', 'testCasesFrom.0', 'must be an object with one of configMap, directory or git'],
+    [{ git: { url: 'u', reff: 'main' } }, 'testCasesFrom.0.git', 'Unrecognized key: "reff"'],
+    [{ git: { url: '--upload-pack=touch /tmp/x' } }, 'testCasesFrom.0.git.url', 'not an option'],
+    [{ git: { url: 'ext::sh -c touch% /tmp/x' } }, 'testCasesFrom.0.git.url', 'not a remote helper'],
+    [{ git: { url: 'u', ref: '-b' } }, 'testCasesFrom.0.git.ref', 'not an option'],
+    [{ git: { url: 'u', ref: 'main~1' } }, 'testCasesFrom.0.git.ref', 'must be a branch, tag or commit'],
+    [{ git: { url: 'u', path: '../outside' } }, 'testCasesFrom.0.git.path', 'must stay inside the repository'],
+    [{ git: { url: 'u', path: 'cases/../../x' } }, 'testCasesFrom.0.git.path', 'must stay inside the repository'],
+    [{ git: { url: 'u', path: '/etc' } }, 'testCasesFrom.0.git.path', 'must be relative to the root of the repository'],
+  ])('refuses %j naming the field', (source, path, message) => {
+    const parsed = parse(source);
+    expect(parsed.success).toBe(false);
+    expect(parsed.error!.issues.map((i) => [i.path.join('.'), i.message])).toEqual([[path, expect.stringContaining(message)]]);
+  });
+
+  it.each<unknown>([{ directory: '../shared cases' }, { directory: '/abs/cases' }, { git: { url: 'https://example.com/e.git' } }, { git: { url: 'git@example.com:e.git', ref: 'v1.2', path: 'evals/cases' } }, { git: { url: './local-repo', ref: '0123abc' } }])('takes %j', (source) => {
+    expect(parse(source).success).toBe(true);
   });
 });
 

@@ -1,11 +1,14 @@
-// `tcab eval status|watch|export|resume NAME`: an Evaluation in a cluster, through the kubeconfig (as kubectl reads
-// it: --kubeconfig, else KUBECONFIG, else ~/.kube/config; --context; -n, else the context's namespace). The status is
+// `tcab eval apply FILE` and `tcab eval status|watch|export|resume NAME`: an Evaluation in a cluster, through the
+// kubeconfig (as kubectl reads it: --kubeconfig, else KUBECONFIG, else ~/.kube/config; --context; -n, else the
+// context's namespace). apply reads the file's directory and git sources here and puts them in ConfigMaps (apply.ts):
+// the dispatcher never reads a directory or clones a repository. The status is
 // the controller's (the dispatcher's Evaluation controller keeps it current); export adds each Run's own figures;
 // resume deletes the Runs whose slot has no standing result, and the controller makes them again.
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node';
+import type { V1ConfigMap } from '@kubernetes/client-node';
 import pc from 'picocolors';
 import { InvalidInputError } from '../../../shared/errors.ts';
 import { InfrastructureError } from '../../../shared/exit-codes.ts';
@@ -17,7 +20,10 @@ import type { RunPhase } from '../../../shared/run-status.ts';
 import { errorMessage, statusCode } from '../../../kube/errors.ts';
 import { EVALUATIONS, evaluationsPath, GROUP, RUNS, VERSION } from '../../../kube/resources.ts';
 import type { EvaluationObject, RunObject } from '../../../kube/resources.ts';
-import { evaluationOwnerOf } from '../../../kube/evaluation-owner.ts';
+import { EVALUATION_KIND, evaluationOwnerOf } from '../../../kube/evaluation-owner.ts';
+import { TEST_CASES_LABEL } from '../../../shared/evaluation/test-case-sources.ts';
+import { planApply } from './apply.ts';
+import { readEvaluationFile, readSourcesOf } from './document.ts';
 
 interface ClusterOptions {
   namespace?: string;
@@ -28,7 +34,10 @@ interface ClusterOptions {
 interface Cluster {
   config: KubeConfig;
   custom: CustomObjectsApi;
+  core: CoreV1Api;
   namespace: string;
+  /** Whether -n named the namespace (else the context's, or default). */
+  namespaceGiven: boolean;
 }
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -59,7 +68,7 @@ function clusterOf(options: ClusterOptions): Cluster {
     throw new InvalidInputError(options.kubeconfig ? '--kubeconfig' : 'KUBECONFIG', `cannot read the kubeconfig: ${(error as Error).message}`);
   }
   const namespace = namespaceArg(options.namespace ?? config.getContextObject(config.getCurrentContext())?.namespace ?? 'default');
-  return { config, custom: config.makeApiClient(CustomObjectsApi), namespace };
+  return { config, custom: config.makeApiClient(CustomObjectsApi), core: config.makeApiClient(CoreV1Api), namespace, namespaceGiven: options.namespace !== undefined };
 }
 
 
@@ -221,12 +230,128 @@ async function exportEvaluation(cluster: Cluster, name: string, options: { csv?:
   else process.stdout.write(text);
 }
 
+/** What went wrong talking to the cluster, as an InfrastructureError naming the object. */
+const clusterError = (cluster: Cluster, what: string, error: unknown) => new InfrastructureError(`cannot ${what} (context ${cluster.config.getCurrentContext()}): ${errorMessage(error)}`, { cause: error });
+
+/** The Evaluation as it stands, or undefined when there is none. */
+async function readEvaluation(cluster: Cluster, name: string): Promise<EvaluationObject | undefined> {
+  try {
+    return (await cluster.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: cluster.namespace, plural: EVALUATIONS, name })) as EvaluationObject;
+  } catch (error) {
+    if (statusCode(error) === 404) return undefined;
+    throw clusterError(cluster, `read Evaluation ${cluster.namespace}/${name}`, error);
+  }
+}
+
+/** Creates the Evaluation, or replaces its spec (and labels, annotations) keeping its uid, status and Runs. */
+async function putEvaluation(cluster: Cluster, object: EvaluationObject, existing: EvaluationObject | undefined): Promise<EvaluationObject> {
+  const name = object.metadata!.name!;
+  const at = { group: GROUP, version: VERSION, namespace: cluster.namespace, plural: EVALUATIONS };
+  try {
+    if (!existing) return (await cluster.custom.createNamespacedCustomObject({ ...at, body: object })) as EvaluationObject;
+    const body = { ...object, metadata: { ...object.metadata, resourceVersion: existing.metadata!.resourceVersion } };
+    return (await cluster.custom.replaceNamespacedCustomObject({ ...at, name, body })) as EvaluationObject;
+  } catch (error) {
+    const code = statusCode(error);
+    if (code === 422 || code === 400) throw new InvalidInputError('FILE', `the apiserver refused Evaluation ${cluster.namespace}/${name}: ${errorMessage(error)}`, { cause: error });
+    if (code === 409) throw new InfrastructureError(`Evaluation ${cluster.namespace}/${name} changed while it was applied: apply again`, { cause: error });
+    throw clusterError(cluster, `write Evaluation ${cluster.namespace}/${name}`, error);
+  }
+}
+
+/**
+ * Creates the ConfigMap, or replaces one that is this Evaluation's: owned by it, or (owner undefined, or a run of
+ * apply stopped before it adopted it) unowned and labelled with its name. One of another owner is never touched.
+ */
+async function putConfigMap(cluster: Cluster, configMap: V1ConfigMap, evaluation: string, ownerUid: string | undefined): Promise<'created' | 'configured' | 'unchanged'> {
+  const name = configMap.metadata!.name!;
+  let existing: V1ConfigMap | undefined;
+  try {
+    existing = await cluster.core.readNamespacedConfigMap({ name, namespace: cluster.namespace });
+  } catch (error) {
+    if (statusCode(error) !== 404) throw clusterError(cluster, `read ConfigMap ${cluster.namespace}/${name}`, error);
+  }
+  try {
+    if (!existing) {
+      await cluster.core.createNamespacedConfigMap({ namespace: cluster.namespace, body: configMap });
+      return 'created';
+    }
+    const owners = existing.metadata?.ownerReferences ?? [];
+    const ours = owners.some((o) => o.kind === EVALUATION_KIND && o.uid === ownerUid) || (owners.length === 0 && existing.metadata?.labels?.[EVALUATION_LABEL] === evaluationLabelValue(evaluation));
+    if (!ours) throw new InvalidInputError('FILE', `ConfigMap ${cluster.namespace}/${name} exists and is not this Evaluation's: delete or rename it (tcab eval apply names the ConfigMap of spec.testCasesFrom[i] <evaluation>-cases-<i>-<hash>)`);
+    // Named by its content: the same name holds the same test cases; only the owner may be new.
+    const sameOwners = JSON.stringify(owners) === JSON.stringify(configMap.metadata!.ownerReferences ?? []);
+    if (sameOwners && JSON.stringify(existing.data ?? {}) === JSON.stringify(configMap.data ?? {})) return 'unchanged';
+    await cluster.core.replaceNamespacedConfigMap({ name, namespace: cluster.namespace, body: { ...configMap, metadata: { ...configMap.metadata, resourceVersion: existing.metadata!.resourceVersion } } });
+    return 'configured';
+  } catch (error) {
+    if (error instanceof InvalidInputError) throw error;
+    const code = statusCode(error);
+    if (code === 422 || code === 400) throw new InvalidInputError('FILE', `the apiserver refused ConfigMap ${cluster.namespace}/${name}: ${errorMessage(error)}`, { cause: error });
+    throw clusterError(cluster, `write ConfigMap ${cluster.namespace}/${name}`, error);
+  }
+}
+
+/**
+ * `tcab eval apply FILE`. The ConfigMaps first (named by their content: an edit is a new ConfigMap), then the
+ * Evaluation naming them, so the controller never meets a spec whose test cases are not there yet nor new test cases
+ * under the old spec; then the ConfigMaps an earlier apply made for it that the spec no longer names are deleted.
+ * An Evaluation that exists owns its new ConfigMaps from the start; a new one adopts them once created (its uid is
+ * known only then).
+ */
+async function applyEvaluation(cluster: Cluster, file: string, dryRun: boolean): Promise<void> {
+  const evaluation = readEvaluationFile(file);
+  // The file's metadata.namespace, as kubectl takes it: where it goes unless -n says otherwise (then they must agree).
+  if (evaluation.namespace !== undefined) {
+    if (cluster.namespaceGiven && evaluation.namespace !== cluster.namespace) throw new InvalidInputError('--namespace', `${cluster.namespace} is not the namespace ${file} names (metadata.namespace: ${evaluation.namespace})`);
+    cluster = { ...cluster, namespace: evaluation.namespace };
+  }
+  const plan = planApply(evaluation, readSourcesOf(evaluation), cluster.namespace);
+  const name = evaluation.name;
+  if (dryRun) {
+    const objects = [plan.evaluation, ...plan.configMaps({ name, uid: '<uid of the Evaluation>' })];
+    process.stdout.write(`${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, 2)}\n`);
+    return;
+  }
+  const existing = await readEvaluation(cluster, name);
+  const before = existing ? { name, uid: existing.metadata!.uid! } : undefined;
+  const said = (configMap: V1ConfigMap, done: string) => process.stdout.write(`configmap/${configMap.metadata!.name} ${done} (${Object.keys(configMap.data ?? {}).length} test case(s))\n`);
+  for (const configMap of plan.configMaps(before)) said(configMap, await putConfigMap(cluster, configMap, name, before?.uid));
+  const applied = await putEvaluation(cluster, plan.evaluation, existing);
+  const uid = applied.metadata!.uid!;
+  process.stdout.write(`evaluation.${GROUP}/${name} ${existing ? 'configured' : 'created'}\n`);
+  // A new Evaluation: its ConfigMaps were written before it had a uid; now it owns them (deleting it deletes them).
+  if (!before) for (const configMap of plan.configMaps({ name, uid })) await putConfigMap(cluster, configMap, name, uid);
+  // ConfigMaps of an earlier apply (this Evaluation's, by uid) that the spec no longer names.
+  let stale: V1ConfigMap[];
+  try {
+    const listed = await cluster.core.listNamespacedConfigMap({ namespace: cluster.namespace, labelSelector: `${TEST_CASES_LABEL},${EVALUATION_LABEL}=${evaluationLabelValue(name)}` });
+    stale = listed.items.filter((c) => c.metadata?.ownerReferences?.some((o) => o.kind === EVALUATION_KIND && o.uid === uid) && !plan.configMapNames.includes(c.metadata!.name!));
+  } catch (error) {
+    throw clusterError(cluster, `list the ConfigMaps of Evaluation ${cluster.namespace}/${name}`, error);
+  }
+  for (const configMap of stale) {
+    await cluster.core.deleteNamespacedConfigMap({ name: configMap.metadata!.name!, namespace: cluster.namespace }).catch((error: unknown) => {
+      if (statusCode(error) !== 404) throw clusterError(cluster, `delete ConfigMap ${cluster.namespace}/${configMap.metadata!.name}`, error);
+    });
+    process.stdout.write(`configmap/${configMap.metadata!.name} deleted (no longer named by the spec)\n`);
+  }
+  process.stdout.write(`follow it: tcab eval watch ${name} -n ${cluster.namespace}\n`);
+}
+
 export function registerClusterEvalCommands(group: Command): void {
   const withCluster = (command: Command) =>
     command
       .option('-n, --namespace <ns>', "the Evaluation's namespace (default: the kubeconfig context's, else default)")
       .option('--kubeconfig <file>', 'kubeconfig (default: KUBECONFIG, else ~/.kube/config)')
       .option('--context <name>', 'kubeconfig context (default: its current one)');
+  withCluster(
+    group
+      .command('apply')
+      .description("create or replace an Evaluation in the cluster from FILE: the test cases of each directory or git source are read here and put in a ConfigMap <name>-cases-<index> owned by the Evaluation (the dispatcher never reads a directory or clones a repository); inline and configMap sources pass through")
+      .argument('<file>', 'the evaluation: YAML or JSON, an Evaluation object (kind, metadata.name, spec) or its spec alone (named after the file)')
+      .option('--dry-run', 'print the objects it would write (a List), write nothing'),
+  ).action(async (file: string, options: ClusterOptions & { dryRun?: boolean }) => applyEvaluation(clusterOf(options), file, options.dryRun === true));
   withCluster(group.command('status').description("an Evaluation in the cluster: its progress and the harness x model table, as its controller wrote them").argument('<name>', 'the Evaluation').option('--json', 'the status as JSON'))
     .action(async (name: string, options: ClusterOptions & { json?: boolean }) => printStatus(await getEvaluation(clusterOf(options), evaluationNameArg(name)), options.json === true, process.stdout.isTTY === true));
   withCluster(group.command('watch').description('follow an Evaluation in the cluster until every Run is final: the table again on each change (a JSON line each on a pipe)').argument('<name>', 'the Evaluation').option('--json', 'a JSON line per change (default when stdout is not a terminal)'))

@@ -81,8 +81,8 @@ describe('an evaluation file', () => {
     expect(() => parseEvaluationDocument('matrix: [', 'e.yaml')).toThrow(/^e\.yaml: not YAML or JSON/);
     // Test cases from a ConfigMap are read on a cluster: here, with or without inline ones, refused naming the field.
     const fromMap = 'matrix: [{ harness: gg, models: [stub] }]\ntestCasesFrom: [{ configMap: { name: cases } }]\n';
-    expect(() => parseEvaluationDocument(fromMap, 'e.yaml')).toThrow(/^e\.yaml: testCasesFrom: a ConfigMap is read on a cluster/);
-    expect(() => parseEvaluationDocument(FILE.replace('  repeats: 2', '  testCasesFrom: [{ configMap: { name: cases } }]\n  repeats: 2'), 'e.yaml')).toThrow(/^e\.yaml: spec\.testCasesFrom: a ConfigMap is read on a cluster/);
+    expect(() => parseEvaluationDocument(fromMap, 'e.yaml')).toThrow(/^e\.yaml: testCasesFrom\[0\]\.configMap "cases": a ConfigMap is read on a cluster/);
+    expect(() => parseEvaluationDocument(FILE.replace('  repeats: 2', '  testCasesFrom: [{ configMap: { name: cases } }]\n  repeats: 2'), 'e.yaml')).toThrow(/^e\.yaml: spec\.testCasesFrom\[0\]\.configMap "cases": a ConfigMap is read on a cluster/);
     expect(() => parseEvaluationDocument('matrix: [{ harness: gg, models: [stub] }]\n', 'e.yaml')).toThrow(/^e\.yaml: testCases: give the test cases/);
   });
 });
@@ -176,8 +176,40 @@ describe('tcab eval run', () => {
     const out = join(sandbox, 'from-map-out');
     const { code, stderr } = await tcab([file, '--stub', '--out', out]);
     expect(code).toBe(2);
-    expect(stderr).toContain(`${file}: spec.testCasesFrom: a ConfigMap is read on a cluster (kubectl apply the Evaluation); here, put the test cases inline in testCases`);
+    expect(stderr).toContain(`${file}: spec.testCasesFrom[0].configMap "cases": a ConfigMap is read on a cluster (tcab eval apply, or kubectl apply, the Evaluation); here, give the test cases inline (testCases), in a directory or in git`);
     expect(existsSync(out)).toBe(false);
+  });
+
+  it('runs the test cases of a directory and of a git branch, records them (and the commit) in evaluation.json; a resume runs what was recorded', async () => {
+    const root = join(sandbox, 'sources');
+    mkdirSync(join(root, 'cases'), { recursive: true });
+    writeFileSync(join(root, 'cases', 'hello.yaml'), 'prompt: Create hello.txt\ntestCase: { check: { command: "grep -q hello hello.txt" } }\n');
+    writeFileSync(join(root, 'cases', 'README.md'), 'not a test case');
+    // A git repository with a branch holding one more test case; cloned by plain path, relative to the file.
+    const repo = join(root, 'repo');
+    mkdirSync(join(repo, 'evals'), { recursive: true });
+    writeFileSync(join(repo, 'evals', 'also.json'), '{"prompt": "Create hello.txt too", "testCase": {"check": {"command": "test -f hello.txt"}}}');
+    const git = (...args: string[]) => new Promise<string>((resolve, reject) => execFile('git', ['-C', repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], (e, out) => (e ? reject(e) : resolve(out.trim()))));
+    await git('init', '--quiet', '--initial-branch=main');
+    await git('add', '.');
+    await git('commit', '--quiet', '-m', 'cases');
+    const commit = await git('rev-parse', 'HEAD');
+    const file = join(root, 'from-sources.yaml');
+    writeFileSync(file, 'matrix: [{ harness: gg, models: [stub] }]\ntestCasesFrom:\n  - directory: cases\n  - git: { url: ./repo, ref: main, path: evals }\n');
+    const out = join(sandbox, 'sources-out');
+    const { code, stdout, stderr } = await tcab([file, '--stub', '--out', out, '--json']);
+    expect(code, stderr).toBe(0);
+    const runs = stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; test_case?: string; check?: { passed: boolean } });
+    expect(runs.filter((l) => l.type === 'run').map((l) => [l.test_case, l.check?.passed]).sort()).toEqual([['also', true], ['hello', true]]);
+    const stored = JSON.parse(readFileSync(join(out, 'evaluation.json'), 'utf8')) as { spec: { testCases: { name: string; prompt: string }[]; testCasesFrom?: unknown }; sources: unknown };
+    expect(stored.spec.testCases.map((t) => [t.name, t.prompt])).toEqual([['hello', 'Create hello.txt'], ['also', 'Create hello.txt too']]);
+    expect(stored.spec).not.toHaveProperty('testCasesFrom');
+    expect(stored.sources).toEqual([{ index: 0, directory: join(root, 'cases') }, { index: 1, git: { url: './repo', ref: 'main', path: 'evals', commit } }]);
+    // The directory changes: with the file, the resume is refused (other test cases); without it, it runs what was recorded.
+    writeFileSync(join(root, 'cases', 'hello.yaml'), 'prompt: Something else\n');
+    expect(await tcab([file, '--resume', out, '--stub'])).toMatchObject({ code: 2, stderr: expect.stringContaining('the test cases of its sources differ') });
+    const resumed = await tcab(['--resume', out, '--stub', '--json']);
+    expect(JSON.parse(resumed.stdout.trim())).toMatchObject({ type: 'summary', ran: 0, kept: 2 });
   });
 
   it('runs gg against the stub: NDJSON per run then the summary, the results directory, summary.json and summary.csv', async () => {

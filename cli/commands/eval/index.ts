@@ -31,7 +31,7 @@ export function registerEvalCommands(program: Command): void {
   group
     .command('run')
     .description('run an evaluation here (no cluster): every slot of its matrix, a results directory, the comparison table')
-    .argument('[file]', 'the evaluation: YAML or JSON, an Evaluation object (kind, metadata.name, spec) or its spec alone')
+    .argument('[file]', 'the evaluation: YAML or JSON, an Evaluation object (kind, metadata.name, spec) or its spec alone; test cases inline, or from a directory or git (testCasesFrom), read here')
     .option('--stub', 'run every harness offline against the built-in stub model')
     .option('--parallel <n>', 'runs at once', '1')
     .option('--out <dir>', 'results directory (default: ./tcab-eval-<name>-<time>)')
@@ -41,8 +41,8 @@ export function registerEvalCommands(program: Command): void {
     .addHelpText(
       'after',
       `
-Writes <dir>/evaluation.json, <dir>/runs/<run>/{result.json,events.ndjson,atif.json}, <dir>/summary.json and
-<dir>/summary.csv. Exit status: 0 every run ended, 3 some ended on infrastructure (--resume runs them again),
+Writes <dir>/evaluation.json (every test case, those of a directory or git as read now, with the git commit),
+<dir>/runs/<run>/{result.json,events.ndjson,atif.json}, <dir>/summary.json and <dir>/summary.csv. Exit status: 0 every run ended, 3 some ended on infrastructure (--resume runs them again),
 130 cancelled (--resume continues).`,
     )
     .action((file: string | undefined, options: EvalRunOptions) => runEvaluationHere(file, options));
@@ -87,8 +87,12 @@ function openResults(file: string | undefined, options: EvalRunOptions): { doc: 
   if (options.resume) {
     if (options.out) throw new InvalidInputError('--out', 'goes without --resume (the results stay in the directory resumed)');
     const opened = ResultsDir.open(options.resume);
-    if (file !== undefined && JSON.stringify(readEvaluationDocument(file)) !== JSON.stringify(opened.doc)) {
-      throw new InvalidInputError('--resume', `${file} is not the evaluation ${options.resume} holds: resume without the file, or start a new one`);
+    // The test cases as read now (a directory, a branch) against those stored: the same evaluation or refused.
+    if (file !== undefined) {
+      const now = readEvaluationDocument(file);
+      if (JSON.stringify({ name: now.name, spec: now.spec }) !== JSON.stringify({ name: opened.doc.name, spec: opened.doc.spec })) {
+        throw new InvalidInputError('--resume', `${file} is not the evaluation ${options.resume} holds (its spec or the test cases of its sources differ): resume without the file (the test cases stored there run), or start a new one`);
+      }
     }
     return { doc: opened.doc, results: opened.results };
   }

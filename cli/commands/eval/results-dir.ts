@@ -1,4 +1,5 @@
-// An evaluation's results directory, the state of `tcab eval run`: evaluation.json (its name and spec), one folder
+// An evaluation's results directory, the state of `tcab eval run`: evaluation.json (its name and spec, every test
+// case inline, and where those of a directory or git were read), one folder
 // per slot (runs/<Run name>/: result.json, events.ndjson, atif.json) and summary.json / summary.csv. A slot is done
 // when its result.json holds a result that counts; `--resume DIR` runs the others again, so a killed evaluation
 // loses only the runs that were in flight.
@@ -11,7 +12,18 @@ import { InlineEvaluationSpec } from '../../../shared/evaluation/schema.ts';
 import type { RunSlot } from '../../../shared/evaluation/slots.ts';
 import type { EvaluationDocument } from './document.ts';
 
-const Stored = z.strictObject({ name: z.string(), spec: InlineEvaluationSpec });
+/** Where the test cases of a directory or git source were read when the evaluation began (sources.ts). */
+const Provenance = z.union([
+  z.strictObject({ index: z.int().nonnegative(), directory: z.string() }),
+  z.strictObject({ index: z.int().nonnegative(), git: z.strictObject({ url: z.string(), ref: z.string().optional(), path: z.string().optional(), commit: z.string() }) }),
+]);
+
+/**
+ * evaluation.json: the spec with every test case inline, those of a directory or git as they were read when the
+ * evaluation began (and where: `sources`), so a resume runs the same test cases whatever the directory or the branch
+ * holds by then.
+ */
+const Stored = z.strictObject({ name: z.string(), spec: InlineEvaluationSpec, sources: z.array(Provenance).optional() });
 
 /**
  * Outcomes a resume runs again: a cancel (the user's Ctrl-C, or the evaluation killed) and an infrastructure
@@ -36,7 +48,7 @@ export class ResultsDir {
   static create(dir: string, doc: EvaluationDocument): ResultsDir {
     if (existsSync(dir) && readdirSync(dir).length > 0) throw new InvalidInputError('--out', `${dir} exists and is not empty: give another directory, or --resume ${dir}`);
     mkdirSync(join(dir, 'runs'), { recursive: true });
-    writeAtomically(join(dir, 'evaluation.json'), `${JSON.stringify({ name: doc.name, spec: doc.spec }, null, 2)}\n`);
+    writeAtomically(join(dir, 'evaluation.json'), `${JSON.stringify({ name: doc.name, spec: doc.spec, ...(doc.sources ? { sources: doc.sources } : {}) }, null, 2)}\n`);
     return new ResultsDir(dir);
   }
 
