@@ -66,7 +66,7 @@ ${sources}
 `;
 
 describe('tcab eval apply', () => {
-  it('writes the Evaluation, then a ConfigMap per directory or git source that it owns; again: the same uid, replaced, pruned; deleted with it', async () => {
+  it('writes a ConfigMap per directory or git source (named by its content), then the Evaluation that owns them; again: the same uid, unchanged, an edit a new ConfigMap, the old pruned; deleted with it', async () => {
     const file = join(dir, 'applied.yaml');
     writeFileSync(file, evaluationFile(`    - directory: cases\n    - git: { url: "file://${join(dir, 'repo')}", ref: main, path: suite }`));
     const first = await tcab(['eval', 'apply', file, '-n', ns, '--kubeconfig', inject('kubeconfig')]);
