@@ -92,11 +92,11 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     const ctx = (run.ctx = await stageContextFor(run, spec, settings, options));
     const binary = await installAndProbe(run, ctx, manifest);
     await auth.materialize?.();
-    await prepareWorkspace(ctx, spec, options);
+    await prepareWorkspace(run, ctx, spec, options);
     // A model endpoint override: the offline stub, or an operator's gateway (TCAB_BASE_URL_<SLUG> wins).
     const route = await routeThroughGateway(run, spec, manifest, auth, options.stub?.baseUrl ?? baseUrlFor(settings, manifest.slug), options);
     await runSessions(run, ctx, spec, adapter, binary, route, options.recordDir);
-    if (spec.testCase?.check) await checkWorkspace(run, ctx, spec.testCase.check, options.attemptNumber);
+    if (spec.testCase?.check) await checkWorkspace(run, ctx, spec.testCase.check, options.attemptNumber, run.checkFiles);
   } catch (error) {
     failRun(run, error);
   } finally {
@@ -156,10 +156,13 @@ async function installAndProbe(run: RunState, ctx: StageContext, manifest: Harne
   return binary;
 }
 
-/** The caller's home files (a scenario's skills) and the test case, in place before the first session. */
-async function prepareWorkspace(ctx: StageContext, spec: RunSpec, options: DriverOptions): Promise<void> {
+/**
+ * The caller's home files (a scenario's skills) and the test case, in place before the first session; the check's
+ * files from git, fetched now (before the agent starts) and kept on the run state until the check.
+ */
+async function prepareWorkspace(run: RunState, ctx: StageContext, spec: RunSpec, options: DriverOptions): Promise<void> {
   if (options.homeFiles) await writeHomeFiles(ctx.dirs.home, options.user, Object.entries(options.homeFiles).map(([path, content]) => ({ path, content })));
-  // A test case that is only a check leaves the workspace as the session starts it (no init_test_case stage).
+  // A test case that is only an inline check leaves the workspace as the session starts it (no init_test_case stage).
   const { testCase } = spec;
-  if (testCase && (testCase.source !== undefined || testCase.init !== undefined || testCase.check === undefined)) await initTestCase(ctx, testCase);
+  if (testCase && (testCase.source !== undefined || testCase.init !== undefined || testCase.check === undefined || testCase.check.filesFrom !== undefined)) run.checkFiles = await initTestCase(ctx, testCase);
 }

@@ -56,6 +56,24 @@ export const TestCaseSource = z
 export const MAX_CHECK_SECONDS = 24 * 3600;
 export const DEFAULT_CHECK_SECONDS = 600;
 
+/** A path inside a repository: relative, no `..` segment (checked again by the driver against the clone). */
+const repoPath = () =>
+  cString()
+    .min(1)
+    .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'must be a path inside the repository: relative, without ".."');
+
+export const CheckFilesFrom = z
+  .strictObject({
+    git: z
+      .strictObject({
+        url: cString().min(1).refine((u) => !u.startsWith('-'), 'must not start with "-"').describe('Any URL or path `git clone` accepts'),
+        ref: cString().min(1).refine((r) => !r.startsWith('-'), 'must not start with "-"').optional().describe('Branch, tag or commit; default: the remote HEAD'),
+        path: repoPath().optional().describe("A directory in the repository (default: its root, without .git): its files go into the workspace at their paths relative to it"),
+      })
+      .describe("Clone a repository and take the check's files from it"),
+  })
+  .describe("Where more of the check's files come from: fetched by the driver before the agent starts, kept where the agent cannot read them, written into the workspace only for the check");
+
 export const TestCaseCheck = z
   .strictObject({
     command: cString().min(1).describe('Shell command run in the workspace as the run user after the last session; exit 0 = passed. It may write a reward (a number in [0, 1]) to the file named by $TCAB_REWARD_FILE'),
@@ -64,10 +82,12 @@ export const TestCaseCheck = z
       .max(1000)
       .optional()
       .describe('Files written into the workspace just before the command runs (after every process of the agent is gone), replacing whatever the agent left at those paths'),
+    filesFrom: CheckFilesFrom.optional(),
     timeoutSeconds: z.int().min(1).max(MAX_CHECK_SECONDS).default(DEFAULT_CHECK_SECONDS).describe('Wall-clock limit of the check in seconds (not counted in maxRuntimeSeconds); a check past it failed'),
   })
   .describe("How the run's work is judged: a command and the files it needs, shipped in only after the agent is gone, so the agent cannot change the verdict");
 export type TestCaseCheck = z.infer<typeof TestCaseCheck>;
+export type CheckFilesFrom = z.infer<typeof CheckFilesFrom>;
 
 export const TestCase = z
   .strictObject({

@@ -1,7 +1,8 @@
 // The test case's check (issue 39) against a root driver and an unprivileged agent (uid 1000; these tests run as
 // root here and in CI): the verdict is the shipped check's, whatever the agent did to the workspace, and the
 // agent's links never make the driver write outside it. The harness is the scripted one (real processes, no network).
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -168,6 +169,50 @@ describe("a test case's check", () => {
     const { result } = await run('answer:42', { command: 'i=0; while [ $i -lt 3000 ]; do echo "line $i"; i=$((i+1)); done', timeoutSeconds: 60 });
     expect(result.check!.output_tail.length).toBeLessThanOrEqual(CHECK_OUTPUT_TAIL_CHARS);
     expect(result.check!.output_tail.endsWith('line 2999')).toBe(true);
+  });
+
+  describe("files from git (check.filesFrom): fetched before the agent starts, out of its reach, shipped for the check", () => {
+    let repo: string;
+    let commit: string;
+    beforeAll(() => {
+      repo = join(sandbox, 'check-repo');
+      mkdirSync(join(repo, 'suite'), { recursive: true });
+      for (const file of SHIPPED.files!) {
+        mkdirSync(join(repo, 'suite', file.path, '..'), { recursive: true });
+        writeFileSync(join(repo, 'suite', file.path), file.content);
+      }
+      writeFileSync(join(repo, 'README.md'), 'outside the path: never shipped\n');
+      const git = (...args: string[]) => execFileSync('git', ['-C', repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { encoding: 'utf8' }).trim();
+      git('init', '--quiet', '--initial-branch=main');
+      git('add', '.');
+      git('commit', '--quiet', '-m', 'check');
+      git('tag', 'v1');
+      commit = git('rev-parse', 'HEAD');
+    });
+    const fromGit = (ref?: string): TestCaseCheck => ({ command: SHIPPED.command, timeoutSeconds: 60, filesFrom: { git: { url: repo, ...(ref ? { ref } : {}), path: 'suite' } } });
+
+    it.each([undefined, 'main', 'v1'])('ref %s: the right answer passes, a wrong one fails, each by the fetched check; the clone is gone before the session', async (ref) => {
+      const right = await run('answer:42', fromGit(ref));
+      expect(right.result.check).toMatchObject({ passed: true, exit_code: 0, reward: 1, output_tail: 'right answer' });
+      const init = right.events.find((e) => e.type === 'system' && e.stage === 'init_test_case' && e.status === 'completed');
+      expect(init).toMatchObject({ message: expect.stringContaining(`fetched the check's 3 file(s) from ${repo} at ${commit}`) });
+      expect(readdirSync(right.runRoot).filter((n) => n.startsWith('check-files-'))).toEqual([]);
+      expect(existsSync(join(right.runRoot, 'workspace', 'README.md'))).toBe(false); // only the path's files
+      const wrong = await run('answer:41', fromGit(ref));
+      expect(wrong.result.check).toMatchObject({ passed: false, output_tail: 'wrong answer: 41' });
+    });
+
+    it('an agent that rewrites the tests still gets the verdict of the fetched check', async () => {
+      const { result } = await run(`tamper-check:41:${join(sandbox, 'victim-dir')}`, fromGit('main'));
+      expect(result.check).toMatchObject({ passed: false, output_tail: 'wrong answer: 41' });
+    });
+
+    it('a ref the repository does not have fails the run before any session (infrastructure), the check not run', async () => {
+      const { result, events } = await run('answer:42', fromGit('no-such-branch'));
+      expect(result).toMatchObject({ outcome: 'infrastructure_failed', sessions: [], check: null });
+      expect(result.message).toContain('check.filesFrom.git.ref "no-such-branch" is no branch, tag or commit');
+      expect(events.find((e) => e.type === 'system' && e.stage === 'init_test_case' && e.status === 'failed')).toBeDefined();
+    });
   });
 
   it('does not run when the run failed before its sessions (check null), and a test case without one has no check', async () => {

@@ -11,6 +11,7 @@ import { runProcess } from '../process.ts';
 import type { ProcessOutcome } from '../process.ts';
 import type { StageContext } from '../stages/context.ts';
 import type { RunState } from './state.ts';
+import type { FetchedCheckFiles } from './check-files.ts';
 
 /** Outcomes after which the work is judged: the sessions ran (a failed or timed-out agent may still have solved it). */
 const JUDGED: ReadonlySet<Outcome> = new Set(['succeeded', 'harness_failed', 'timed_out']);
@@ -25,13 +26,13 @@ const REWARD_MAX_BYTES = 64;
  * Runs the test case's check when the run's outcome is one that is judged; sets run.check (null: not run). As it
  * starts, the run's progress says so (the Run's phase Checking; a line of `tcab run`). `attempt`: a cluster Run's.
  */
-export async function checkWorkspace(run: RunState, ctx: StageContext, check: TestCaseCheck, attempt?: RunAttemptNumber): Promise<void> {
+export async function checkWorkspace(run: RunState, ctx: StageContext, check: TestCaseCheck, attempt?: RunAttemptNumber, fetched?: FetchedCheckFiles): Promise<void> {
   run.check = null;
   if (!JUDGED.has(run.outcome) || run.sessions.length === 0) return;
   // Nothing of the agent may run on while its work is judged (a daemon rewriting the test files).
   await killRunLeftovers(ctx.dirs.home, ctx.user);
   const rewardDir = await freshRewardDir(ctx);
-  const shipped = await shipCheckFiles(ctx, check);
+  const shipped = await shipCheckFiles(ctx, [...(fetched?.files ?? []), ...(check.files ?? [])]);
   if (shipped !== undefined) {
     run.check = { passed: false, exit_code: null, reward: null, duration_ms: 0, output_tail: shipped };
     return;
@@ -70,9 +71,12 @@ async function freshRewardDir(ctx: StageContext): Promise<string> {
   return join(ctx.dirs.root, name);
 }
 
-/** The check's files, written over what the agent left; a message when the agent's leftovers could not be cleared. */
-async function shipCheckFiles(ctx: StageContext, check: TestCaseCheck): Promise<string | undefined> {
-  for (const file of check.files ?? []) {
+/**
+ * The check's files (those fetched from git, then the inline ones: an inline file wins), written over what the agent
+ * left; a message when the agent's leftovers could not be cleared.
+ */
+async function shipCheckFiles(ctx: StageContext, files: readonly { path: string; content: string | Uint8Array; mode?: number }[]): Promise<string | undefined> {
+  for (const file of files) {
     try {
       await restoreConfinedFile(ctx.dirs.workspace, file.path, file.content, { mode: file.mode ?? 0o644, dirMode: 0o755, owner: ctx.user });
     } catch (error) {

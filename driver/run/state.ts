@@ -15,6 +15,7 @@ import type { HeldLogin } from '../login-lock.ts';
 import type { HostedGateway } from '../gateway-host.ts';
 import type { EventSink } from '../sinks/sink.ts';
 import type { RunProgress } from '../../shared/run-progress.ts';
+import type { FetchedCheckFiles } from './check-files.ts';
 
 /** What of the caller's options the run's record is made from. */
 export interface RunStateOptions {
@@ -62,6 +63,8 @@ export interface RunState {
   wire: WireAccount | null;
   /** The test case's check: undefined when it has none, null when it did not run (driver/run/check.ts). */
   check?: CheckResult | null;
+  /** The check's files fetched from git before the sessions (check-files.ts): kept here, out of the agent's reach. */
+  checkFiles?: FetchedCheckFiles;
 }
 
 export function openRunState(spec: RunSpec, options: RunStateOptions): RunState {
