@@ -16,6 +16,7 @@ import { runEvaluationLocally } from './local-run.ts';
 import type { FinishedRun } from './local-run.ts';
 import { ResultsDir } from './results-dir.ts';
 import { registerClusterEvalCommands } from './cluster.ts';
+import { formatEta, liveBoard } from './live-board.ts';
 
 interface EvalRunOptions {
   stub?: boolean;
@@ -60,6 +61,8 @@ async function runEvaluationHere(file: string | undefined, options: EvalRunOptio
   process.once('SIGTERM', stop);
   const restorePipeReaction = onBrokenPipe(stop);
   const started = Date.now();
+  // On a terminal: the whole evaluation and each cell, live (live-board.ts), each finished run's line above them.
+  const board = !json && process.stdout.isTTY === true ? liveBoard(started, !process.env.NO_COLOR) : undefined;
   try {
     if (!json) process.stderr.write(pc.dim(`tcab: evaluation ${doc.name}: results in ${results.dir}\n`));
     const outcome = await runEvaluationLocally({
@@ -69,13 +72,19 @@ async function runEvaluationHere(file: string | undefined, options: EvalRunOptio
       stub: options.stub === true,
       env: process.env,
       signal: abort.signal,
-      onRun: (run) => process.stdout.write(json ? `${JSON.stringify(runLine(run))}\n` : `${progressLine(run, started)}\n`),
+      onRun: (run) => {
+        if (json) return void process.stdout.write(`${JSON.stringify(runLine(run))}\n`);
+        if (!board) return void process.stdout.write(`${progressLine(run, started)}\n`);
+        board.finished(progressLine(run, started), run.status);
+      },
     });
+    board?.done();
     results.writeSummary(outcome.status, evaluationCsv(outcome.status));
     if (json) process.stdout.write(`${JSON.stringify({ type: 'summary', evaluation: doc.name, results_dir: results.dir, ran: outcome.ran, kept: outcome.kept, status: outcome.status })}\n`);
     else process.stdout.write(`${formatEvaluationTable(outcome.status, { color: process.stdout.isTTY === true })}\n`);
     process.exitCode = exitCodeOf(outcome.status, abort.signal.aborted);
   } finally {
+    board?.done();
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     restorePipeReaction();
@@ -130,13 +139,8 @@ function progressLine({ slot, result, status }: FinishedRun, started: number): s
   const passed = cells.reduce((n, c) => n + c.passed, 0);
   const scored = cells.reduce((n, c) => n + c.scored, 0);
   const left = total - final;
-  const eta = left === 0 ? '' : ` · ETA ${formatSeconds(((Date.now() - started) / final) * left)}`;
+  const eta = left === 0 ? '' : ` · ETA ${formatEta(((Date.now() - started) / final) * left)}`;
   return `[${final}/${total}] ${slot.cell.harness} × ${slot.cell.model} · ${slot.testCase} #${slot.repeat}: ${verdict} (${seconds.toFixed(1)}s${cost}) · ${passed}/${scored} passed so far${eta}`;
-}
-
-function formatSeconds(ms: number): string {
-  const s = Math.round(ms / 1000);
-  return s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
 function exitCodeOf(status: EvaluationStatus, cancelled: boolean): number {
