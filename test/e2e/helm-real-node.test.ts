@@ -653,7 +653,9 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
       const items = await readRunUntil(`${ns}_${slot.name}`, (all) => all.some((i) => i.kind === 'result'), 30_000);
       streams.push(JSON.stringify(items));
       const result = items.flatMap((i) => (i.kind === 'result' ? [i.result] : [])).at(-1)!;
-      expect(result.outcome, slot.name).toBe('succeeded');
+      // On a failure, what the run said of it: its message and its error and warning events.
+      const why = () => `${slot.name} (${slot.testCase}): ${result.message}; ${JSON.stringify(items.flatMap((i) => (i.kind === 'event' && (i.event.type === 'error' || i.event.type === 'warning' || i.event.type === 'system') ? [i.event] : [])).slice(-8))}`;
+      expect(result.outcome, why()).toBe('succeeded');
       const verdict = EXPECTED_VERDICTS[slot.testCase]!;
       expect(result.check, `${slot.testCase} ${slot.name}`).toMatchObject({ passed: verdict.passed, reward: verdict.reward, exit_code: verdict.exitCode });
       expect(runs.get(slot.name)!.status!.check).toEqual({ passed: result.check!.passed, exitCode: result.check!.exit_code, reward: result.check!.reward, durationMs: result.check!.duration_ms });
