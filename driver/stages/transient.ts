@@ -48,12 +48,12 @@ const DROPPED_OPTIONAL = /\bverbose reify failed optional dependency (\S.*?)\s*$
 
 /**
  * The optional dependencies npm dropped from an install that exited 0 because it could not download or unpack them,
- * read from its debug log: npm's line `verbose reify failed optional dependency <absolute path>`, for a dependency no
- * install script of which failed. Measured (npm 11.19): a tarball whose body is cut mid-download (the registry, or
+ * read from its debug log: npm's line `verbose reify failed optional dependency <absolute path>`, when no install
+ * script of the install failed. Measured (npm 11.19): a tarball whose body is cut mid-download (the registry, or
  * the cache in front of it, going away while it streams: Claude Code's per-platform binary is the big download)
  * gives no "failed with" line, only that one, then "added 1 package", exit 0. The same line follows an optional
- * dependency's own install script failing (its `info run` end line with a code other than 0 just before): not
- * counted, as another attempt would run the same script. A dependency meant for another platform is skipped
+ * dependency's own install script failing (its `info run` end line with a code other than 0 just before), for every
+ * package of that dependency's optional set: none is counted then, as another attempt would run the same script. A dependency meant for another platform is skipped
  * without the line.
  */
 export function droppedOptionalInNpmLog(log: string): string[] {
@@ -75,6 +75,8 @@ export function droppedOptionalInNpmLog(log: string): string[] {
     const failed = DROPPED_OPTIONAL.exec(line);
     if (failed) dropped.push(failed[1]!);
   }
-  const scriptFailed = (path: string) => failedScripts.some((relative) => path === relative || path.endsWith(`/${relative}`));
-  return [...new Set(dropped)].filter((path) => !scriptFailed(path));
+  // A failed install script drops its package's whole optional set (measured with Gemini CLI run as an unprivileged
+  // user: node-pty's native build fails, and nan, its dependency, is logged dropped too), so once any script failed
+  // no dropped dependency is taken for a download cut: never a guess.
+  return failedScripts.length > 0 ? [] : [...new Set(dropped)];
 }
