@@ -44,9 +44,12 @@ describe('the Checking phase', () => {
     });
     expect(checking.status?.phase, `${JSON.stringify(checking.status)}\n${fixture.logs.slice(-30).join('\n')}`).toBe('Checking');
     expect(checking.status?.conditions).toContainEqual(expect.objectContaining({ type: 'Checking', status: 'True', reason: 'CheckStarted' }));
-    expect(checking.status?.startTime).toBeDefined();
+    // The Run started (Running, or Checking seen first) before its check did.
+    const checkStarted = checking.status!.conditions!.find((c) => c.type === 'Checking')!.lastTransitionTime;
+    expect(Date.parse(checking.status!.startTime!)).toBeLessThanOrEqual(Date.parse(checkStarted));
     // Every phase seen moved forward, Checking last so far.
     expect(phases.at(-1)).toBe('Checking');
+    expect(phases.map((p) => ['Pending', 'Dispatched', 'Starting', 'Running', 'Checking'].indexOf(p))).toEqual(phases.map((p) => ['Pending', 'Dispatched', 'Starting', 'Running', 'Checking'].indexOf(p)).toSorted((a, b) => a - b));
 
     const workspace = `${POD_RUN_ROOT}/runs/${fixture.ns}_judged/workspace`;
     const touched = await kubectl(['exec', '-n', fixture.ns, checking.status!.pod!, '-c', 'driver', '--', '/bin/sh', '-c', `touch ${workspace}/go`]);

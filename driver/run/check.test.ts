@@ -2,7 +2,7 @@
 // root here and in CI): the verdict is the shipped check's, whatever the agent did to the workspace, and the
 // agent's links never make the driver write outside it. The harness is the scripted one (real processes, no network).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -207,11 +207,36 @@ describe("a test case's check", () => {
       expect(result.check).toMatchObject({ passed: false, output_tail: 'wrong answer: 41' });
     });
 
+    it('hostile repository contents: a link among the files is left out (warning), never followed; a path that is a link out of the clone is refused', async () => {
+      const hostile = join(sandbox, 'hostile-repo');
+      mkdirSync(join(hostile, 'suite'), { recursive: true });
+      for (const file of SHIPPED.files!) {
+        mkdirSync(join(hostile, 'suite', file.path, '..'), { recursive: true });
+        writeFileSync(join(hostile, 'suite', file.path), file.content);
+      }
+      symlinkSync(join(sandbox, 'victim'), join(hostile, 'suite', 'stolen.txt')); // a root-only file of the machine
+      symlinkSync(sandbox, join(hostile, 'out'));
+      const git = (...args: string[]) => execFileSync('git', ['-C', hostile, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { encoding: 'utf8' }).trim();
+      git('init', '--quiet', '--initial-branch=main');
+      git('add', '.');
+      git('commit', '--quiet', '-m', 'hostile');
+      const linked = await run('answer:42', { command: SHIPPED.command, timeoutSeconds: 60, filesFrom: { git: { url: hostile, path: 'suite' } } });
+      expect(linked.result.check).toMatchObject({ passed: true, output_tail: 'right answer' });
+      expect(linked.events).toContainEqual(expect.objectContaining({ type: 'warning', code: 'test_case_entries_skipped', message: expect.stringContaining('stolen.txt') }));
+      expect(existsSync(join(linked.runRoot, 'workspace', 'stolen.txt'))).toBe(false);
+      const escaped = await run('answer:42', { command: 'true', timeoutSeconds: 60, filesFrom: { git: { url: hostile, path: 'out' } } });
+      expect(escaped.result).toMatchObject({ outcome: 'infrastructure_failed', sessions: [], check: null });
+      expect(escaped.result.message).toContain('check.filesFrom.git.path "out" is not a directory in');
+    });
+
     it('a ref the repository does not have fails the run before any session (infrastructure), the check not run', async () => {
       const { result, events } = await run('answer:42', fromGit('no-such-branch'));
       expect(result).toMatchObject({ outcome: 'infrastructure_failed', sessions: [], check: null });
       expect(result.message).toContain('check.filesFrom.git.ref "no-such-branch" is no branch, tag or commit');
-      expect(events.find((e) => e.type === 'system' && e.stage === 'init_test_case' && e.status === 'failed')).toBeDefined();
+      // The failure is init_test_case's, before any session, and its message names the ref.
+      expect(events.filter((e) => e.type === 'system').map((e) => e.type === 'system' && `${e.stage}:${e.status}`)).toContain('init_test_case:failed');
+      expect(events.find((e) => e.type === 'system' && e.stage === 'init_test_case' && e.status === 'failed')).toMatchObject({ message: expect.stringContaining('"no-such-branch" is no branch, tag or commit') });
+      expect(events.some((e) => e.type === 'agent')).toBe(false);
     });
   });
 
