@@ -28,7 +28,11 @@ export interface ProcessSpec {
   /** The complete environment: nothing is inherited from the driver. */
   env: Record<string, string>;
   user: RunUser;
-  stdin?: 'close' | { text: string };
+  /** `pipe`: the caller writes it (an ACP client), handed over by `onStdin` once the child is spawned. */
+  stdin?: 'close' | { text: string } | 'pipe';
+  onStdin?(stdin: NodeJS.WritableStream): void;
+  /** Aborting it ends a process the caller is done with (an ACP agent after its turn): not a cancellation. */
+  end?: AbortSignal;
   /** Absolute deadline (ms since epoch); undefined = none. */
   deadline?: number;
   /** Time between SIGTERM and SIGKILL. */
@@ -49,6 +53,8 @@ export interface ProcessOutcome {
   cancelled: boolean;
   /** Set when the process could not be started at all (ENOENT, EACCES). */
   spawnError?: Error;
+  /** The caller ended the process (ProcessSpec.end) before it exited by itself. */
+  ended?: boolean;
   /** Processes outside the child kept its stdout/stderr open past its exit (or its kill); we closed them. */
   outputHeldOpen: boolean;
   durationMs: number;
@@ -100,6 +106,7 @@ class WatchedChild {
   private readonly timers: NodeJS.Timeout[] = [];
   private timedOut = false;
   private cancelled = false;
+  private endedByCaller = false;
   private spawnError: Error | undefined;
   private exit: { code: number | null; signal: string | null } | undefined;
   private finished = false;
@@ -130,10 +137,14 @@ class WatchedChild {
     }
     if (this.spec.signal?.aborted) this.onAbort();
     else this.spec.signal?.addEventListener('abort', this.onAbort, { once: true });
-    if (this.spec.stdin && this.spec.stdin !== 'close') {
+    if (this.spec.stdin === 'pipe') {
+      if (this.child.stdin) this.spec.onStdin?.(this.child.stdin);
+    } else if (this.spec.stdin && this.spec.stdin !== 'close') {
       this.child.stdin?.on('error', () => undefined); // the harness may exit before reading it all
       this.child.stdin?.end(this.spec.stdin.text);
     }
+    if (this.spec.end?.aborted) this.onEnd();
+    else this.spec.end?.addEventListener('abort', this.onEnd, { once: true });
     this.child.on('error', (error) => {
       this.spawnError ??= error;
       if (this.child.pid === undefined && !this.exit) {
@@ -165,6 +176,12 @@ class WatchedChild {
   private after(ms: number, action: () => void): void {
     this.timers.push(setTimeout(action, Math.max(0, ms)));
   }
+
+  private readonly onEnd = (): void => {
+    if (this.finished || this.exit) return;
+    this.endedByCaller = true;
+    this.terminate();
+  };
 
   private readonly onAbort = (): void => {
     if (this.finished || this.exit) return; // it ended on its own; only its leftovers' output is being drained
@@ -205,6 +222,7 @@ class WatchedChild {
     for (const line of this.err.end()) spec.onStderr?.(line);
     for (const timer of this.timers) clearTimeout(timer);
     spec.signal?.removeEventListener('abort', this.onAbort);
-    this.resolve({ code: this.spawnError ? null : (exit?.code ?? null), signal: exit?.signal ?? null, timedOut: this.timedOut, cancelled: this.cancelled, spawnError: this.spawnError, outputHeldOpen, durationMs: Date.now() - this.started });
+    spec.end?.removeEventListener('abort', this.onEnd);
+    this.resolve({ code: this.spawnError ? null : (exit?.code ?? null), signal: exit?.signal ?? null, timedOut: this.timedOut, cancelled: this.cancelled, ...(this.endedByCaller ? { ended: true } : {}), spawnError: this.spawnError, outputHeldOpen, durationMs: Date.now() - this.started });
   }
 }

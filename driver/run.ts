@@ -30,6 +30,7 @@ import { resolveRunAuth } from './run/auth.ts';
 import { routeThroughGateway } from './run/gateway.ts';
 import { checkWorkspace } from './run/check.ts';
 import { runSessions } from './run/sessions.ts';
+import { runProtocol } from '../shared/translate/acp/adapter.ts';
 import { failRun, publishResult, releaseRun } from './run/finish.ts';
 
 /** How long past its maximum runtime a run's outside prefix is kept from a later driver's sweep (teardown, a login wait). */
@@ -87,7 +88,8 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     // A built-in harness's manifest may depend on the model (gg: that provider's key and wire).
     const { manifest, adapter } = await resolveHarness(spec.harness, spec.model, options.harnessesRoot);
     run.manifest = manifest;
-    run.usageScope = adapter.usageScope ?? 'session';
+    const protocol = runProtocol(spec, manifest);
+    run.usageScope = protocol === 'acp' ? 'session' : (adapter.usageScope ?? 'session');
     const auth = resolveRunAuth(run, spec, manifest, options);
     const ctx = (run.ctx = await stageContextFor(run, spec, settings, options));
     const binary = await installAndProbe(run, ctx, manifest);
@@ -95,7 +97,7 @@ export async function executeRun(spec: RunSpec, options: DriverOptions): Promise
     await prepareWorkspace(run, ctx, spec, options);
     // A model endpoint override: the offline stub, or an operator's gateway (TCAB_BASE_URL_<SLUG> wins).
     const route = await routeThroughGateway(run, spec, manifest, auth, options.stub?.baseUrl ?? baseUrlFor(settings, manifest.slug), options);
-    await runSessions(run, ctx, spec, adapter, binary, route, options.recordDir);
+    await runSessions(run, ctx, spec, adapter, binary, route, options.recordDir, protocol);
     if (spec.testCase?.check) await checkWorkspace(run, ctx, spec.testCase.check, options.attemptNumber, run.checkFiles);
   } catch (error) {
     failRun(run, error);

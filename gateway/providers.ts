@@ -120,6 +120,9 @@ export const DEFAULT_PROVIDERS: readonly ProviderConfig[] = [
   { name: 'openrouter', protocol: 'openai-chat', upstream: 'https://openrouter.ai/api', accepts: ['bearer'], sendsKeyAs: 'bearer', idFamily: 'openrouter', keyVars: ['OPENROUTER_API_KEY'], routes: OPENAI_COMPATIBLE_ROUTES },
   // Qwen (Alibaba Cloud Model Studio, international endpoint), OpenAI-compatible.
   { name: 'dashscope', protocol: 'openai-chat', upstream: 'https://dashscope-intl.aliyuncs.com/compatible-mode', accepts: ['bearer'], sendsKeyAs: 'bearer', idFamily: 'qwen', keyVars: ['DASHSCOPE_API_KEY'], routes: OPENAI_COMPATIBLE_ROUTES },
+  // Mistral (La Plateforme) and xAI: both OpenAI-compatible chat completions under /v1 (Mistral Vibe, Grok CLI).
+  { name: 'mistral', protocol: 'openai-chat', upstream: 'https://api.mistral.ai', accepts: ['bearer'], sendsKeyAs: 'bearer', idFamily: 'vendor', keyVars: ['MISTRAL_API_KEY'], routes: OPENAI_COMPATIBLE_ROUTES },
+  { name: 'xai', protocol: 'openai-chat', upstream: 'https://api.x.ai', accepts: ['bearer'], sendsKeyAs: 'bearer', idFamily: 'vendor', keyVars: ['XAI_API_KEY'], routes: OPENAI_COMPATIBLE_ROUTES },
 ];
 
 /** The default table with some fields replaced per provider (e.g. `{ anthropic: { upstream: stub.url } }`). */

@@ -52,7 +52,9 @@ async function subjects(): Promise<Subject[]> {
   for (const { manifest, dir } of listHarnesses()) {
     if (manifest.strategy !== 'structured') continue;
     const adapter = await loadAdapter(manifest.slug);
-    const reportNames = adapter.invocation({ model: 'm', prompt: 'p', workdir: FUZZ_WORKDIR, home: '/h' }).reports ?? [];
+    // Reports and `document` side files reach `finish` by name (recorded beside the stream as <fixture>.<name>).
+    const invocation = adapter.invocation({ model: 'm', prompt: 'p', workdir: FUZZ_WORKDIR, home: '/h' });
+    const reportNames = [...(invocation.reports ?? []), ...(invocation.sideFiles ?? []).filter((s) => s.read === 'document').map((s) => s.name)];
     const fixtures = join(dir, 'fixtures');
     const recordings = readdirSync(fixtures)
       .filter((f) => f.endsWith('.jsonl'))

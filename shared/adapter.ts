@@ -48,6 +48,30 @@ export interface Invocation {
    * hands its text to `finish` under the same name.
    */
   reports?: string[];
+  /**
+   * Files the CLI writes below HOME beside its stream, holding what stdout lacks (Grok's tool calls in its session's
+   * updates.jsonl, OpenHands' usage in base_state.json). Read only from the run's HOME, never through a symlink.
+   */
+  sideFiles?: SideFile[];
+}
+
+/**
+ * One file (or one file per session directory) the CLI writes below HOME. `path` is relative to HOME, `/`-separated;
+ * a `*` segment matches any one name at that level (Grok: `.grok/sessions` then two `*` levels then `updates.jsonl`): the session's
+ * own directories are named by ids the CLI picks. Only files created or changed during the session count: a file
+ * that was already there (an earlier session of the run) is read from where it ended.
+ */
+export interface SideFile {
+  /** The name the translator receives it under (a key of `finish`'s reports, or `sideLine`'s first argument). */
+  name: string;
+  path: string;
+  /**
+   * `lines`: a JSONL file the CLI appends to as it works; each complete line is handed to the translator's
+   * `sideLine` as it is written (the driver polls), and the rest at the session's end, before `finish`.
+   * `document`: a file the CLI rewrites; read whole after the session (the newest match that changed) and handed to
+   * `finish` under `name`, as a report is.
+   */
+  read: 'lines' | 'document';
 }
 
 /** Text of the report files a session wrote, by file name; a missing or unreadable file is absent. */
@@ -80,6 +104,11 @@ export interface SessionTranslator {
   line(line: StdoutLine): DraftEvent[];
   /** The session id known so far (stamped on events); undefined until the harness reports one. */
   sessionId(): string | undefined;
+  /**
+   * One line of a `lines` side file (Invocation.sideFiles), in the order the CLI wrote it; lines of side files and
+   * of stdout interleave as they arrive. Adapters without side files leave it out.
+   */
+  sideLine?(name: string, line: StdoutLine): DraftEvent[];
   /** End of stdout: flushes calls that never got a result and returns the session's summary. */
   finish(reports?: SessionReports): { events: DraftEvent[]; result: SessionResult };
 }

@@ -118,9 +118,25 @@ export const HarnessManifest = z.strictObject({
   env: z.record(envName, z.string()).default({}),
   /** Why the CLI cannot be driven offline here, when it cannot. */
   offline_note: z.string().optional(),
+  /**
+   * The CLI also speaks the Agent Client Protocol (JSON-RPC over stdio): the driver can be its ACP client instead of
+   * reading its stdout stream (a Run's `protocol: acp`). The session's environment and config files are the stdout
+   * invocation's; only the argv differs.
+   */
+  acp: z
+    .strictObject({
+      /** argv that starts the CLI as an ACP agent; `{model}` is the Run's model id. */
+      command: z.array(z.string().min(1)).min(1),
+      /** Whether Runs that name no protocol use ACP (`default = false`: the stdout mapping; the manifest says why). */
+      default: z.boolean().default(false),
+    })
+    .optional(),
 }).superRefine((m, ctx) => {
   if ((m.install === undefined) === (m.builtin === undefined)) {
     ctx.addIssue({ code: 'custom', path: ['install'], message: 'required, unless the harness is built in (then it must be absent)' });
+  }
+  if (m.acp && m.acp.command[0] !== m.binary) {
+    ctx.addIssue({ code: 'custom', path: ['acp', 'command'], message: `must start with the harness binary "${m.binary}" (the driver resolves it in the install prefix)` });
   }
   if (m.auth.modes.includes('api-key') && !m.auth.api_key) {
     ctx.addIssue({ code: 'custom', path: ['auth', 'api_key'], message: 'required when auth.modes has "api-key"' });

@@ -112,6 +112,10 @@ export const RunSpec = z.strictObject({
   continuePrompt: cString().min(1).default('Continue.').describe('Prompt of every session after the first'),
   cancel: z.boolean().optional().describe('Set true to stop the run (cluster path)'),
   budget: RunBudget.optional(),
+  protocol: z
+    .enum(['stdout', 'acp'])
+    .optional()
+    .describe("How the driver talks to the harness: `stdout` (its own headless stream) or `acp` (the Agent Client Protocol, for harnesses whose manifest has an [acp] section); default: the manifest's choice"),
   egress: EgressProfileName.optional().describe("Egress profile (cluster path): what the agent may reach outside the cluster, one of the install's profiles (e.g. none, registries, open); default: the install's default profile"),
   retries: z
     .int()

@@ -41,6 +41,7 @@ interface RunOptions {
   maxRuntime: string;
   sessions: string;
   authMode?: 'auto' | 'subscription' | 'api-key';
+  protocol?: 'stdout' | 'acp';
   json?: boolean;
   pretty?: boolean;
   result?: string;
@@ -86,6 +87,7 @@ export function specFromFlags(options: RunOptions): RunSpecInput {
     maxRuntimeSeconds: Number(options.maxRuntime),
     sessions: Number(options.sessions),
     ...(options.authMode ? { authMode: options.authMode } : {}),
+    ...(options.protocol ? { protocol: options.protocol } : {}),
     ...(options.maxTokens !== undefined || options.maxCost !== undefined
       ? { budget: { ...(options.maxTokens !== undefined ? { maxTokens: { total: Number(options.maxTokens) } } : {}), ...(options.maxCost !== undefined ? { maxCostUsd: Number(options.maxCost) } : {}) } }
       : {}),
@@ -109,6 +111,7 @@ export function registerRunCommand(program: Command): void {
     .option('--max-runtime <seconds>', 'maximum runtime of the whole run', '1800')
     .option('--sessions <n>', 'sessions to drive (later ones resume the first)', '1')
     .addOption(new Option('--auth-mode <mode>', 'lock the auth mode for this run').choices(['auto', 'subscription', 'api-key']))
+    .addOption(new Option('--protocol <protocol>', "how the driver talks to the harness: its own stdout stream, or the Agent Client Protocol (harnesses whose manifest has [acp]); default: the manifest's").choices(['stdout', 'acp']))
     .option('--stub', 'run offline against the built-in stub model (no credentials needed)')
     .option('--max-tokens <n>', 'budget: most tokens the run may use (input + output + cache), measured by the model gateway')
     .option('--max-cost <usd>', "budget: most the run may cost in USD at the model catalogue's list prices")

@@ -114,4 +114,19 @@ describe('tcab translate', () => {
     const [code] = (await once(child, 'exit')) as [number | null];
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
   });
+
+  it('replays a recorded ACP session (--protocol acp) and a side file\'s lines (--side), as the driver read them live', async () => {
+    const acp = join(ROOT, 'shared/translate/acp/fixtures/gemini-0.61.0-acp-tools.jsonl');
+    const replayed = (await tcab(['translate', '--harness', 'gemini', '--protocol', 'acp', '--json', acp])).stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; command?: string });
+    expect(replayed.filter((e) => e.type === 'command').map((e) => e.command)).toEqual(['ls -la && echo hi', 'exit 3']);
+    // The same file read as Gemini's own stdout stream is not its format: every line unknown, none lost.
+    const asStdout = (await tcab(['translate', '--harness', 'gemini', '--json', acp])).stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    expect(asStdout.filter((e) => e.type === 'command')).toEqual([]);
+    // Grok's tool calls are only in its session's updates.jsonl: without --side there are none.
+    const grok = join(ROOT, 'harnesses/grok/fixtures/grok-0.2.111-tools');
+    const types = async (extra: string[]) => (await tcab(['translate', '--harness', 'grok', '--json', ...extra, `${grok}.jsonl`])).stdout.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    expect((await types([])).filter((t) => t === 'command')).toEqual([]);
+    expect((await types(['--side', `updates=${grok}.updates`])).filter((t) => t === 'command').length).toBeGreaterThan(0);
+    await expect(tcab(['translate', '--harness', 'grok', '--side', 'updates', `${grok}.jsonl`])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--side: expected <name>=<file>') });
+  });
 });

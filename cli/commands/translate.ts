@@ -9,6 +9,7 @@ import { priceRun } from '../../shared/cost.ts';
 import { loadCatalog } from '../../shared/catalog/load.ts';
 import { splitLines, DEFAULT_MAX_LINE_BYTES } from '../../shared/translate/lines.ts';
 import { TranslationSession } from '../../shared/translate/session.ts';
+import { acpAdapterOf } from '../../shared/translate/acp/adapter.ts';
 import type { HarnessEvent } from '../../shared/events.ts';
 import { InvalidInputError } from '../../shared/errors.ts';
 import { createEventWriter, resolveFormat } from '../../shared/format/event-writer.ts';
@@ -26,18 +27,23 @@ interface TranslateOptions {
   fullReasoning?: boolean;
   maxLineBytes: string;
   report: string[];
+  side: string[];
+  protocol: 'stdout' | 'acp';
   atif?: string;
 }
 
-/** `--report usage.json=/path/to/file`: a report file the session wrote beside its stream (e.g. Copilot's usage). */
-function readReports(specs: string[]): Record<string, string> {
-  const reports: Record<string, string> = {};
-  for (const spec of specs) {
+/** `--report usage.json=/path/to/file` (or `--side updates=/path`): a name and the file recorded under it. */
+function namedFiles(option: string, specs: string[]): [name: string, file: string][] {
+  return specs.map((spec) => {
     const at = spec.indexOf('=');
-    if (at <= 0 || at === spec.length - 1) throw new InvalidInputError('--report', `expected <name>=<file>, got "${spec}"`);
-    reports[spec.slice(0, at)] = readFileSync(spec.slice(at + 1), 'utf8');
-  }
-  return reports;
+    if (at <= 0 || at === spec.length - 1) throw new InvalidInputError(option, `expected <name>=<file>, got "${spec}"`);
+    return [spec.slice(0, at), spec.slice(at + 1)];
+  });
+}
+
+/** Report files the session wrote beside its stream (e.g. Copilot's usage), by name. */
+function readReports(specs: string[]): Record<string, string> {
+  return Object.fromEntries(namedFiles('--report', specs).map(([name, file]) => [name, readFileSync(file, 'utf8')]));
 }
 
 function intOption(name: string, value: string, min: number): number {
@@ -60,6 +66,8 @@ export function registerTranslateCommand(program: Command): void {
     .option('--atif <file>', 'also write the session as an ATIF trajectory (Harbor\'s format) to this file')
     .option('--full-reasoning', 'show reasoning in full (human view)')
     .option('--report <name=file>', "a report file the session wrote beside its stream, e.g. copilot's usage.json (repeatable)", (value: string, all: string[]) => [...all, value], [] as string[])
+    .option('--side <name=file>', "a recorded side file's lines, e.g. grok's updates (the driver records them as <session>.<name>; replayed after stdout; repeatable)", (value: string, all: string[]) => [...all, value], [] as string[])
+    .addOption(new Option('--protocol <protocol>', "the recording is the harness's stdout stream, or an ACP session (the agent's JSON-RPC, recorded by a run with protocol acp)").choices(['stdout', 'acp']).default('stdout'))
     .option('--max-line-bytes <n>', 'lines longer than this become truncated unknown events', String(DEFAULT_MAX_LINE_BYTES))
     .addOption(new Option('--json', 'NDJSON events (default when stdout is not a terminal)').conflicts('pretty'))
     .addOption(new Option('--pretty', 'human view (default on a terminal)'))
@@ -68,7 +76,9 @@ export function registerTranslateCommand(program: Command): void {
       const exitCode = intOption('--exit-code', options.exitCode, 0);
       const maxLineBytes = intOption('--max-line-bytes', options.maxLineBytes, 1);
       const reports = readReports(options.report);
-      const adapter = await loadAdapter(options.harness);
+      const sides = namedFiles('--side', options.side);
+      const own = await loadAdapter(options.harness);
+      const adapter = options.protocol === 'acp' ? acpAdapterOf(own) : own;
       const session = new TranslationSession(adapter, { workdir: options.workdir });
       const format = resolveFormat(options, process.stdout.isTTY === true);
       const writer = createEventWriter(process.stdout, format, { fullReasoning: options.fullReasoning === true });
@@ -85,6 +95,12 @@ export function registerTranslateCommand(program: Command): void {
         for await (const line of splitLines(input, maxLineBytes)) {
           emit(session.stdout(line));
           await writer.drained();
+        }
+        for (const [name, sideFile] of sides) {
+          for await (const line of splitLines(createReadStream(sideFile), maxLineBytes)) {
+            emit(session.side(name, line));
+            await writer.drained();
+          }
         }
         if (options.stderr) {
           for await (const line of splitLines(createReadStream(options.stderr), maxLineBytes)) {

@@ -4,25 +4,29 @@
 import type { HarnessAdapter } from '../../shared/adapter.ts';
 import type { RunSpec } from '../../shared/run.ts';
 import { runSession } from '../stages/session.ts';
+import { acpInvocation } from '../../shared/translate/acp/adapter.ts';
 import type { StageContext } from '../stages/context.ts';
 import type { ModelRoute } from './gateway.ts';
 import type { RunState } from './state.ts';
 
-export async function runSessions(run: RunState, ctx: StageContext, spec: RunSpec, adapter: HarnessAdapter, binary: string, route: ModelRoute, recordDir?: string): Promise<void> {
+export async function runSessions(run: RunState, ctx: StageContext, spec: RunSpec, adapter: HarnessAdapter, binary: string, route: ModelRoute, recordDir?: string, protocol: 'stdout' | 'acp' = 'stdout'): Promise<void> {
   let resumeSessionId: string | undefined;
   for (let index = 0; index < spec.sessions; index++) {
-    const invocation = adapter.invocation({
+    const prompt = index === 0 ? spec.prompt : spec.continuePrompt;
+    const request = {
       model: spec.model,
-      prompt: index === 0 ? spec.prompt : spec.continuePrompt,
+      prompt,
       workdir: ctx.dirs.workspace,
       home: ctx.dirs.home,
       resumeSessionId,
       baseUrl: route.baseUrl,
       authMode: run.authMode ?? undefined,
-    });
+    };
+    // Over ACP the same setup (environment, config files) starts the agent with its manifest's ACP command.
+    const invocation = protocol === 'acp' ? acpInvocation(run.manifest!, adapter.invocation(request), spec.model) : adapter.invocation(request);
     const record = recordDir ? { dir: recordDir, name: `session-${index + 1}` } : undefined;
     run.running = 'session';
-    const { summary, outcome: proc } = await runSession(ctx, adapter, invocation, binary, route.secretEnv, spec.maxRuntimeSeconds, record);
+    const { summary, outcome: proc } = await runSession(ctx, adapter, invocation, binary, route.secretEnv, spec.maxRuntimeSeconds, record, protocol === 'acp' ? { prompt } : undefined);
     run.running = 'driver';
     const result = summary.result;
     run.rawUsage.push(result.raw_usage ?? null);

@@ -13,25 +13,24 @@ export const OVERRIDE_PROVIDER = 'tcab';
  */
 export function opencodeInvocation(manifest: HarnessManifest, request: InvocationRequest, configPath = '.config/opencode/opencode.json'): Invocation {
   let model = request.model;
-  const files = [];
+  let provider: Record<string, unknown> | undefined;
   if (request.baseUrl) {
     // Another endpoint (the stub, a gateway): a custom OpenAI-compatible provider named `tcab`, keyed from the
     // injected variable (never written into the file). A bare model id is served by that provider.
     const providerModel = model.includes('/') ? model.slice(model.indexOf('/') + 1) : model;
     model = `${OVERRIDE_PROVIDER}/${providerModel}`;
-    const config = {
-      $schema: 'https://opencode.ai/config.json',
-      provider: {
-        [OVERRIDE_PROVIDER]: {
-          npm: '@ai-sdk/openai-compatible',
-          name: 'tcab endpoint',
-          options: { baseURL: `${request.baseUrl.replace(/\/$/, '')}/v1`, apiKey: `{env:${manifest.auth.api_key?.inject_as ?? 'OPENROUTER_API_KEY'}}` },
-          models: { [providerModel]: { name: providerModel } },
-        },
+    provider = {
+      [OVERRIDE_PROVIDER]: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'tcab endpoint',
+        options: { baseURL: `${request.baseUrl.replace(/\/$/, '')}/v1`, apiKey: `{env:${manifest.auth.api_key?.inject_as ?? 'OPENROUTER_API_KEY'}}` },
+        models: { [providerModel]: { name: providerModel } },
       },
     };
-    files.push({ path: configPath, content: `${JSON.stringify(config, null, 2)}\n` });
   }
+  // The model is in the config too: `-m` picks it for `run`, and `opencode acp` (the ACP path) has no model flag.
+  const config = { $schema: 'https://opencode.ai/config.json', model, ...(provider ? { provider } : {}) };
+  const files = [{ path: configPath, content: `${JSON.stringify(config, null, 2)}\n` }];
   const argv = [manifest.binary, 'run', '--format', 'json', '--auto', '--thinking', '-m', model];
   if (request.resumeSessionId) argv.push('--session', request.resumeSessionId);
   argv.push(request.prompt);

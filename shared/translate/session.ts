@@ -128,6 +128,25 @@ export class TranslationSession {
   }
 
   /**
+   * One line of a `lines` side file (Invocation.sideFiles): the adapter's `sideLine` events, or `unknown` for a line
+   * it cannot map (as for stdout). Side lines do not count toward the failure tail: that is what the CLI printed.
+   */
+  side(name: string, line: SplitLine): HarnessEvent[] {
+    if (line.truncated) {
+      return this.stamp([{ type: 'unknown', raw: line.text + TRUNCATION_MARKER(line.bytes), original_bytes: line.bytes }]);
+    }
+    if (line.text.length === 0) return [];
+    const record: StdoutLine = { text: line.text, json: parseJsonLine(line.text) };
+    let drafts: unknown;
+    try {
+      drafts = this.translator.sideLine ? this.translator.sideLine(name, record) : null;
+    } catch {
+      drafts = null;
+    }
+    return this.stamp(drafts, record);
+  }
+
+  /**
    * One stderr line: surfaced as a warning while the run is in progress (spec), one per diagnostic: the warnings of
    * the diagnostics this line closed (a stack trace or wrapped message is one; blank lines alone are none).
    */

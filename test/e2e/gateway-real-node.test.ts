@@ -64,7 +64,7 @@ let ns: string;
 let removeNs: () => Promise<void>;
 let workDir: string;
 let logs: LogCapture;
-let stubs: Record<keyof typeof STUB_PORTS, { address: string; close: () => void }>;
+let stubs: Record<'gg' | 'claude', { address: string; close: () => void }>;
 let gateway: { address: string; close: () => void };
 
 const cluster = (): ClusterAccess => ({ kubeconfig: inject('kubeconfig'), binDir: inject('clusterBinDir') });
@@ -92,8 +92,8 @@ interface StubRequest {
   status: number;
   key_sha256: string | null;
 }
-const stubRequests = async (port: keyof typeof STUB_PORTS) => (await (await fetch(`http://${stubs[port].address}/_stub/requests`)).json()) as StubRequest[];
-const toolOutputs = async (port: keyof typeof STUB_PORTS) => (await (await fetch(`http://${stubs[port].address}/_stub/tool-results`)).json()) as string[];
+const stubRequests = async (port: 'gg' | 'claude') => (await (await fetch(`http://${stubs[port].address}/_stub/requests`)).json()) as StubRequest[];
+const toolOutputs = async (port: 'gg' | 'claude') => (await (await fetch(`http://${stubs[port].address}/_stub/tool-results`)).json()) as string[];
 
 /** The `name=value` lines the adversary printed, from the tool result that holds them. */
 function reportOf(results: string[]): Map<string, string> {

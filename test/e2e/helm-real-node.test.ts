@@ -84,6 +84,15 @@ const PROBE = [
 // The second step runs the attempts the Run's workspace holds (only the adversary Run's has any).
 const GG_SCRIPT = { steps: [{ tool: { name: 'shell', args: { command: PROBE } } }, { tool: { name: 'shell', args: { command: RUN_ATTEMPTS_COMMAND } } }, { tool: { name: 'write_file', args: { path: 'hello.txt', content: 'hello\n' } } }, { text: 'Wrote hello.txt.' }] };
 const CLAUDE_SCRIPT = { steps: [{ text: 'Hello from the stub model.' }] };
+// The newer CLIs (issue 41), each in its own tool names: a shell command that writes and shows a file, a read of it
+// (relative: the driver Pod's workspace path is the driver's to choose), a final answer.
+const PI_SCRIPT = {
+  steps: [
+    { thinking: 'A shell command can create and show the file.', text: 'I will create hello.txt.', tool: { name: 'bash', args: { command: "printf 'hello\\n' > hello.txt && cat hello.txt" } } },
+    { tool: { name: 'read', args: { path: 'hello.txt' } } },
+    { text: 'Created hello.txt.' },
+  ],
+};
 
 let node: RealNodeContext;
 let ns: string;
@@ -344,7 +353,7 @@ beforeAll(async () => {
   images = await pushImages(['driver', 'dispatcher', 'nats', 'npm-cache', 'egress-proxy'], node);
   const pushedMs = Date.now() - t0;
   // The provider key is a canary: it must appear in no event, log, status or Kubernetes Event.
-  const install = await installChart(cluster(), { namespace: ns, images, providerKey: CANARY, stubScripts: { gg: GG_SCRIPT, claude: CLAUDE_SCRIPT }, workDir, timeoutSeconds: 240,
+  const install = await installChart(cluster(), { namespace: ns, images, providerKey: CANARY, providerKeys: { openrouter: CANARY }, stubScripts: { gg: GG_SCRIPT, claude: CLAUDE_SCRIPT, pi: PI_SCRIPT }, workDir, timeoutSeconds: 240,
     // The node's release store (issue 36) in this test's own directory: the test nodes share the machine's disk.
     overrides: { driver: { releaseStore: { hostPath: join(workDir, 'releases') } } } });
   expect(install.stdout + install.stderr).toContain('STATUS: deployed');
@@ -583,6 +592,24 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     }
     process.stderr.write(`e2e claude install+probe from the warm in-cluster cache: ${stages['claude-warm']!.driver_install_harness! + stages['claude-warm']!.driver_probe_harness!} ms (cold: ${stages['claude-cold']!.driver_install_harness! + stages['claude-cold']!.driver_probe_harness!} ms)\n`);
   }, 800_000);
+
+  it('the newest CLIs in driver Pods (issue 41): a Pi Run (npm, through the in-cluster cache): its tool calls, usage and cost as on a workstation', async () => {
+    const spec = { harness: 'pi', model: 'anthropic/claude-sonnet-4.5', prompt: 'Create hello.txt.', maxRuntimeSeconds: 300 };
+    const { followed, done } = await timedRun('pi-newest', spec, 360_000);
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(done.status, JSON.stringify(done.status)).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded', authMode: 'api-key' });
+    expect(done.status!.harnessVersion).toMatch(/^\d+\.\d+\.\d+/);
+    const byType = (type: string) => followed.events.filter((e) => e.type === type);
+    expect(byType('command').map((e) => ({ command: e.command, exit_code: e.exit_code, is_success: e.is_success }))).toContainEqual({ command: "printf 'hello\\n' > hello.txt && cat hello.txt", exit_code: 0, is_success: true });
+    expect(byType('read').map((e) => String(e.path))).toEqual([expect.stringMatching(/hello\.txt$/)]);
+    expect(byType('reasoning').length).toBeGreaterThan(0);
+    expect(byType('agent').map((e) => e.message)).toContain('Created hello.txt.');
+    expect(byType('unknown')).toEqual([]);
+    // Three model turns, each with the stub's usage: summed, and priced from the catalog (Pi's own estimate stays raw).
+    expect(done.status!.usage!.input).toBeGreaterThan(0);
+    expect(done.status!.usage!.output).toBeGreaterThan(0);
+    expect(done.status!.comparableCostUsd).toBeGreaterThan(0);
+  }, 400_000);
 
   it('the dispatcher runs as uid 1000 with no capabilities, no_new_privs, seccomp and a read-only root (kubectl exec into its container)', async () => {
     const [pod] = (await getJson<{ items: V1Pod[] }>('pods', '-n', ns, '-l', 'app.kubernetes.io/component=dispatcher')).items;

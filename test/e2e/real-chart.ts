@@ -14,8 +14,9 @@ const exec = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
 export const CHART = join(ROOT, 'charts', 'tcab');
 export const RELEASE = 'tcab';
-/** The stub model's ports in the cluster, one container per wire. */
-export const STUB_PORTS = { gg: 8080, claude: 8081 } as const;
+/** The stub model's ports in the cluster, one container per harness script (gg and claude always; pi and grok when given). */
+export const STUB_PORTS = { gg: 8080, claude: 8081, pi: 8082, grok: 8083 } as const;
+export type StubScripts = Record<'gg' | 'claude', object> & Partial<Record<keyof typeof STUB_PORTS, object>>;
 
 /** Where the cluster is: its kubeconfig and the directory holding the pinned kubectl and helm. */
 export interface ClusterAccess {
@@ -54,7 +55,8 @@ export function proxyCa(): string {
 const splitImage = (ref: string) => ({ repository: ref.slice(0, ref.lastIndexOf(':')), tag: ref.slice(ref.lastIndexOf(':') + 1) });
 
 /** The stub model Deployment + Service: the driver image running driver/stub-models/serve.ts, one container per wire. */
-export function stubModels(namespace: string, image: string, scripts: Record<keyof typeof STUB_PORTS, object>): object {
+export function stubModels(namespace: string, image: string, scripts: StubScripts): object {
+  const names = (Object.keys(STUB_PORTS) as (keyof typeof STUB_PORTS)[]).filter((name) => scripts[name] !== undefined);
   const container = (name: keyof typeof STUB_PORTS) => ({
     name,
     image,
@@ -82,19 +84,19 @@ export function stubModels(namespace: string, image: string, scripts: Record<key
             spec: {
               automountServiceAccountToken: false,
               securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } },
-              containers: [container('gg'), container('claude')],
+              containers: names.map(container),
             },
           },
         },
       },
-      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'stub-models', namespace }, spec: { selector: labels, ports: Object.entries(STUB_PORTS).map(([name, port]) => ({ name, port, targetPort: port })) } },
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'stub-models', namespace }, spec: { selector: labels, ports: names.map((name) => ({ name, port: STUB_PORTS[name], targetPort: STUB_PORTS[name] })) } },
     ],
   };
 }
 
 /** The chart's values: the images from `images`, bundled NATS and npm cache, the provider key's Secret, extraCA. */
 /** Provider key variables by the Secret key `installChart` stores each provider's key under. */
-const KEY_VARIABLES: Record<string, string> = { anthropic: 'ANTHROPIC_API_KEY', openai: 'OPENAI_API_KEY' };
+const KEY_VARIABLES: Record<string, string> = { anthropic: 'ANTHROPIC_API_KEY', openai: 'OPENAI_API_KEY', openrouter: 'OPENROUTER_API_KEY', xai: 'XAI_API_KEY' };
 
 /**
  * @param gateway the chart's model gateway (its default is on). The suites that test other things install without
@@ -109,7 +111,7 @@ export function chartValues(namespace: string, images: Record<string, string>, p
       image: splitImage(images.driver!),
       // Small requests: the node has 2 cores, shared with the dispatchers, NATS, Verdaccio and the stub.
       resources: { cpu: '250m', memory: '1536Mi' },
-      env: { TCAB_BASE_URL_GG: stubUrl(STUB_PORTS.gg), TCAB_BASE_URL_CLAUDE: stubUrl(STUB_PORTS.claude) },
+      env: Object.fromEntries(Object.entries(STUB_PORTS).map(([slug, port]) => [`TCAB_BASE_URL_${slug.toUpperCase()}`, stubUrl(port)])),
     },
     nats: { url: '', auth: { enabled: true, existingSecret: '' }, credentialsSecret: '', bundled: { enabled: true, image: { ...splitImage(images.nats!), pullPolicy: 'IfNotPresent' }, storage: '1Gi', replicas: natsReplicas } },
     npmCache: { enabled: true, image: { ...splitImage(images['npm-cache']!), pullPolicy: 'IfNotPresent' }, storage: '5Gi', upstream: 'https://registry.npmjs.org/' },
@@ -140,7 +142,7 @@ export interface InstallOptions {
   gateway?: boolean;
   /** The bundled NATS's servers: 1 (the default) or a JetStream cluster of 3. */
   natsReplicas?: 1 | 3;
-  stubScripts: Record<keyof typeof STUB_PORTS, object>;
+  stubScripts: StubScripts;
   /** Values over the suite's (a second `-f` file: helm merges maps, replaces lists), e.g. { dispatcher: { replicas: 2 } }. */
   overrides?: object;
   /** Where values.json is written. */

@@ -179,8 +179,10 @@ describe('npm run images', () => {
     const devOnly = Object.entries(lock.packages).filter(([path, p]) => p.dev && path.startsWith('node_modules/')).map(([path]) => path);
     expect(devOnly).toEqual(expect.arrayContaining(['node_modules/vitest', 'node_modules/typescript', 'node_modules/eslint']));
     expect(devOnly.filter((path) => existsSync(join(app, path)))).toEqual([]);
-    // The tools the driver runs besides Node: git (workspaces), ripgrep (OpenCode's tools), ps (procps).
-    for (const tool of ['usr/bin/git', 'usr/bin/rg', 'usr/bin/ps']) expect(existsSync(join(root, tool)), tool).toBe(true);
+    // The tools the driver runs besides Node: git (workspaces), ripgrep (OpenCode's tools), ps (procps), and what
+    // Python CLIs install with (uv, Debian's python3); pip was only uv's installer.
+    for (const tool of ['usr/bin/git', 'usr/bin/rg', 'usr/bin/ps', 'usr/local/bin/uv', 'usr/bin/python3']) expect(existsSync(join(root, tool)), tool).toBe(true);
+    expect(existsSync(join(root, 'usr/bin/pip3')), 'pip3').toBe(false);
   });
 
   it('driver: its entry point loads every module it imports in the image, then asks for a Run spec', async () => {
