@@ -27,6 +27,7 @@ const CALLS: Record<string, { model: string; appends: string }> = {
   kimi: { model: 'mock-model', appends: '/chat/completions' },
   vibe: { model: 'mock-model', appends: '/chat/completions' },
   grok: { model: 'mock-model', appends: '/chat/completions' },
+  openhands: { model: 'openrouter/mock-model', appends: '/chat/completions' },
 };
 /** gg's adapter passes the base URL as is; its model client (harnesses/gg/model.ts) appends /v1 and the wire's path. */
 const GG_APPENDS: Record<string, string> = { 'anthropic-messages': '/v1/messages', 'openai-responses': '/v1/responses', 'openai-chat': '/v1/chat/completions' };

@@ -93,6 +93,15 @@ const PI_SCRIPT = {
     { text: 'Created hello.txt.' },
   ],
 };
+// Grok runs only a model its endpoint lists; its shell tool takes a description.
+const GROK_SCRIPT = {
+  models: ['grok-code-fast-1'],
+  steps: [
+    { thinking: 'A shell command can create and show the file.', text: 'I will create hello.txt.', tool: { name: 'run_terminal_command', args: { command: "printf 'hello\\n' > hello.txt && cat hello.txt", description: 'Create hello.txt and show it' } } },
+    { tool: { name: 'read_file', args: { target_file: 'hello.txt' } } },
+    { text: 'Created hello.txt.' },
+  ],
+};
 
 let node: RealNodeContext;
 let ns: string;
@@ -353,7 +362,7 @@ beforeAll(async () => {
   images = await pushImages(['driver', 'dispatcher', 'nats', 'npm-cache', 'egress-proxy'], node);
   const pushedMs = Date.now() - t0;
   // The provider key is a canary: it must appear in no event, log, status or Kubernetes Event.
-  const install = await installChart(cluster(), { namespace: ns, images, providerKey: CANARY, providerKeys: { openrouter: CANARY }, stubScripts: { gg: GG_SCRIPT, claude: CLAUDE_SCRIPT, pi: PI_SCRIPT }, workDir, timeoutSeconds: 240,
+  const install = await installChart(cluster(), { namespace: ns, images, providerKey: CANARY, providerKeys: { openrouter: CANARY, xai: CANARY }, stubScripts: { gg: GG_SCRIPT, claude: CLAUDE_SCRIPT, pi: PI_SCRIPT, grok: GROK_SCRIPT }, workDir, timeoutSeconds: 240,
     // The node's release store (issue 36) in this test's own directory: the test nodes share the machine's disk.
     overrides: { driver: { releaseStore: { hostPath: join(workDir, 'releases') } } } });
   expect(install.stdout + install.stderr).toContain('STATUS: deployed');
@@ -593,9 +602,12 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     process.stderr.write(`e2e claude install+probe from the warm in-cluster cache: ${stages['claude-warm']!.driver_install_harness! + stages['claude-warm']!.driver_probe_harness!} ms (cold: ${stages['claude-cold']!.driver_install_harness! + stages['claude-cold']!.driver_probe_harness!} ms)\n`);
   }, 800_000);
 
-  it('the newest CLIs in driver Pods (issue 41): a Pi Run (npm, through the in-cluster cache): its tool calls, usage and cost as on a workstation', async () => {
-    const spec = { harness: 'pi', model: 'anthropic/claude-sonnet-4.5', prompt: 'Create hello.txt.', maxRuntimeSeconds: 300 };
-    const { followed, done } = await timedRun('pi-newest', spec, 360_000);
+  it.each([
+    ['pi', 'npm, through the in-cluster cache', 'anthropic/claude-sonnet-4.5'],
+    ['grok', 'PyPI with uv, through the egress proxy\'s registries profile; its tool calls only in a side file', 'grok-code-fast-1'],
+  ])('the newest CLIs in driver Pods (issue 41): a %s Run (%s): its tool calls, usage and cost as on a workstation', async (harness, _how, model) => {
+    const spec = { harness, model, prompt: 'Create hello.txt.', maxRuntimeSeconds: 300 };
+    const { followed, done } = await timedRun(`${harness}-newest`, spec, 360_000);
     expect(followed.code, followed.stderr).toBe(0);
     expect(done.status, JSON.stringify(done.status)).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded', authMode: 'api-key' });
     expect(done.status!.harnessVersion).toMatch(/^\d+\.\d+\.\d+/);
