@@ -153,3 +153,16 @@ describe('ClaimPass with a serialised login', () => {
     expect(t.statuses.get('ns/login-2')!.conditions?.map((c) => [c.type, c.status])).toEqual([['LoginBusy', 'False'], ['Dispatched', 'True']]);
   });
 });
+
+describe('ClaimPass refusing a protocol the harness does not speak', () => {
+  it('refuses ACP for a harness without [acp], and ACP with several sessions, naming the field; no Pod is made', async () => {
+    const acp = (name: string, spec: object) => ({ ...runOf(name, 'claude-sonnet-4-5', T0), spec: { ...runOf(name, 'claude-sonnet-4-5', T0).spec, ...spec } }) as RunObject;
+    const runs = [acp('claude-acp', { protocol: 'acp' }), acp('gemini-acp-2', { harness: 'gemini', model: 'gemini-2.5-pro', protocol: 'acp', sessions: 2 })];
+    const t = setup(runs, { TCAB_API_KEY_SECRETS: JSON.stringify([{ env: 'ANTHROPIC_API_KEY', secret: 'keys', key: 'anthropic' }, { env: 'GEMINI_API_KEY', secret: 'keys', key: 'gemini' }]) });
+    await t.pass.run();
+    expect(t.created).toEqual([]);
+    const messages = runs.map((r) => JSON.stringify(t.statuses.get(objectKey(r))));
+    expect(messages[0]).toContain('invalid spec.protocol: \\"acp\\": claude does not speak the Agent Client Protocol');
+    expect(messages[1]).toContain('invalid spec.sessions: 2: a run over ACP drives one session');
+  });
+});

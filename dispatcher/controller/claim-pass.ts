@@ -12,6 +12,7 @@ import type { Logger } from '../../shared/log.ts';
 import { AUTH_MODE_SETTINGS, RunSpec, runLifetimeSeconds } from '../../shared/run.ts';
 import { clusterRunIdOf } from '../../shared/run-id.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
+import { runProtocol } from '../../shared/translate/acp/adapter.ts';
 import { formatIssues } from '../../shared/zod-issues.ts';
 import { concurrently } from '../../shared/concurrently.ts';
 import { labelNatsUser } from '../auth/run-credentials.ts';
@@ -239,6 +240,12 @@ export class ClaimPass {
       manifest = manifestForModel(getHarness(spec.harness), spec.model);
     } catch {
       return refuse(`unknown harness "${spec.harness}"`);
+    }
+    // A protocol the harness does not speak (or ACP with several sessions) is refused here, naming the field.
+    try {
+      runProtocol(spec, manifest);
+    } catch (error) {
+      return refuse(`invalid ${(error as Error).message}`);
     }
     const { auth } = manifest;
     const secretNames = new Set(this.deps.caches.secrets.list().map((s) => s.metadata!.name!));

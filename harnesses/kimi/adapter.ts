@@ -1,17 +1,18 @@
 // Kimi Code adapter: `kimi --prompt=<prompt> --output-format stream-json` (prompt mode implies auto-approve), the
 // model set up by environment only (KIMI_MODEL_NAME/_API_KEY/_PROVIDER_TYPE/_BASE_URL: an OpenAI-compatible
 // endpoint, OpenRouter unless the stub or the gateway is given). Kimi's home (KIMI_CODE_HOME) is inside the run's
-// HOME. Tokens are not on stdout: a Stop hook copies them from the session's wire file into a report in HOME
-// (usage-hook.ts), which the driver reads after the session.
+// HOME. Tokens are not on stdout: they are in the session's wire files (one per agent, below
+// sessions/<workspace>/<session id>/agents/), which the driver tails live as the `wire` side file (usage.ts).
 import type { HarnessAdapter, Invocation, InvocationRequest } from '../../shared/adapter.ts';
 import type { HarnessManifest } from '../../shared/manifest.ts';
-import { KimiTranslator } from './translator.ts';
+import { KimiTranslator, WIRE } from './translator.ts';
 import { KIMI_USAGE_SHAPE } from './usage.ts';
-import { CONFIG_TOML, HOOK_SCRIPT, HOOK_SOURCE, USAGE_REPORT } from './usage-hook.ts';
 
 export const OPENROUTER_BASE_URL = 'https://openrouter.ai/api/v1';
 /** Kimi's home below the run HOME (its default is ~/.kimi-code too; named so nothing depends on the default). */
 export const KIMI_HOME_DIR = '.kimi-code';
+/** Every agent's wire file of every session (workspace hash, session id, agent name are Kimi's). */
+export const WIRE_PATH = `${KIMI_HOME_DIR}/sessions/*/*/agents/*/wire.jsonl`;
 
 export function kimiInvocation(manifest: HarnessManifest, request: InvocationRequest): Invocation {
   // `--prompt=<text>` keeps a prompt starting with `-` from being read as an option.
@@ -28,11 +29,8 @@ export function kimiInvocation(manifest: HarnessManifest, request: InvocationReq
     argv,
     env,
     stdin: 'close',
-    files: [
-      { path: `${KIMI_HOME_DIR}/config.toml`, content: CONFIG_TOML },
-      { path: HOOK_SCRIPT, content: HOOK_SOURCE },
-    ],
-    reports: [USAGE_REPORT],
+    files: [],
+    sideFiles: [{ name: WIRE, path: WIRE_PATH, read: 'lines' }],
   };
 }
 

@@ -3,10 +3,10 @@
 //   printed -> reasoning, `tool_calls` announce calls;
 // - `role: "tool"`: a call's result, paired by tool_call_id (map-kimi-tools.ts);
 // - `role: "meta"`: `system.version`, `session.resume_hint` (the session id).
-// Tokens come from the report the Stop hook copies from the session's wire files (usage.ts); a session
-// without it (the CLI was killed before its end, or no model call answered) has unknown usage (null).
+// Tokens come from the session's wire files, tailed live as the `wire` side file (sideLine; usage.ts); a session
+// whose wire files hold no usage record (no model call answered, or none was read) has unknown usage (null).
 import type { DraftEvent } from '../../shared/events.ts';
-import type { SessionReports, SessionResult, StdoutLine } from '../../shared/adapter.ts';
+import type { SessionResult, StdoutLine } from '../../shared/adapter.ts';
 import { StructuredTranslator } from '../../shared/translate/structured-translator.ts';
 import { obj } from '../../shared/translate/json.ts';
 import type { JsonObject } from '../../shared/translate/json.ts';
@@ -16,8 +16,10 @@ import { unreadableUsageWarning } from '../../shared/translate/token-counts.ts';
 import { mapKimiCall } from './map-kimi-tools.ts';
 import type { KimiCall, KimiOutcome } from './map-kimi-tools.ts';
 import { AssistantMessage, KimiRecord, MetaRecord, ResumeHint, TextPart, ThinkPart, ToolCall, ToolMessage } from './records.ts';
-import { kimiUsage } from './usage.ts';
-import { USAGE_REPORT } from './usage-hook.ts';
+import { WireUsage } from './usage.ts';
+
+/** The side file's name (Invocation.sideFiles): every agent's wire.jsonl of the session. */
+export const WIRE = 'wire';
 
 export class KimiTranslator extends StructuredTranslator {
   private readonly calls = new PendingCalls<KimiCall, KimiOutcome>();
@@ -25,6 +27,7 @@ export class KimiTranslator extends StructuredTranslator {
   private lastText: string | undefined;
   /** The resume hint came: Kimi prints it once the prompt has finished. */
   private ended = false;
+  private readonly usage = new WireUsage();
 
   line(line: StdoutLine): DraftEvent[] {
     const parsed = KimiRecord.safeParse(line.json);
@@ -43,12 +46,21 @@ export class KimiTranslator extends StructuredTranslator {
     }
   }
 
-  finish(reports?: SessionReports): { events: DraftEvent[]; result: SessionResult } {
+  /**
+   * One line of a wire file: its usage records and prompt times are kept (usage.ts), every other record is what
+   * stdout already said (or Kimi's internals: profile, context, requests) and yields nothing. A line that is no wire
+   * record is unknown.
+   */
+  sideLine(name: string, line: StdoutLine): DraftEvent[] {
+    if (name !== WIRE) return [unknownLine(line)];
+    return this.usage.add(line) ? [] : [unknownLine(line)];
+  }
+
+  finish(): { events: DraftEvent[]; result: SessionResult } {
     const events: DraftEvent[] = [];
     this.calls.flush(events, (call, out) => out.push(...mapKimiCall(call, undefined, this.cwd)), (outcome) => outcome.record);
-    const report = reports?.[USAGE_REPORT];
-    const usage = report === undefined ? undefined : kimiUsage(report);
-    if (usage && usage.unreadable.length > 0) events.push(unreadableUsageWarning('kimi', USAGE_REPORT, usage.unreadable));
+    const usage = this.usage.total();
+    if (usage && usage.unreadable.length > 0) events.push(unreadableUsageWarning('kimi', 'wire.jsonl', usage.unreadable));
     this.result = {
       ...this.result,
       tokens: usage?.tokens ?? null,
