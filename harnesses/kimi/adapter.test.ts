@@ -1,22 +1,60 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getHarness } from '../registry.ts';
-import kimiAdapter, { KIMI_HOME_DIR, OPENROUTER_BASE_URL } from './adapter.ts';
+import { LineSplitter } from '../../shared/translate/lines.ts';
+import { TranslationSession } from '../../shared/translate/session.ts';
+import type { HarnessEvent } from '../../shared/events.ts';
+import { HarnessEvent as HarnessEventSchema } from '../../shared/events.ts';
+import kimiAdapter, { KIMI_HOME_DIR, OPENROUTER_BASE_URL, WIRE_PATH } from './adapter.ts';
 import { kimiToolKind } from './map-kimi-tools.ts';
-import { kimiUsage } from './usage.ts';
-import { CONFIG_TOML, HOOK_SCRIPT, HOOK_SOURCE, USAGE_REPORT } from './usage-hook.ts';
-import { strip, translateFixture, translateText } from '../../test/support/translate-fixture.ts';
+import { WIRE } from './translator.ts';
+import { MAX_RAW_RECORD_CHARS, MAX_USAGE_RECORDS } from './usage.ts';
+import { FIXED_CLOCK, strip, translateFixture, translateText } from '../../test/support/translate-fixture.ts';
 
 const adapter = kimiAdapter(getHarness('kimi').manifest);
 const fixtures = join(import.meta.dirname, 'fixtures');
 const fixture = (name: string) => join(fixtures, name);
+const read = (name: string) => readFileSync(fixture(name), 'utf8');
 const lines = (...records: object[]) => records.map((r) => JSON.stringify(r)).join('\n');
 const W = '/w';
 
-// Records in Kimi Code 2.1.0's shapes (fixtures/kimi-code-2.1.0-stream-json.jsonl).
+/**
+ * One piece of text as the driver reads it: from stdout (`out`), or from a wire file (any other key: each file has
+ * its own line splitter, so a piece may end mid-line and the next piece of that file completes it).
+ */
+type Piece = [string, string];
+
+/** Runs pieces through the real engine in the order given (wire files and stdout interleave live). */
+function run(pieces: Piece[], options: { workdir?: string; exitCode?: number } = {}) {
+  const session = new TranslationSession(adapter, { workdir: options.workdir ?? W }, { clock: FIXED_CLOCK });
+  const events: HarnessEvent[] = [];
+  const splitters = new Map<string, LineSplitter>();
+  const feed = (source: string, split: ReturnType<LineSplitter['end']>) => {
+    for (const line of split) events.push(...(source === 'out' ? session.stdout(line) : session.side(WIRE, line)));
+  };
+  for (const [source, text] of pieces) {
+    let splitter = splitters.get(source);
+    if (!splitter) splitters.set(source, (splitter = new LineSplitter()));
+    feed(source, splitter.push(text));
+  }
+  for (const [source, splitter] of splitters) feed(source, splitter.end());
+  const finished = session.finish({ code: options.exitCode ?? 0, signal: null });
+  events.push(...finished.events);
+  for (const event of events) expect(HarnessEventSchema.safeParse(event).success, JSON.stringify(event)).toBe(true);
+  return { events, stripped: strip(events), result: finished.summary.result };
+}
+/** A text cut into pieces of `size` characters. */
+const cut = (source: string, text: string, size: number): Piece[] => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => [source, text.slice(i * size, (i + 1) * size)]);
+/** Pieces of several sources, taken in turn (a poll of each file, then the next). */
+function interleave(...sources: Piece[][]): Piece[] {
+  const out: Piece[] = [];
+  for (let i = 0; sources.some((s) => i < s.length); i++) for (const s of sources) if (i < s.length) out.push(s[i]!);
+  return out;
+}
+const wireOf = (...records: string[]) => `${records.join('\n')}\n`;
+
+// Records in Kimi Code 2.1.0's shapes (fixtures/kimi-code-2.1.0-stream-json.jsonl, kimi-code-2.1.0-wire.jsonl).
 const version = { role: 'meta', type: 'system.version', version: '2.1.0' };
 const hint = (id = 'session_1') => ({ role: 'meta', type: 'session.resume_hint', session_id: id, command: `kimi -r ${id}`, content: `To resume this session: kimi -r ${id}` });
 const fn = (id: string, name: string, args: object | string) => ({ type: 'function', id, function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } });
@@ -27,46 +65,57 @@ const text = (content: string) => ({ role: 'assistant', content });
 const wire = (type: string, time: number, extra: object = {}) => JSON.stringify({ type, agentId: 'main', time, ...extra });
 const usageRecord = (time: number, inputOther: number, output: number, inputCacheRead = 0, inputCacheCreation = 0, agentId = 'main') =>
   JSON.stringify({ type: 'usage.record', agentId, model: '__kimi_env_model__', usage: { inputOther, output, inputCacheRead, inputCacheCreation }, usageScope: 'turn', time });
+const stdout = (...records: object[]): Piece => ['out', lines(...records)];
 
 describe('kimi adapter: recorded transcripts', () => {
+  const sample = read('kimi-code-2.1.0-stream-json.jsonl');
+  const sampleWire = read('kimi-code-2.1.0-wire.jsonl');
+
   it('2.1.0 reference sample: the command, the answer, the session id; usage from the wire file summed over both model calls', () => {
-    const { events, summary } = translateFixture(adapter, fixture('kimi-code-2.1.0-stream-json.jsonl'), {
-      reports: { [USAGE_REPORT]: readFileSync(fixture('kimi-code-2.1.0-wire.jsonl'), 'utf8') },
-    });
-    expect(strip(events)).toEqual([
+    const { stripped, result } = run([['out', sample], ['main', sampleWire]]);
+    // The wire file's other records (profile, system prompt, context, requests) yield nothing.
+    expect(stripped).toEqual([
       { type: 'command', command: 'echo hi-from-stub', tool_name: 'Bash' },
       { type: 'agent', message: 'Stub says: done.' },
     ]);
     // Two usage.record lines of {inputOther 100, output 15, inputCacheRead 20, inputCacheCreation 0}.
-    expect(summary.result).toMatchObject({
+    expect(result).toMatchObject({
       session_id: 'session_e46a02af-c20a-45a6-b08c-075a4dcca100',
       tokens: { input: 200, output: 30, cache_read: 40, cache_write: 0, reasoning: null },
       reported_cost_usd: null,
       final_text: 'Stub says: done.',
     });
-    expect((summary.result.raw_usage as { usage_records: unknown[] }).usage_records).toHaveLength(2);
+    expect((result.raw_usage as { usage_records: unknown[] }).usage_records).toEqual(sampleWire.split('\n').filter((l) => l.includes('"type":"usage.record"')).map((l) => JSON.parse(l)));
+  });
+
+  it('the same recording with the wire file first, or in odd-sized pieces interleaved with stdout: the same events and usage', () => {
+    const whole = run([['out', sample], ['main', sampleWire]]);
+    expect(run([['main', sampleWire], ['out', sample]]).stripped).toEqual(whole.stripped);
+    const pieces = run(interleave(cut('out', sample, 97), cut('main', sampleWire, 1013)));
+    expect(pieces.stripped).toEqual(whole.stripped);
+    expect(pieces.result).toEqual(whole.result);
   });
 
   // Recorded by `tcab harnesses verify kimi --record` against the newest release.
   const recorded = readdirSync(fixtures);
   const tools = recorded.find((f) => /^kimi-\d.*-tools\.jsonl$/.test(f));
-  const toolsUsage = recorded.find((f) => /^kimi-\d.*-tools\.kimi-usage\.jsonl$/.test(f));
+  const toolsWire = recorded.find((f) => /^kimi-\d.*-tools\.wire$/.test(f));
   const apiError = recorded.find((f) => /^kimi-\d.*-api-error\.jsonl$/.test(f));
 
-  it.runIf(tools && toolsUsage)('newest release, tools scenario: every tool mapped, TodoList unknown, usage from the hook’s report', () => {
-    const { events, summary } = translateFixture(adapter, fixture(tools!), { workdir: '/ws', reports: { [USAGE_REPORT]: readFileSync(fixture(toolsUsage!), 'utf8') } });
-    const kinds = strip(events).map((e) => `${e.type}${e.tool_name ? `:${e.tool_name}` : ''}`);
+  it.runIf(tools && toolsWire)('newest release, tools scenario: every tool mapped, TodoList unknown, usage from the wire side file', () => {
+    const { stripped, result } = run([['out', read(tools!)], ['main', read(toolsWire!)]], { workdir: '/ws' });
+    const kinds = stripped.map((e) => `${e.type}${e.tool_name ? `:${e.tool_name}` : ''}`);
     expect(kinds).toEqual(['agent', 'command:Bash', 'write:Write', 'read:Read', 'write:Edit', 'search:Glob', 'search:Grep', 'unknown', 'command:Bash', 'agent']);
     // stdout says nothing of a command's outcome Kimi vouches for (its failure line is text a command could print).
-    expect(strip(events).filter((e) => e.type === 'command')).toEqual([
+    expect(stripped.filter((e) => e.type === 'command')).toEqual([
       { type: 'command', command: 'ls -la && echo hi', tool_name: 'Bash' },
       { type: 'command', command: 'exit 3', tool_name: 'Bash' },
     ]);
-    expect(strip(events).find((e) => e.type === 'read')).toMatchObject({ path: '/ws/hello.txt' });
+    expect(stripped.find((e) => e.type === 'read')).toMatchObject({ path: '/ws/hello.txt' });
     // Nine model calls of the stub's {900 uncached, 300 cache read, 80 output}; no cache write on the chat wire.
-    expect(summary.result.tokens).toEqual({ input: 8100, output: 720, cache_read: 2700, cache_write: 0, reasoning: null });
-    expect(summary.result).toMatchObject({ final_text: 'All done.', reported_cost_usd: null });
-    expect(summary.result.session_id).toMatch(/^session_/);
+    expect(result.tokens).toEqual({ input: 8100, output: 720, cache_read: 2700, cache_write: 0, reasoning: null });
+    expect(result).toMatchObject({ final_text: 'All done.', reported_cost_usd: null });
+    expect(result.session_id).toMatch(/^session_/);
   });
 
   it.runIf(apiError)('newest release, HTTP 400: only the version on stdout; no session id, no usage', () => {
@@ -76,6 +125,7 @@ describe('kimi adapter: recorded transcripts', () => {
     expect(summary.result.tokens).toBeNull();
   });
 });
+
 
 describe('kimi adapter: tools', () => {
   it.each([
@@ -197,86 +247,96 @@ describe('kimi adapter: messages and records', () => {
   });
 });
 
-describe('kimi adapter: usage (the wire file’s usage.record lines)', () => {
+describe('kimi adapter: usage (the wire files’ usage.record lines, tailed as a side file)', () => {
+  const tokensOf = (...pieces: Piece[]) => run([stdout(text('hi'), hint()), ...pieces]).result.tokens;
+
   it('maps inputOther/output/inputCacheRead/inputCacheCreation onto input/output/cache_read/cache_write, summed', () => {
-    const usage = kimiUsage([wire('turn.prompt', 1), usageRecord(2, 100, 10, 20, 5), usageRecord(3, 50, 5, 0, 0)].join('\n'));
-    expect(usage?.tokens).toEqual({ input: 150, output: 15, cache_read: 20, cache_write: 5, reasoning: null });
-    expect(usage?.unreadable).toEqual([]);
+    const { result, stripped } = run([stdout(text('hi'), hint()), ['main', wireOf(wire('turn.prompt', 1), usageRecord(2, 100, 10, 20, 5), usageRecord(3, 50, 5, 0, 0), wire('turn.ended', 4))]]);
+    expect(result.tokens).toEqual({ input: 150, output: 15, cache_read: 20, cache_write: 5, reasoning: null });
+    expect(stripped.filter((e) => e.type === 'warning')).toEqual([]);
   });
 
-  it('a resumed session counts only the records from its own prompt on', () => {
-    const report = [wire('turn.prompt', 1), usageRecord(2, 1000, 100), wire('turn.ended', 3), wire('turn.prompt', 10), usageRecord(11, 7, 3)].join('\n');
-    expect(kimiUsage(report)?.tokens).toMatchObject({ input: 7, output: 3 });
+  it('a resumed session counts only the records from its own prompt on (should an earlier turn’s lines be read)', () => {
+    const resumed = wireOf(wire('turn.prompt', 1), usageRecord(2, 1000, 100), wire('turn.ended', 3), wire('turn.prompt', 10), usageRecord(11, 7, 3));
+    expect(tokensOf(['main', resumed])).toMatchObject({ input: 7, output: 3 });
+    // A subagent's prompt does not move the start.
+    expect(tokensOf(['main', wireOf(wire('turn.prompt', 1), usageRecord(2, 5, 1))], ['sub', wireOf(JSON.stringify({ type: 'turn.prompt', agentId: 'agent-1', time: 3 }), usageRecord(4, 6, 1, 0, 0, 'agent-1'))]))
+      .toMatchObject({ input: 11, output: 2 });
   });
 
-  it('a subagent’s records count; the same record copied from two wire files counts once', () => {
+  it('a subagent’s records count; the same record in two wire files counts once', () => {
     const sub = usageRecord(5, 40, 4, 0, 0, 'agent-1');
-    const report = [wire('turn.prompt', 1), usageRecord(2, 100, 10), sub, sub].join('\n');
-    expect(kimiUsage(report)?.tokens).toMatchObject({ input: 140, output: 14 });
+    expect(tokensOf(['main', wireOf(wire('turn.prompt', 1), usageRecord(2, 100, 10), sub)], ['sub', wireOf(sub)])).toMatchObject({ input: 140, output: 14 });
   });
 
-  it('an unreadable count makes its class null (never 0), named; no usage record at all is no usage', () => {
+  it('lines arriving in pieces from several files, interleaved with stdout, sum as if read whole', () => {
+    const main = wireOf(wire('turn.prompt', 1), ...Array.from({ length: 30 }, (_, i) => usageRecord(10 + i, 100 + i, 10, 3, 1)), wire('turn.ended', 99));
+    const sub = wireOf(JSON.stringify({ type: 'turn.prompt', agentId: 'agent-1', time: 20 }), ...Array.from({ length: 12 }, (_, i) => usageRecord(21 + i, 7, 2, 0, 0, 'agent-1')));
+    const out = lines(calls(fn('a', 'Agent', { prompt: 'p', description: 'd' })), result('a', 'done'), text('ok'), hint());
+    const expected = { input: 30 * 100 + 435 + 12 * 7, output: 300 + 24, cache_read: 90, cache_write: 30, reasoning: null };
+    for (const [a, b, c] of [[1, 1, 1], [7, 13, 5], [64, 3, 200], [4096, 4096, 4096]] as const) {
+      const { result: r, stripped } = run(interleave(cut('main', main, a), cut('out', out, c), cut('sub', sub, b)));
+      expect(r.tokens, `pieces of ${a}/${b}/${c}`).toEqual(expected);
+      expect(stripped.filter((e) => e.type === 'unknown' || e.type === 'warning')).toEqual([]);
+    }
+  });
+
+  it('an unreadable count makes its class null (never 0), named in a warning; no usage record at all is no usage', () => {
     const bad = JSON.stringify({ type: 'usage.record', agentId: 'main', usage: { inputOther: -1, output: 5, inputCacheRead: 0, inputCacheCreation: 0 }, time: 2 });
-    const usage = kimiUsage([wire('turn.prompt', 1), bad, usageRecord(3, 10, 1)].join('\n'));
-    expect(usage?.tokens).toEqual({ input: null, output: 6, cache_read: 0, cache_write: 0, reasoning: null });
-    expect(usage?.unreadable).toEqual(['usage.record[0].usage.inputOther']);
-    expect(kimiUsage(wire('turn.prompt', 1))).toBeUndefined();
-    expect(kimiUsage('')).toBeUndefined();
+    const { result, stripped } = run([stdout(text('hi')), ['main', wireOf(wire('turn.prompt', 1), bad, usageRecord(3, 10, 1))]]);
+    expect(result.tokens).toEqual({ input: null, output: 6, cache_read: 0, cache_write: 0, reasoning: null });
+    expect(stripped.filter((e) => e.type === 'warning')).toEqual([{ type: 'warning', code: 'unreadable_usage', message: expect.stringContaining('wire.jsonl.usage.record[0].usage.inputOther') }]);
+    expect(tokensOf(['main', wireOf(wire('turn.prompt', 1), wire('turn.ended', 2))])).toBeNull();
+    expect(tokensOf()).toBeNull();
+    expect(translateText(adapter, lines(text('hi'))).summary.result.tokens).toBeNull();
   });
 
-  it('the translator warns about unreadable counts and leaves tokens null without the report', () => {
+  it('a wire line that is no JSON record is unknown and named in the usage warning; the records around it still count', () => {
     const bad = JSON.stringify({ type: 'usage.record', usage: { inputOther: 'x', output: 1, inputCacheRead: 0, inputCacheCreation: 0 } });
-    const { events, summary } = translateText(adapter, lines(text('hi')), { reports: { [USAGE_REPORT]: `${bad}\nnot json\n` } });
-    expect(strip(events).filter((e) => e.type === 'warning').map((e) => e.code)).toEqual(['unreadable_usage']);
-    expect(summary.result.tokens?.input).toBeNull();
-    expect(translateText(adapter, lines(text('hi'))).summary.result.tokens).toBeNull();
+    const { result, stripped } = run([stdout(text('hi')), ['main', `${bad}\nnot json\n[1]\n${usageRecord(3, 10, 1)}\n`]]);
+    expect(stripped.filter((e) => e.type === 'unknown')).toEqual([{ type: 'unknown', raw: 'not json' }, { type: 'unknown', raw: [1] }]);
+    const warnings = stripped.filter((e) => e.type === 'warning');
+    expect(warnings.map((e) => e.code)).toEqual(['unreadable_usage']);
+    expect(warnings[0]!.message).toMatch(/usage\.record\[0\]\.usage\.inputOther.*2 lines that were no JSON record/);
+    expect(result.tokens).toEqual({ input: null, output: 2, cache_read: 0, cache_write: 0, reasoning: null });
+  });
+
+  it('a line of another side file is unknown', () => {
+    const session = new TranslationSession(adapter, { workdir: W }, { clock: FIXED_CLOCK });
+    expect(strip(session.side('other', { text: usageRecord(1, 1, 1), bytes: 10, truncated: false }))).toEqual([{ type: 'unknown', raw: JSON.parse(usageRecord(1, 1, 1)) }]);
+    expect(session.finish({ code: 0, signal: null }).summary.result.tokens).toBeNull();
   });
 });
 
-describe('kimi adapter: the Stop hook that copies usage into HOME', () => {
-  let dir: string | undefined;
-  afterEach(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    dir = undefined;
+describe('kimi adapter: hostile wire lines (the property suite feeds stdout only)', () => {
+  it('a line past the line cap is unknown, cut; the records around it count', () => {
+    const huge = `{"type":"usage.record","usage":{"inputOther":1},"pad":"${'x'.repeat(9 * 1024 * 1024)}"}`;
+    const { result, stripped } = run([stdout(text('hi')), ['main', wireOf(usageRecord(1, 10, 1), huge, usageRecord(2, 10, 1))]]);
+    const unknowns = stripped.filter((e) => e.type === 'unknown');
+    expect(unknowns).toHaveLength(1);
+    expect(unknowns[0]).toMatchObject({ original_bytes: huge.length });
+    expect(result.tokens).toMatchObject({ input: 20, output: 2 });
   });
 
-  /** Runs the hook script as Kimi would (payload on stdin, HOME and KIMI_CODE_HOME set); returns the report. */
-  function runHook(payload: string, files: Record<string, string>): string | undefined {
-    dir = mkdtempSync(join(tmpdir(), 'kimi-hook-'));
-    const home = join(dir, 'home');
-    for (const [path, content] of Object.entries({ ...files, [HOOK_SCRIPT]: HOOK_SOURCE })) {
-      mkdirSync(join(home, path, '..'), { recursive: true });
-      writeFileSync(join(home, path), content);
-    }
-    execFileSync(process.execPath, [join(home, HOOK_SCRIPT)], { input: payload, env: { HOME: home, KIMI_CODE_HOME: join(home, KIMI_HOME_DIR) } });
-    try {
-      return readFileSync(join(home, USAGE_REPORT), 'utf8');
-    } catch {
-      return undefined;
-    }
-  }
-
-  const session = (sid: string, agent = 'main') => `${KIMI_HOME_DIR}/sessions/wd_work_0123/${sid}/agents/${agent}/wire.jsonl`;
-
-  it('copies the prompt, turn and usage lines of the named session’s wire files (every agent), nothing else', () => {
-    const sample = readFileSync(fixture('kimi-code-2.1.0-wire.jsonl'), 'utf8');
-    const report = runHook(JSON.stringify({ hook_event_name: 'Stop', session_id: 's1', cwd: '/w' }), {
-      [session('s1')]: sample,
-      [session('s1', 'sub-1')]: `${usageRecord(1796533726000, 1, 1, 0, 0, 'sub-1')}\n`,
-      [session('other')]: `${usageRecord(9, 999, 999)}\n`,
-    });
-    const types = report!.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
-    expect(types).toEqual(['turn.prompt', 'usage.record', 'usage.record', 'turn.ended', 'usage.record']);
-    expect(kimiUsage(report!)?.tokens).toMatchObject({ input: 201, output: 31 });
+  it('a long profile or system-prompt line yields nothing and is not kept', () => {
+    const profile = JSON.stringify({ type: 'profile.bind', agentId: 'main', systemPrompt: 'p'.repeat(2 * 1024 * 1024), time: 1 });
+    const { result, stripped } = run([stdout(text('hi')), ['main', wireOf(profile, usageRecord(2, 10, 1))]]);
+    expect(stripped).toEqual([{ type: 'agent', message: 'hi' }]);
+    expect(JSON.stringify(result.raw_usage).length).toBeLessThan(MAX_RAW_RECORD_CHARS);
   });
 
-  it.each([['no JSON', 'nope'], ['no session id', '{}'], ['a session id that is a path', JSON.stringify({ session_id: '../s1' })]])('%s on stdin: no report', (_label, payload) => {
-    expect(runHook(payload, { [session('s1')]: `${usageRecord(1, 1, 1)}\n` })).toBeUndefined();
+  it('a long usage record counts; raw_usage keeps only its counts', () => {
+    const long = JSON.stringify({ type: 'usage.record', agentId: 'main', model: 'm'.repeat(1024 * 1024), usage: { inputOther: 5, output: 2, inputCacheRead: 1, inputCacheCreation: 0, junk: 'j'.repeat(10_000) }, time: 3 });
+    const { result } = run([stdout(text('hi')), ['main', wireOf(long, long)]]);
+    expect(result.tokens).toEqual({ input: 5, output: 2, cache_read: 1, cache_write: 0, reasoning: null });
+    expect(result.raw_usage).toEqual({ usage_records: [{ type: 'usage.record', agentId: 'main', time: 3, usage: { inputOther: 5, output: 2, inputCacheRead: 1, inputCacheCreation: 0 } }] });
   });
 
-  it('config.toml names the script by HOME and the Stop event', () => {
-    expect(CONFIG_TOML).toContain('event = "Stop"');
-    expect(CONFIG_TOML).toContain(`"$HOME/${HOOK_SCRIPT}"`);
+  it(`more than ${MAX_USAGE_RECORDS} distinct usage records: usage unknown (null), not a partial sum`, () => {
+    const many = Array.from({ length: MAX_USAGE_RECORDS + 1 }, (_, i) => usageRecord(i, 1, 1)).join('\n');
+    const { result, stripped } = run([stdout(text('hi')), ['main', many]]);
+    expect(result.tokens).toEqual({ input: null, output: null, cache_read: null, cache_write: null, reasoning: null });
+    expect(stripped.filter((e) => e.type === 'warning').map((e) => e.code)).toEqual(['unreadable_usage']);
   });
 });
 
@@ -294,11 +354,17 @@ describe('kimi adapter: invocation', () => {
       KIMI_MODEL_BASE_URL: OPENROUTER_BASE_URL,
       KIMI_DISABLE_TELEMETRY: '1',
     });
-    // The key is injected by the driver (KIMI_MODEL_API_KEY), never by the adapter.
+    // The key is injected by the driver (KIMI_MODEL_API_KEY), never by the adapter; no file, no report.
     expect(inv.env.KIMI_MODEL_API_KEY).toBeUndefined();
-    expect(inv.reports).toEqual([USAGE_REPORT]);
-    expect(inv.files.map((f) => f.path)).toEqual(['.kimi-code/config.toml', HOOK_SCRIPT]);
-    expect(inv.files.map((f) => f.content).join('')).not.toMatch(/api[_-]?key/i);
+    expect(inv.files).toEqual([]);
+    expect(inv.reports).toBeUndefined();
+  });
+
+  it('tails every agent’s wire.jsonl of every session below KIMI_CODE_HOME', () => {
+    const inv = adapter.invocation(base);
+    expect(inv.sideFiles).toEqual([{ name: WIRE, path: '.kimi-code/sessions/*/*/agents/*/wire.jsonl', read: 'lines' }]);
+    expect(WIRE_PATH.startsWith(`${inv.env.KIMI_CODE_HOME!.slice('/h/'.length)}/`)).toBe(true);
+    expect(KIMI_HOME_DIR).toBe('.kimi-code');
   });
 
   it('a base URL (stub, gateway) is <base>/v1; a continued session resumes by id', () => {

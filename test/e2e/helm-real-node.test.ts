@@ -362,7 +362,7 @@ beforeAll(async () => {
   images = await pushImages(['driver', 'dispatcher', 'nats', 'npm-cache', 'egress-proxy'], node);
   const pushedMs = Date.now() - t0;
   // The provider key is a canary: it must appear in no event, log, status or Kubernetes Event.
-  const install = await installChart(cluster(), { namespace: ns, images, providerKey: CANARY, providerKeys: { openrouter: CANARY, xai: CANARY }, stubScripts: { gg: GG_SCRIPT, claude: CLAUDE_SCRIPT, pi: PI_SCRIPT, grok: GROK_SCRIPT }, workDir, timeoutSeconds: 240,
+  const install = await installChart(cluster(), { namespace: ns, images, providerKey: CANARY, providerKeys: { openrouter: CANARY, xai: CANARY }, stubScripts: { gg: GG_SCRIPT, claude: CLAUDE_SCRIPT, pi: PI_SCRIPT, grok: GROK_SCRIPT, aider: CLAUDE_SCRIPT }, workDir, timeoutSeconds: 240,
     // The node's release store (issue 36) in this test's own directory: the test nodes share the machine's disk.
     overrides: { driver: { releaseStore: { hostPath: join(workDir, 'releases') } } } });
   expect(install.stdout + install.stderr).toContain('STATUS: deployed');
@@ -621,6 +621,20 @@ describe('helm install on a real node -> kubectl apply Run -> bundled NATS -> tc
     expect(done.status!.usage!.input).toBeGreaterThan(0);
     expect(done.status!.usage!.output).toBeGreaterThan(0);
     expect(done.status!.comparableCostUsd).toBeGreaterThan(0);
+  }, 400_000);
+
+  it('an Aider Run in a driver Pod (issue 36): installed from PyPI with uv on the image\'s Python 3.11, its usage from its Tokens line, priced', async () => {
+    const spec = { harness: 'aider', model: 'openrouter/anthropic/claude-sonnet-4.5', prompt: 'Say hello.', maxRuntimeSeconds: 420 };
+    const { followed, done } = await timedRun('aider-newest', spec, 480_000);
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(done.status, JSON.stringify(done.status)).toMatchObject({ phase: 'Succeeded', outcome: 'succeeded', authMode: 'api-key' });
+    expect(done.status!.harnessVersion).toMatch(/^\d+\.\d+\.\d+/);
+    // Best-effort: its lines are `unknown`; the stub's answer is among them.
+    expect(JSON.stringify(followed.events.filter((e) => e.type === 'unknown'))).toContain('Hello from the stub model.');
+    expect(done.status!.usage!.input).toBeGreaterThan(0);
+    expect(done.status!.comparableCostUsd).toBeGreaterThan(0);
+    const installed = followed.events.flatMap((e) => (e.type === 'system' && e.stage === 'install_harness' && e.status === 'completed' ? [e.message] : []))[0];
+    process.stderr.write(`e2e aider: ${installed}\n`);
   }, 400_000);
 
   it('the dispatcher runs as uid 1000 with no capabilities, no_new_privs, seccomp and a read-only root (kubectl exec into its container)', async () => {

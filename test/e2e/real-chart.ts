@@ -14,8 +14,8 @@ const exec = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
 export const CHART = join(ROOT, 'charts', 'tcab');
 export const RELEASE = 'tcab';
-/** The stub model's ports in the cluster, one container per harness script (gg and claude always; pi and grok when given). */
-export const STUB_PORTS = { gg: 8080, claude: 8081, pi: 8082, grok: 8083 } as const;
+/** The stub model's ports in the cluster, one container per harness script (gg and claude always; the others when given). */
+export const STUB_PORTS = { gg: 8080, claude: 8081, pi: 8082, grok: 8083, aider: 8084 } as const;
 export type StubScripts = Record<'gg' | 'claude', object> & Partial<Record<keyof typeof STUB_PORTS, object>>;
 
 /** Where the cluster is: its kubeconfig and the directory holding the pinned kubectl and helm. */
