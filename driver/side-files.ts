@@ -178,8 +178,17 @@ export class SideFileReader {
   private schedule(): void {
     if (this.stopped) return;
     this.handle = this.timers.setTimeout(() => {
-      this.polling = this.poll().finally(() => this.schedule());
+      this.polling = this.pollSafely().finally(() => this.schedule());
     }, this.pollMs);
+  }
+
+  /** A look that cannot fail the session: a read error (EIO, a file gone mid-read) is a warning, the next look retries. */
+  private async pollSafely(): Promise<void> {
+    try {
+      await this.poll();
+    } catch (error) {
+      this.events.warning(`a side file could not be read: ${(error as Error).message}`);
+    }
   }
 
   /** Reads what every `lines` file gained since the last look (the poll timer calls it; tests too). */
@@ -216,24 +225,34 @@ export class SideFileReader {
     this.stopped = true;
     if (this.handle !== undefined) this.timers.clearTimeout(this.handle);
     await this.polling;
-    await this.poll();
+    await this.pollSafely();
     for (const tail of this.tailed.values()) for (const line of tail.splitter.end()) this.events.line(tail.name, line);
     const documents: Record<string, string> = {};
     for (const file of this.files) {
       if (file.read !== 'document') continue;
-      const changed = (await findSideFiles(this.home, file.path)).filter((found) => {
-        const was = this.before.get(`${file.name}\0${found.path}`);
-        return !was || was.ino !== found.ino || was.size !== found.size || was.mtimeMs !== found.mtimeMs;
-      });
-      const newest = changed.sort((a, b) => b.mtimeMs - a.mtimeMs)[0];
-      if (!newest) continue;
-      if (newest.size > MAX_REPORT_BYTES) {
-        this.events.warning(`${newest.path} is larger than ${MAX_REPORT_BYTES} bytes; it was not read`);
-        continue;
+      try {
+        const text = await this.document(file);
+        if (text !== undefined) documents[file.name] = text;
+      } catch (error) {
+        this.events.warning(`the side file ${file.path} could not be read: ${(error as Error).message}`);
       }
-      const read = await readFrom(this.home, newest.path, undefined, 0, MAX_REPORT_BYTES);
-      if (read) documents[file.name] = read.bytes.toString('utf8');
     }
     return documents;
+  }
+
+  /** The newest match of a `document` file that changed during the session, whole; undefined when none did. */
+  private async document(file: SideFile): Promise<string | undefined> {
+    const changed = (await findSideFiles(this.home, file.path)).filter((found) => {
+      const was = this.before.get(`${file.name}\0${found.path}`);
+      return !was || was.ino !== found.ino || was.size !== found.size || was.mtimeMs !== found.mtimeMs;
+    });
+    const newest = changed.sort((a, b) => b.mtimeMs - a.mtimeMs)[0];
+    if (!newest) return undefined;
+    if (newest.size > MAX_REPORT_BYTES) {
+      this.events.warning(`${newest.path} is larger than ${MAX_REPORT_BYTES} bytes; it was not read`);
+      return undefined;
+    }
+    const read = await readFrom(this.home, newest.path, undefined, 0, MAX_REPORT_BYTES);
+    return read?.bytes.toString('utf8');
   }
 }
