@@ -112,19 +112,7 @@ export class TranslationSession {
   /** One stdout line: adapter events, or `unknown` for a line the adapter never gets to see or cannot map. */
   stdout(line: SplitLine): HarnessEvent[] {
     this.stdoutTail.add(line.text);
-    if (line.truncated) {
-      return this.stamp([{ type: 'unknown', raw: line.text + TRUNCATION_MARKER(line.bytes), original_bytes: line.bytes }]);
-    }
-    if (line.text.length === 0) return [];
-    const record: StdoutLine = { text: line.text, json: parseJsonLine(line.text) };
-    let drafts: unknown;
-    try {
-      drafts = this.translator.line(record);
-    } catch {
-      // An adapter that throws on a line costs that line: it is published as it came.
-      drafts = null;
-    }
-    return this.stamp(drafts, record);
+    return this.translated(line, (record) => this.translator.line(record));
   }
 
   /**
@@ -132,6 +120,11 @@ export class TranslationSession {
    * it cannot map (as for stdout). Side lines do not count toward the failure tail: that is what the CLI printed.
    */
   side(name: string, line: SplitLine): HarnessEvent[] {
+    return this.translated(line, (record) => (this.translator.sideLine ? this.translator.sideLine(name, record) : null));
+  }
+
+  /** A line through the adapter: a truncated line is `unknown` as it came, an adapter that throws costs that line. */
+  private translated(line: SplitLine, translate: (record: StdoutLine) => unknown): HarnessEvent[] {
     if (line.truncated) {
       return this.stamp([{ type: 'unknown', raw: line.text + TRUNCATION_MARKER(line.bytes), original_bytes: line.bytes }]);
     }
@@ -139,8 +132,9 @@ export class TranslationSession {
     const record: StdoutLine = { text: line.text, json: parseJsonLine(line.text) };
     let drafts: unknown;
     try {
-      drafts = this.translator.sideLine ? this.translator.sideLine(name, record) : null;
+      drafts = translate(record);
     } catch {
+      // An adapter that throws on a line costs that line: it is published as it came.
       drafts = null;
     }
     return this.stamp(drafts, record);
