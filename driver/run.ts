@@ -30,7 +30,7 @@ import { resolveRunAuth } from './run/auth.ts';
 import { routeThroughGateway } from './run/gateway.ts';
 import { checkWorkspace } from './run/check.ts';
 import { runSessions } from './run/sessions.ts';
-import { runProtocol } from '../shared/translate/acp/adapter.ts';
+import { runProtocol } from '../shared/run-protocol.ts';
 import { failRun, publishResult, releaseRun } from './run/finish.ts';
 
 /** How long past its maximum runtime a run's outside prefix is kept from a later driver's sweep (teardown, a login wait). */

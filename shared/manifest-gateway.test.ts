@@ -38,7 +38,10 @@ const GATEWAY = 'http://gateway.test';
 
 describe('every harness says where its API key goes', () => {
   it.each(manifests.filter((m) => m.auth.api_key).map((m) => [m.slug, m] as const))('%s has a gateway section covering each key variable', (_slug, m) => {
-    expect(m.gateway, `${m.slug}: add a [gateway] section (providers, or key_in_harness with the reason)`).toBeDefined();
+    // Exactly one of the two forms: providers naming every key variable, or the reason the key stays in the harness.
+    expect(m.gateway && ('providers' in m.gateway ? Object.keys(m.gateway.providers).sort() : 'key_in_harness'), `${m.slug}: add a [gateway] section (providers, or key_in_harness with the reason)`).toEqual(
+      m.gateway && 'providers' in m.gateway ? [...m.auth.api_key!.host_vars].sort() : 'key_in_harness',
+    );
     const routes = keyRoutesOf(m)!;
     if ('gateway' in routes) {
       for (const provider of routes.gateway) expect(PROVIDERS.has(provider), `${m.slug}: "${provider}" is not in gateway/providers.ts DEFAULT_PROVIDERS`).toBe(true);
@@ -59,13 +62,13 @@ describe('every harness says where its API key goes', () => {
     '%s (%s) through /p/%s: the adapter\'s base URL plus the recorded path is served and metered in its wire',
     async (slug, wire, provider, m) => {
       const call = m.builtin ? { model: 'any', appends: GG_APPENDS[wire]! } : CALLS[slug];
-      expect(call, `${slug}: say in CALLS what the CLI appends to its base URL`).toBeDefined();
+      expect(call, `${slug}: say in CALLS what the CLI appends to its base URL`).toMatchObject({ model: expect.any(String), appends: expect.stringMatching(/^\//) });
       const base = `${GATEWAY}/p/${provider}`;
       const adapter = await loadAdapter(slug);
       const invocation = adapter.invocation({ model: call!.model, prompt: 'p', workdir: '/w', home: '/h', baseUrl: base, authMode: 'api-key' });
       const written = [...Object.values(invocation.env), ...invocation.files.map((f) => f.content)].join('\n');
       const given = new RegExp(`${GATEWAY.replaceAll('.', '\\.')}/p/${provider}[^"'\\s]*`).exec(written)?.[0];
-      expect(given, `${slug}: the adapter writes the base URL somewhere the CLI reads`).toBeDefined();
+      expect(given, `${slug}: the adapter writes the base URL somewhere the CLI reads`).toMatch(new RegExp(`^${GATEWAY.replaceAll('.', '\\.')}/p/${provider}`));
       const path = `${given}${call!.appends}`.slice(base.length);
       expect(routeOf(PROVIDERS.get(provider)!, path)?.protocol, `${slug}: ${path} on ${provider}`).toBe(PROTOCOL_OF_WIRE[wire]);
     },

@@ -12,7 +12,7 @@ import type { Logger } from '../../shared/log.ts';
 import { AUTH_MODE_SETTINGS, RunSpec, runLifetimeSeconds } from '../../shared/run.ts';
 import { clusterRunIdOf } from '../../shared/run-id.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
-import { runProtocol } from '../../shared/translate/acp/adapter.ts';
+import { runProtocol } from '../../shared/run-protocol.ts';
 import { formatIssues } from '../../shared/zod-issues.ts';
 import { concurrently } from '../../shared/concurrently.ts';
 import { labelNatsUser } from '../auth/run-credentials.ts';

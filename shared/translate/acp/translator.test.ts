@@ -8,7 +8,8 @@ import type { HarnessAdapter } from '../../adapter.ts';
 import type { HarnessEvent } from '../../events.ts';
 import { HarnessEvent as HarnessEventSchema } from '../../events.ts';
 import { TranslationSession } from '../session.ts';
-import { acpAdapterOf, acpInvocation, runProtocol } from './adapter.ts';
+import { acpAdapterOf, acpInvocation } from './adapter.ts';
+import { runProtocol } from '../../run-protocol.ts';
 import { HarnessManifest } from '../../manifest.ts';
 
 const WORKDIR = '/tmp/run/workspace';
