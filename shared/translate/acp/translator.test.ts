@@ -11,6 +11,7 @@ import { TranslationSession } from '../session.ts';
 import { acpAdapterOf, acpInvocation } from './adapter.ts';
 import { runProtocol } from '../../run-protocol.ts';
 import { HarnessManifest } from '../../manifest.ts';
+import { RunSpec } from '../../run.ts';
 
 const WORKDIR = '/tmp/run/workspace';
 const FIXTURES = join(import.meta.dirname, 'fixtures');
@@ -187,6 +188,15 @@ describe('choosing the protocol', () => {
     expect(runProtocol({ sessions: 1 }, { ...manifest, acp: { command: ['agent', 'acp'], default: true } })).toBe('acp');
     expect(() => runProtocol({ sessions: 1, protocol: 'acp' }, { ...manifest, acp: undefined })).toThrow(/^spec\.protocol: "acp": agent does not speak the Agent Client Protocol/);
     expect(() => runProtocol({ sessions: 2, protocol: 'acp' }, manifest)).toThrow(/^spec\.sessions: 2: a run over ACP drives one session/);
+  });
+
+  it('refuses an [acp] command that does not start with the harness binary, and a protocol that is neither, naming the field', () => {
+    const bad = HarnessManifest.safeParse({ ...manifest, acp: { command: ['sh', '-c', 'agent acp'] } });
+    expect(bad.success).toBe(false);
+    expect(bad.error!.issues).toEqual([expect.objectContaining({ path: ['acp', 'command'], message: expect.stringContaining('must start with the harness binary "agent"') })]);
+    const spec = RunSpec.safeParse({ harness: 'agent', model: 'm', prompt: 'p', protocol: 'ssh' });
+    expect(spec.success).toBe(false);
+    expect(spec.error!.issues.map((i) => i.path)).toEqual([['protocol']]);
   });
 
   it("starts the agent with the manifest's ACP command, the model filled in, with the stdout invocation's environment and files", () => {
